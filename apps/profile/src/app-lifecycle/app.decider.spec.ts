@@ -1,0 +1,105 @@
+import { deciderSpecification } from '@platform/testing';
+import { appDecider } from './app.decider';
+import type { AppEvent } from './app.state';
+
+const meta = { now: new Date('2026-11-01T10:00:00Z') };
+const spec = deciderSpecification(appDecider);
+const created: AppEvent = {
+  type: 'AppCreated',
+  data: { appId: 'app_1', orgId: 'org_1', handle: 'acme', displayName: 'Acme', creatorEmail: null, dailyQuota: 10000 },
+};
+const moved = (previousStatus: string, status: string, reason: string | null = null) =>
+  ({ type: 'AppStatusChanged', data: { appId: 'app_1', status, previousStatus, reason } }) as AppEvent;
+const verification = (previousStatus: string, status: string) =>
+  ({ type: 'VerificationStatusChanged', data: { appId: 'app_1', status, previousStatus } }) as AppEvent;
+const status = (action: 'approve' | 'suspend' | 'reinstate' | 'reject', reason: string | null = null) =>
+  ({ type: 'ChangeAppStatus', data: { action, reason }, meta }) as const;
+
+describe('App decider', () => {
+  describe('CreateApp', () => {
+    it('creates a sandbox app', () =>
+      spec.given([]).when({ type: 'CreateApp', data: created.data as never, meta }).then([created]));
+    it('refuses to create an app twice', () =>
+      spec.given([created]).when({ type: 'CreateApp', data: created.data as never, meta }).thenThrows('invalid_transition'));
+  });
+
+  describe('access ladder (D18)', () => {
+    it('approve moves sandbox to internal_live', () => spec.given([created]).when(status('approve')).then([moved('sandbox', 'internal_live')]));
+    it('approve moves internal_live to public_live', () =>
+      spec.given([created, moved('sandbox', 'internal_live')]).when(status('approve')).then([moved('internal_live', 'public_live')]));
+    it('cannot approve past public_live', () =>
+      spec.given([created, moved('sandbox', 'internal_live'), moved('internal_live', 'public_live')]).when(status('approve')).thenThrows('invalid_transition'));
+    it('rejects only from sandbox', () => spec.given([created]).when(status('reject', 'spam')).then([moved('sandbox', 'rejected', 'spam')]));
+    it('cannot reject a live app', () => spec.given([created, moved('sandbox', 'internal_live')]).when(status('reject')).thenThrows('invalid_transition'));
+    it('suspends a live app', () =>
+      spec.given([created, moved('sandbox', 'internal_live')]).when(status('suspend', 'abuse')).then([moved('internal_live', 'suspended', 'abuse')]));
+    it('reinstates to the status before suspension', () =>
+      spec
+        .given([created, moved('sandbox', 'internal_live'), moved('internal_live', 'public_live'), moved('public_live', 'suspended')])
+        .when(status('reinstate'))
+        .then([moved('suspended', 'public_live')]));
+    it('cannot reinstate an app that is not suspended', () => spec.given([created]).when(status('reinstate')).thenThrows('invalid_transition'));
+    it('cannot suspend a rejected app', () => spec.given([created, moved('sandbox', 'rejected')]).when(status('suspend')).thenThrows('invalid_transition'));
+    it('refuses commands for an unknown app', () => spec.given([]).when(status('approve')).thenThrows('not_found'));
+  });
+
+  describe('verification (D19)', () => {
+    const verify = (to: string) => ({ type: 'ChangeVerificationStatus', data: { status: to }, meta }) as never;
+    it('unverified → pending', () => spec.given([created]).when(verify('pending')).then([verification('unverified', 'pending')]));
+    it('pending → verified', () => spec.given([created, verification('unverified', 'pending')]).when(verify('verified')).then([verification('pending', 'verified')]));
+    it('pending → unverified', () => spec.given([created, verification('unverified', 'pending')]).when(verify('unverified')).then([verification('pending', 'unverified')]));
+    it('unverified cannot jump to verified', () => spec.given([created]).when(verify('verified')).thenThrows('invalid_transition'));
+    it('revoked → pending', () =>
+      spec
+        .given([created, verification('unverified', 'pending'), verification('pending', 'verified'), verification('verified', 'revoked')])
+        .when(verify('pending'))
+        .then([verification('revoked', 'pending')]));
+    it('revoking a public_live app drops it to internal_live', () =>
+      spec
+        .given([created, moved('sandbox', 'internal_live'), moved('internal_live', 'public_live'), verification('unverified', 'pending'), verification('pending', 'verified')])
+        .when(verify('revoked'))
+        .then([verification('verified', 'revoked'), moved('public_live', 'internal_live', 'verification_revoked')]));
+    it('revoking an internal_live app changes only verification', () =>
+      spec
+        .given([created, moved('sandbox', 'internal_live'), verification('unverified', 'pending'), verification('pending', 'verified')])
+        .when(verify('revoked'))
+        .then([verification('verified', 'revoked')]));
+    it('a suspended public_live app whose verification was revoked is reinstated as internal_live', () =>
+      spec
+        .given([
+          created,
+          moved('sandbox', 'internal_live'),
+          moved('internal_live', 'public_live'),
+          verification('unverified', 'pending'),
+          verification('pending', 'verified'),
+          moved('public_live', 'suspended'),
+          verification('verified', 'revoked'),
+        ])
+        .when(status('reinstate'))
+        .then([moved('suspended', 'internal_live')]));
+  });
+
+  describe('business profile and quota', () => {
+    it('updates only the given fields and emits the whole profile', () =>
+      spec
+        .given([created])
+        .when({ type: 'UpdateBusinessProfile', data: { about: 'We sell anvils', websiteUrl: 'https://acme.example' }, meta })
+        .then([
+          {
+            type: 'BusinessProfileUpdated',
+            data: { appId: 'app_1', displayName: 'Acme', about: 'We sell anvils', websiteUrl: 'https://acme.example', category: null, avatarMediaId: null },
+          },
+        ]));
+    it('clears a field set to null', () =>
+      spec
+        .given([created, { type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: 'retail', avatarMediaId: null } }])
+        .when({ type: 'UpdateBusinessProfile', data: { category: null }, meta })
+        .then([{ type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: null, avatarMediaId: null } }]));
+    it('refuses an avatar media id until media exists', () =>
+      spec.given([created]).when({ type: 'UpdateBusinessProfile', data: { avatarMediaId: 'med_x' }, meta }).thenThrows('invalid_request', (e) => {
+        expect(e.details?.[0].field).toBe('avatarMediaId');
+      }));
+    it('sets the daily quota', () =>
+      spec.given([created]).when({ type: 'SetDailyQuota', data: { dailyQuota: 5 }, meta }).then([{ type: 'AppDailyQuotaChanged', data: { appId: 'app_1', dailyQuota: 5 } }]));
+  });
+});

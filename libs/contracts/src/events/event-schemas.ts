@@ -1,0 +1,11 @@
+import { CHAT_USER_EVENT_SCHEMAS } from './chat.events';
+import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
+import { PROFILE_EVENT_SCHEMAS } from './profile.events';
+import type { JsonSchema } from './schema-builders';
+
+/** JSON Schema of every domain event's `data`, by event type. Consumers validate payloads against these. */
+export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
+  ...PROFILE_EVENT_SCHEMAS,
+  ...GATEWAY_EVENT_SCHEMAS,
+  ...CHAT_USER_EVENT_SCHEMAS,
+};

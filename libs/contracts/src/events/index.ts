@@ -1,0 +1,5 @@
+export * from './schema-builders';
+export * from './profile.events';
+export * from './gateway.events';
+export * from './chat.events';
+export * from './event-schemas';

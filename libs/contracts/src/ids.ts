@@ -1,0 +1,82 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** Id prefixes (DESIGN D1). */
+export const ID_PREFIX = {
+  message: 'msg_',
+  media: 'med_',
+  event: 'evt_',
+  webhookEndpoint: 'we_',
+  webhookDelivery: 'wd_',
+  app: 'app_',
+  org: 'org_',
+  user: 'usr_',
+  key: 'key_',
+  request: 'req_',
+} as const;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** Random base62 string of the given length, unbiased (rejection sampling). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** ULID body (26 chars, Crockford base32): sorts by time, then random. Time comes from the caller's clock. */
+export function ulid(nowMs: number): string {
+  let time = '';
+  let t = Math.floor(nowMs);
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let rand = '';
+  for (const byte of randomBytes(16)) rand += CROCKFORD[byte % 32];
+  return time + rand;
+}
+
+/** A prefixed, time-sortable id such as `app_01J…`. */
+export function newId(prefix: string, nowMs: number): string {
+  return prefix + ulid(nowMs);
+}
+
+/** UUIDv7 (RFC 9562): the id of every domain event. */
+export function uuidv7(nowMs: number): string {
+  const bytes = randomBytes(16);
+  const ts = BigInt(Math.floor(nowMs));
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Request id: `req_` + 24 base62 chars (DESIGN section 3). */
+export function newRequestId(): string {
+  return ID_PREFIX.request + randomBase62(24);
+}
+
+export const APP_USER_ID_PATTERN = /^u_[0-9A-Za-z]{22}$/;
+
+/**
+ * appUserId (DESIGN D2): `u_` + the first 22 base62 chars of HMAC-SHA256(secret, appId:userId).
+ * Stable, unlinkable across apps, computable by any service that holds the secret.
+ */
+export function appUserIdFor(secret: string, appId: string, userId: string): string {
+  const digest = createHmac('sha256', secret).update(`${appId}:${userId}`).digest();
+  // Read the digest as a big number and write it in base62 so every character carries entropy.
+  let n = BigInt('0x' + digest.toString('hex'));
+  let out = '';
+  while (out.length < 22) {
+    out += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return 'u_' + out;
+}

@@ -1,0 +1,26 @@
+import type { ErrorCode, ErrorDetail } from './error-codes';
+
+/** What the gateway knows about the caller, passed with every request/reply call. */
+export interface RpcCaller {
+  requestId: string;
+  appId?: string;
+  keyEnvironment?: 'sandbox' | 'live';
+}
+
+/** A request on `<service>.rpc`: one topic per service, the operation named inside. */
+export interface RpcRequest<P = unknown> {
+  op: string;
+  caller: RpcCaller;
+  payload: P;
+  /** Epoch ms after which the caller no longer waits; servers drop such requests unanswered. */
+  deadline?: number;
+}
+
+/** A domain error carried back to the gateway, which turns it into the error envelope. */
+export interface RpcError {
+  code: ErrorCode;
+  message?: string;
+  details?: ErrorDetail[];
+}
+
+export type RpcReply<R = unknown> = { ok: true; result: R } | { ok: false; error: RpcError };

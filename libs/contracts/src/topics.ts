@@ -1,0 +1,54 @@
+/** Domain topics: events kept forever so any projection can be rebuilt from offset 0. */
+export const TOPICS = {
+  messagingEvents: 'messaging.events',
+  consentEvents: 'consent.events',
+  mediaEvents: 'media.events',
+  profileEvents: 'profile.events',
+  gatewayEvents: 'gateway.events',
+  webhooksEvents: 'webhooks.events',
+  /** chat product → platform: what users do. */
+  chatUserEvents: 'chat.user-events',
+  /** platform → chat product: messages handed over for delivery. */
+  chatOutbound: 'chat.outbound',
+} as const;
+export type DomainTopic = (typeof TOPICS)[keyof typeof TOPICS];
+
+/** The services that answer request/reply calls from the gateway. */
+export const RPC_SERVICES = ['messaging', 'consent', 'media', 'profile', 'webhooks', 'chat-sim'] as const;
+export type RpcService = (typeof RPC_SERVICES)[number];
+
+/** Request topic of a service; the reply topic is `<request topic>.reply` (the @nestjs/microservices convention). */
+export function rpcTopic(service: RpcService): string {
+  return `${service}.rpc`;
+}
+export function rpcReplyTopic(service: RpcService): string {
+  return `${rpcTopic(service)}.reply`;
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  config: Record<string, string>;
+}
+
+/** Partitions of every topic; the reply topics need at least as many as there may be gateway replicas. */
+export const DOMAIN_TOPIC_PARTITIONS = 6;
+export const RPC_TOPIC_PARTITIONS = 6;
+
+/** Every topic the platform uses, with partitions, retention and cleanup policy. */
+export function allTopicSpecs(): TopicSpec[] {
+  const domain = Object.values(TOPICS).map((name) => ({
+    name,
+    partitions: DOMAIN_TOPIC_PARTITIONS,
+    config: { 'retention.ms': '-1', 'cleanup.policy': 'delete' },
+  }));
+  // Requests and replies are worthless after the caller's timeout; keep them minutes, not days.
+  const rpc = RPC_SERVICES.flatMap((service) =>
+    [rpcTopic(service), rpcReplyTopic(service)].map((name) => ({
+      name,
+      partitions: RPC_TOPIC_PARTITIONS,
+      config: { 'retention.ms': '300000', 'segment.ms': '60000', 'cleanup.policy': 'delete' },
+    })),
+  );
+  return [...domain, ...rpc];
+}

@@ -1,0 +1,35 @@
+import { ERROR_CODES, type ErrorCode, type ErrorDetail, type RpcError } from '@platform/contracts';
+
+/**
+ * A refusal with one of the spec's error codes. Thrown by deciders and handlers; the gateway turns it
+ * into the error envelope, services carry it back over request/reply as an RpcError.
+ */
+export class DomainError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message ?? ERROR_CODES[code].message);
+    this.name = 'DomainError';
+    this.status = ERROR_CODES[code].status;
+  }
+
+  static invalid(details: ErrorDetail[], message = 'The request is invalid.'): DomainError {
+    return new DomainError('invalid_request', message, details);
+  }
+
+  toRpcError(): RpcError {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+
+  static fromRpcError(error: RpcError): DomainError {
+    return new DomainError(error.code, error.message, error.details);
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

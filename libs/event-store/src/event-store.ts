@@ -1,0 +1,196 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
+import { foldEvents, type Decider } from './decider';
+import { outboxChannel, quoteIdent } from './schema.sql';
+
+/** An event as the decider produces it: type and data only. */
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  type: Type;
+  data: Data;
+}
+
+/** Context every append carries into the envelope (DESIGN section 2). */
+export interface AppendMeta {
+  now: Date;
+  appId: string | null;
+  correlationId: string | null;
+  causationId: string | null;
+}
+
+/** Where an event goes on Kafka; null keeps it private to the service. */
+export interface OutboxRoute {
+  topic: string;
+  /** Kafka key: the aggregate whose order matters. */
+  key: string;
+  aggregateType: string;
+}
+
+export type ExpectedVersion = number | 'any';
+
+/** Another writer appended to the stream first; reload and decide again. */
+export class StreamVersionConflict extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expectedVersion: ExpectedVersion,
+  ) {
+    super(`Stream ${streamId} is not at version ${expectedVersion}`);
+    this.name = 'StreamVersionConflict';
+  }
+}
+
+interface EventRow {
+  stream_version: number;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  occurred_at: Date | string;
+}
+
+/**
+ * Postgres event store of one service schema. Every method takes the caller's EntityManager so that
+ * the append, the inline projections and the outbox rows commit in one transaction.
+ */
+export class EventStore {
+  private readonly table: string;
+  private readonly outbox: string;
+
+  constructor(
+    readonly schema: string,
+    private readonly route: (event: DomainEvent) => OutboxRoute | null,
+  ) {
+    this.table = `${quoteIdent(schema)}.events`;
+    this.outbox = `${quoteIdent(schema)}.outbox`;
+  }
+
+  async readStream(em: EntityManager, streamId: string): Promise<{ events: DomainEvent[]; version: number }> {
+    const rows: EventRow[] = await em.execute(
+      `select stream_version, event_id, type, data, metadata, occurred_at from ${this.table} where stream_id = ? order by stream_version`,
+      [streamId],
+    );
+    const events = rows.map((row) => this.toDomainEvent(streamId, row));
+    return { events, version: rows.length === 0 ? 0 : rows[rows.length - 1].stream_version };
+  }
+
+  /** Loads a stream and folds it with the decider's evolve. */
+  async aggregate<State, Command, Event extends NewEvent>(
+    em: EntityManager,
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+  ): Promise<{ state: State; version: number }> {
+    const { events, version } = await this.readStream(em, streamId);
+    const state = foldEvents(decider, events.map((e) => ({ type: e.type, data: e.data }) as Event));
+    return { state, version };
+  }
+
+  /**
+   * Appends events at `expectedVersion` (0 for a new stream) and writes their outbox rows.
+   * Must run inside `em.transactional`. Throws StreamVersionConflict when another writer won.
+   */
+  async append(
+    em: EntityManager,
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    newEvents: NewEvent[],
+    meta: AppendMeta,
+  ): Promise<DomainEvent[]> {
+    if (newEvents.length === 0) return [];
+    let base: number;
+    if (expectedVersion === 'any') {
+      const [row] = await em.execute(`select coalesce(max(stream_version), 0) as v from ${this.table} where stream_id = ?`, [streamId]);
+      base = Number(row.v);
+    } else {
+      base = expectedVersion;
+    }
+    const occurredAt = meta.now.toISOString();
+    const events: DomainEvent[] = newEvents.map((event, i) => ({
+      eventId: uuidv7(meta.now.getTime()),
+      type: event.type,
+      schemaVersion: 1,
+      occurredAt,
+      appId: meta.appId,
+      correlationId: meta.correlationId,
+      causationId: meta.causationId,
+      streamId,
+      streamVersion: base + i + 1,
+      data: event.data,
+    }));
+
+    const values: unknown[] = [];
+    const placeholders = events.map((e) => {
+      values.push(
+        e.streamId,
+        e.streamVersion,
+        e.eventId,
+        e.type,
+        JSON.stringify(e.data),
+        JSON.stringify({ schemaVersion: e.schemaVersion, appId: e.appId, correlationId: e.correlationId, causationId: e.causationId }),
+        occurredAt,
+      );
+      return '(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)';
+    });
+    try {
+      await em.execute(
+        `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`,
+        values,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new StreamVersionConflict(streamId, expectedVersion);
+      throw error;
+    }
+    await this.writeOutbox(em, events);
+    return events;
+  }
+
+  /** Writes outbox rows for already-built events (also used to publish events that are not stored in a stream). */
+  async writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
+    const values: unknown[] = [];
+    const placeholders: string[] = [];
+    for (const event of events) {
+      const route = this.route(event);
+      if (!route) continue;
+      values.push(
+        event.eventId,
+        route.aggregateType,
+        route.key,
+        event.type,
+        route.topic,
+        JSON.stringify(event),
+        JSON.stringify({
+          [EVENT_HEADERS.eventId]: event.eventId,
+          [EVENT_HEADERS.type]: event.type,
+          ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
+        }),
+      );
+      placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
+    }
+    if (placeholders.length === 0) return;
+    await em.execute(
+      `insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')}`,
+      values,
+    );
+    // Delivered at commit, so the relay wakes only for rows it can see.
+    await em.execute(`select pg_notify(?, '')`, [outboxChannel(this.schema)]);
+  }
+
+  private toDomainEvent(streamId: string, row: EventRow): DomainEvent {
+    const meta = row.metadata ?? {};
+    return {
+      eventId: row.event_id,
+      type: row.type,
+      schemaVersion: Number(meta.schemaVersion ?? 1),
+      occurredAt: new Date(row.occurred_at).toISOString(),
+      appId: (meta.appId as string | null) ?? null,
+      correlationId: (meta.correlationId as string | null) ?? null,
+      causationId: (meta.causationId as string | null) ?? null,
+      streamId,
+      streamVersion: row.stream_version,
+      data: row.data,
+    };
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | null;
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}

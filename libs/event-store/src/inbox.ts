@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { quoteIdent } from './schema.sql';
+
+/**
+ * Records that `consumer` applied `eventId`, inside the caller's transaction. Returns false when it
+ * was already recorded: the caller must then skip the effect (at-least-once in, exactly-once out).
+ */
+export async function recordInInbox(em: EntityManager, schema: string, consumer: string, eventId: string): Promise<boolean> {
+  const rows = await em.execute(
+    `insert into ${quoteIdent(schema)}.inbox (consumer, event_id) values (?, ?) on conflict do nothing returning event_id`,
+    [consumer, eventId],
+  );
+  return rows.length === 1;
+}
+
+export async function recordDeadLetter(
+  em: EntityManager,
+  schema: string,
+  letter: { consumer: string; topic: string; partition: number; offset: string; eventId: string | null; payload: string; error: string },
+): Promise<void> {
+  await em.execute(
+    `insert into ${quoteIdent(schema)}.dead_letters (consumer, topic, partition, "offset", event_id, payload, error) values (?, ?, ?, ?, ?, ?, ?)`,
+    [letter.consumer, letter.topic, letter.partition, letter.offset, letter.eventId, letter.payload, letter.error],
+  );
+}

@@ -1,0 +1,5 @@
+export * from './decider';
+export * from './schema.sql';
+export * from './event-store';
+export * from './outbox-relay';
+export * from './inbox';

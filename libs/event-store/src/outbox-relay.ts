@@ -1,0 +1,166 @@
+import type { Producer } from 'kafkajs';
+import { Client, Pool, type PoolClient } from 'pg';
+import { outboxChannel, quoteIdent } from './schema.sql';
+
+export interface OutboxRelayOptions {
+  schema: string;
+  /** Connection string of the service's own role. */
+  databaseUrl: string;
+  producer: Producer;
+  batchSize?: number;
+  /** Fallback poll, so rows left by a crashed relay or a missed notification still go out. */
+  pollIntervalMs?: number;
+  onError?: (error: unknown) => void;
+  onPublished?: (count: number) => void;
+}
+
+interface OutboxRow {
+  id: string;
+  aggregate_id: string;
+  topic: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * Publishes outbox rows to Kafka in commit order (DESIGN section 2). One relay per service publishes
+ * at a time (a transaction-scoped advisory lock), which keeps per-key order across replicas. Rows are
+ * locked, sent as one batch, and deleted in the same transaction: a relay that dies mid-batch rolls
+ * back and the rows go out again (at-least-once; consumers' inboxes make that harmless).
+ */
+export class OutboxRelay {
+  private readonly pool: Pool;
+  private listener: Client | null = null;
+  private running = false;
+  private wake: (() => void) | null = null;
+  private pending = false;
+  private loop: Promise<void> | null = null;
+  private readonly lockKey: string;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.pool = new Pool({ connectionString: options.databaseUrl, max: 2, application_name: `${options.schema}-outbox-relay` });
+    this.pool.on('error', (error) => options.onError?.(error));
+    this.lockKey = `${options.schema}.outbox-relay`;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+    await this.pool.end().catch(() => undefined);
+  }
+
+  /** Number of rows waiting and the age of the oldest, for /metrics and readiness. */
+  async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const { rows } = await this.pool.query(
+      `select count(*)::int as count, coalesce(extract(epoch from now() - min(created_at)), 0)::float as age from ${quoteIdent(this.options.schema)}.outbox`,
+    );
+    return { count: rows[0].count, oldestAgeSeconds: rows[0].age };
+  }
+
+  /** Publishes everything waiting now; returns how many rows went out. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const sent = await this.publishBatch();
+      if (sent === null || sent === 0) return total;
+      total += sent;
+    }
+  }
+
+  private kick(): void {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-listen` });
+    client.on('notification', () => this.kick());
+    client.on('error', (error) => {
+      this.options.onError?.(error);
+      // The poll keeps rows moving; reconnect the listener in the background.
+      this.listener = null;
+      if (this.running) setTimeout(() => void this.listen().catch((e) => this.options.onError?.(e)), 1000);
+    });
+    await client.connect();
+    await client.query(`listen "${outboxChannel(this.options.schema)}"`);
+    this.listener = client;
+  }
+
+  private async run(): Promise<void> {
+    const poll = this.options.pollIntervalMs ?? 1000;
+    while (this.running) {
+      try {
+        await this.drain();
+      } catch (error) {
+        this.options.onError?.(error);
+        await sleep(500);
+      }
+      if (!this.running) break;
+      if (!this.pending) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, poll);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+      this.pending = false;
+    }
+  }
+
+  /** One locked batch; null when another relay holds the lock. */
+  private async publishBatch(): Promise<number | null> {
+    const client: PoolClient = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const lock = await client.query('select pg_try_advisory_xact_lock(hashtext($1)) as locked', [this.lockKey]);
+      if (!lock.rows[0].locked) {
+        await client.query('commit');
+        return null;
+      }
+      const { rows } = await client.query<OutboxRow>(
+        `select id, aggregate_id, topic, payload, headers from ${quoteIdent(this.options.schema)}.outbox order by seq limit $1 for update skip locked`,
+        [this.options.batchSize ?? 500],
+      );
+      if (rows.length === 0) {
+        await client.query('commit');
+        return 0;
+      }
+      const byTopic = new Map<string, { key: string; value: string; headers: Record<string, string> }[]>();
+      for (const row of rows) {
+        const messages = byTopic.get(row.topic) ?? [];
+        messages.push({ key: row.aggregate_id, value: JSON.stringify(row.payload), headers: row.headers ?? {} });
+        byTopic.set(row.topic, messages);
+      }
+      await this.options.producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
+      });
+      await client.query(`delete from ${quoteIdent(this.options.schema)}.outbox where id = any($1::uuid[])`, [rows.map((r) => r.id)]);
+      await client.query('commit');
+      this.options.onPublished?.(rows.length);
+      return rows.length;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,6 @@
+export * from './kafka-client';
+export * from './topics';
+export * from './event-validator';
+export * from './inbox-consumer';
+export * from './rpc-client';
+export * from './rpc-dispatcher';

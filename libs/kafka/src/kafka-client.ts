@@ -1,0 +1,53 @@
+import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+
+let silenced = false;
+
+/**
+ * kafkajs 2.2.4 computes a negative setTimeout on Node >= 24, which then prints a harmless
+ * TimeoutNegativeWarning. Drop exactly that warning and let every other one through.
+ */
+export function silenceKafkaJsTimeoutNegativeWarning(): void {
+  if (silenced) return;
+  silenced = true;
+  const original = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
+    const name =
+      warning instanceof Error
+        ? warning.name
+        : typeof rest[0] === 'string'
+          ? rest[0]
+          : ((rest[0] as { type?: string } | undefined)?.type ?? '');
+    if (name === 'TimeoutNegativeWarning') return;
+    original(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
+export function parseBrokers(value: string | undefined): string[] {
+  return (value ?? '127.0.0.1:9092')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+}
+
+/** kafkajs log lines as one-line JSON on stderr, warnings and errors only. */
+function logCreator() {
+  return ({ namespace, level, log }: LogEntry) => {
+    if (level > logLevel.WARN) return;
+    const { message, ...extra } = log;
+    // Rebalances and leader moves are routine; they are not worth a line each.
+    if (/The group is rebalancing|There is no leader for this topic-partition|Not authorized|Crash: KafkaJSNumberOfRetriesExceeded/i.test(String(message)) && level === logLevel.WARN) return;
+    process.stderr.write(JSON.stringify({ level: level === logLevel.ERROR ? 'error' : 'warn', source: `kafkajs.${namespace}`, msg: message, ...extra }) + '\n');
+  };
+}
+
+export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
+  silenceKafkaJsTimeoutNegativeWarning();
+  return new Kafka({
+    clientId,
+    brokers,
+    logLevel: logLevel.WARN,
+    logCreator,
+    retry: { initialRetryTime: 200, retries: 8 },
+    ...extra,
+  });
+}

@@ -1,0 +1,65 @@
+import { ClientKafka } from '@nestjs/microservices';
+import { Partitioners } from 'kafkajs';
+import { firstValueFrom, timeout } from 'rxjs';
+import { rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
+
+export interface RpcClientOptions {
+  brokers: string[];
+  /** Unique per process (pod name, or a random id). */
+  instanceId: string;
+  services: readonly RpcService[];
+  timeoutMs: number;
+}
+
+/** The request did not get an answer in time; safe to retry (500 internal_error). */
+export class RpcTimeoutError extends DomainError {
+  constructor(service: string, op: string) {
+    super('internal_error', `No answer from ${service} (${op}) in time; retry with the same Idempotency-Key.`);
+  }
+}
+
+/**
+ * Request/reply to the services over @nestjs/microservices' Kafka transport, safe with many gateway
+ * replicas: every replica reads replies in a consumer group of its own, so a rebalance among
+ * replicas can never move a reply partition away from the replica that waits for it. Each replica
+ * sees every reply and keeps only those whose correlation id it is waiting for. The group starts at
+ * the beginning of the (minutes-long) reply topic so no reply can slip past a fresh replica.
+ */
+export class RpcClient {
+  private readonly client: ClientKafka;
+
+  constructor(private readonly options: RpcClientOptions) {
+    silenceKafkaJsTimeoutNegativeWarning();
+    this.client = new ClientKafka({
+      client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 } },
+      consumer: { groupId: `gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
+      producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
+      subscribe: { fromBeginning: true },
+      postfixId: '',
+    });
+    for (const service of options.services) this.client.subscribeToResponseOf(rpcTopic(service));
+  }
+
+  async connect(): Promise<void> {
+    await this.client.connect();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** Calls `op` on a service; resolves with the result or throws the service's DomainError. */
+  async call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
+    let reply: RpcReply<R>;
+    try {
+      reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { op, caller, payload, deadline: Date.now() + timeoutMs }).pipe(timeout(timeoutMs)));
+    } catch (error) {
+      if ((error as Error)?.name === 'TimeoutError') throw new RpcTimeoutError(service, op);
+      throw new DomainError('internal_error', `Call to ${service} (${op}) failed; retry with the same Idempotency-Key.`);
+    }
+    if (reply.ok) return reply.result;
+    throw DomainError.fromRpcError(reply.error);
+  }
+}

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { Partitioners } from 'kafkajs';
+import { rpcTopic, type RpcService } from '@platform/contracts';
+import { log } from './logger';
+import { httpMetricsMiddleware } from './http-metrics';
+import type { ServiceRuntime } from './service-runtime';
+
+export interface StartServiceOptions {
+  runtime: ServiceRuntime;
+  module: Type<unknown> | DynamicModule;
+  rpcService?: RpcService;
+  port: number;
+  host?: string;
+}
+
+/** Creates the Nest app, joins the service's RPC consumer group and listens. */
+export async function startNestService(options: StartServiceOptions): Promise<INestApplication> {
+  const { runtime } = options;
+  const app = await NestFactory.create(options.module, { logger: ['error', 'warn'], bodyParser: true });
+  app.use(httpMetricsMiddleware(runtime.metrics));
+  if (options.rpcService) {
+    app.connectMicroservice<MicroserviceOptions>({
+      transport: Transport.KAFKA,
+      options: {
+        client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers },
+        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
+        producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
+        subscribe: { fromBeginning: true },
+        run: { partitionsConsumedConcurrently: 6 },
+        postfixId: '',
+      },
+    });
+    await app.startAllMicroservices();
+  }
+  app.enableShutdownHooks();
+  await app.listen(options.port, options.host ?? '0.0.0.0');
+  log('info', 'service started', { service: runtime.config.serviceName, port: options.port, instanceId: runtime.config.instanceId });
+  return app;
+}
+
+/** Stops Nest, then the runtime, on SIGTERM/SIGINT, and exits non-zero on a failed start. */
+export function runMain(start: () => Promise<{ close: () => Promise<void> }>): void {
+  let closing = false;
+  start()
+    .then((handle) => {
+      const stop = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        log('info', 'shutting down', { signal });
+        await handle.close().catch((error) => log('error', 'shutdown failed', { error: String(error) }));
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    })
+    .catch((error) => {
+      log('error', 'failed to start', { error: String((error as Error)?.stack ?? error) });
+      process.exit(1);
+    });
+}

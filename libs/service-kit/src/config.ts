@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ClockMode } from '@platform/clock';
+
+/** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
+export interface BaseConfig {
+  serviceName: string;
+  /** Postgres schema the service owns; its role is `svc_<schema>`. */
+  schema: string;
+  port: number;
+  production: boolean;
+  /** Admin connection: used only to create the service's role and schema. */
+  databaseUrl: string;
+  /** The service's own connection (role limited to its schema). */
+  serviceDatabaseUrl: string;
+  kafkaBrokers: string[];
+  clockMode: ClockMode;
+  /** Unique per process: pod name plus random suffix. */
+  instanceId: string;
+  appUserIdSecret: string;
+  docsUrl: string;
+  rpcTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadBaseConfig(serviceName: string, schema: string, defaultPort: number, env: NodeJS.ProcessEnv = process.env): BaseConfig {
+  const production = env.NODE_ENV === 'production';
+  const clockMode = (env.CLOCK_MODE ?? 'system') as ClockMode;
+  if (clockMode !== 'system' && clockMode !== 'test') throw new ConfigError(`CLOCK_MODE must be system or test, not ${clockMode}`);
+  if (production && clockMode === 'test') throw new ConfigError('CLOCK_MODE=test is for dev and tests only; refusing to start in production');
+  const databaseUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform';
+  const appUserIdSecret = env.APP_USER_ID_SECRET ?? (production ? '' : 'dev-app-user-id-secret');
+  if (!appUserIdSecret) throw new ConfigError('APP_USER_ID_SECRET is required in production');
+  return {
+    serviceName,
+    schema,
+    port: Number(env.PORT ?? defaultPort),
+    production,
+    databaseUrl,
+    serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, env.DB_SERVICE_PASSWORD),
+    kafkaBrokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()).filter(Boolean),
+    clockMode,
+    instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    appUserIdSecret,
+    docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
+    rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
+  };
+}
+
+/** The admin URL with the user (and password) of the service's role. */
+export function serviceUrlFor(adminUrl: string, role: string, password?: string): string {
+  const url = new URL(adminUrl);
+  url.username = role;
+  url.password = password ?? '';
+  return url.toString();
+}

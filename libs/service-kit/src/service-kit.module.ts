@@ -1,0 +1,32 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Clock } from '@platform/clock';
+import type { RpcService } from '@platform/contracts';
+import { EventStore } from '@platform/event-store';
+import { RpcDispatcher } from '@platform/kafka';
+import { HealthController } from './health.controller';
+import { log } from './logger';
+import { rpcControllerFor } from './rpc.controller';
+import { ServiceRuntime } from './service-runtime';
+
+/** Provides the runtime's parts to a service's Nest module, plus health, metrics and its RPC endpoint. */
+@Global()
+@Module({})
+export class ServiceKitModule {
+  static forRoot(runtime: ServiceRuntime, rpcService?: RpcService): DynamicModule {
+    const dispatcher = new RpcDispatcher((error, request) =>
+      log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
+    );
+    dispatcher.register('clock.offset', async () => ({ offsetMs: runtime.clock.nowMs() - Date.now(), now: runtime.clock.now().toISOString() }));
+    return {
+      module: ServiceKitModule,
+      controllers: [HealthController, ...(rpcService ? [rpcControllerFor(rpcService)] : [])],
+      providers: [
+        { provide: ServiceRuntime, useValue: runtime },
+        { provide: Clock, useValue: runtime.clock },
+        { provide: EventStore, useValue: runtime.eventStore },
+        { provide: RpcDispatcher, useValue: dispatcher },
+      ],
+      exports: [ServiceRuntime, Clock, EventStore, RpcDispatcher],
+    };
+  }
+}

@@ -1,0 +1,159 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Options, MigrationObject } from '@mikro-orm/core';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { Clock, clockFromMode, TestClock } from '@platform/clock';
+import { allTopicSpecs, TOPICS, type DomainEvent } from '@platform/contracts';
+import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
+import { createKafka, ensureTopics, InboxConsumer, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
+import type { Consumer } from 'kafkajs';
+import type { BaseConfig } from './config';
+import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
+import { log } from './logger';
+import { ServiceMetrics } from './metrics';
+import { ProjectionWaiter } from './projection-waiter';
+
+export interface ServiceRuntimeOptions {
+  config: BaseConfig;
+  entities: Options['entities'];
+  migrations: MigrationObject[];
+  /** Topic and key of each event this service publishes; null keeps an event private. */
+  outboxRoute: (event: DomainEvent) => OutboxRoute | null;
+}
+
+export interface ConsumerSpec {
+  /** Short name; the group and inbox consumer name become `<service>.<name>`. */
+  name: string;
+  topics: string[];
+  handlers: Record<string, EventHandler>;
+}
+
+/**
+ * Everything a service process holds besides Nest: its ORM (own role, own schema, migrated), Kafka
+ * producer, event store, outbox relay, consumers and clock. Created before Nest so that a service
+ * that cannot reach Postgres or Kafka fails fast with a clear message.
+ */
+export class ServiceRuntime {
+  readonly metrics: ServiceMetrics;
+  readonly clock: Clock;
+  readonly eventStore: EventStore;
+  readonly waiter = new ProjectionWaiter();
+  kafka!: Kafka;
+  producer!: Producer;
+  orm!: MikroORM;
+  private relay: OutboxRelay | null = null;
+  private consumers: InboxConsumer[] = [];
+  private broadcast: Consumer[] = [];
+  private kafkaUp = false;
+
+  constructor(private readonly options: ServiceRuntimeOptions) {
+    this.metrics = new ServiceMetrics(options.config.serviceName);
+    this.clock = clockFromMode(options.config.clockMode);
+    this.eventStore = new EventStore(options.config.schema, options.outboxRoute);
+  }
+
+  get config(): BaseConfig {
+    return this.options.config;
+  }
+
+  /** A fresh EntityManager (one per request or event, never the global one). */
+  em(): EntityManager {
+    return this.orm.em.fork() as unknown as EntityManager;
+  }
+
+  async init(): Promise<void> {
+    const c = this.options.config;
+    this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers);
+    await ensureTopics(this.kafka, allTopicSpecs());
+    await bootstrapServiceSchema(c.databaseUrl, c.schema, process.env.DB_SERVICE_PASSWORD);
+    this.orm = await createOrm({ url: c.serviceDatabaseUrl, schema: c.schema, entities: this.options.entities, migrations: this.options.migrations });
+    const applied = await runMigrations(this.orm);
+    if (applied.length > 0) log('info', 'migrations applied', { service: c.serviceName, applied });
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+    await this.producer.connect();
+    this.kafkaUp = true;
+    this.producer.on(this.producer.events.DISCONNECT, () => (this.kafkaUp = false));
+    this.producer.on(this.producer.events.CONNECT, () => (this.kafkaUp = true));
+    this.relay = new OutboxRelay({
+      schema: c.schema,
+      databaseUrl: c.serviceDatabaseUrl,
+      producer: this.producer,
+      onError: (error) => log('error', 'outbox relay error', { service: c.serviceName, error: String(error) }),
+      onPublished: (n) => this.metrics.outboxPublished.inc(n),
+    });
+    await this.relay.start();
+    if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
+  }
+
+  /** Starts an idempotent consumer; events it applies also wake ProjectionWaiter waiters. */
+  async consume(spec: ConsumerSpec, fromBeginning = true): Promise<void> {
+    const c = this.options.config;
+    const name = `${c.serviceName}.${spec.name}`;
+    const consumer = new InboxConsumer({
+      kafka: this.kafka,
+      orm: this.orm,
+      schema: c.schema,
+      consumerName: name,
+      topics: spec.topics,
+      handlers: spec.handlers,
+      fromBeginning,
+      onApplied: (event) => {
+        this.metrics.eventsApplied.inc({ consumer: name, type: event.type });
+        this.waiter.notify(event);
+      },
+      onError: (error, context) => {
+        this.metrics.consumerErrors.inc({ consumer: name });
+        log('error', 'consumer error', { ...context, error: String((error as Error)?.message ?? error) });
+      },
+    });
+    await consumer.start();
+    this.consumers.push(consumer);
+  }
+
+  /** A per-process consumer for caches: every replica sees every event. */
+  async broadcastConsumer(name: string, topics: string[], onEvent: (event: DomainEvent) => void | Promise<void>, fromBeginning = false): Promise<void> {
+    const c = this.options.config;
+    this.broadcast.push(
+      await startBroadcastConsumer({ kafka: this.kafka, groupId: `${c.serviceName}.${name}.${c.instanceId}`, topics, onEvent, fromBeginning }),
+    );
+  }
+
+  async outboxBacklog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const backlog = (await this.relay?.backlog()) ?? { count: 0, oldestAgeSeconds: 0 };
+    this.metrics.outboxBacklog.set(backlog.count);
+    this.metrics.outboxOldestAge.set(backlog.oldestAgeSeconds);
+    return backlog;
+  }
+
+  async readiness(): Promise<{ ok: boolean; checks: Record<string, boolean> }> {
+    let postgres = false;
+    try {
+      await this.em().execute('select 1');
+      postgres = true;
+    } catch {
+      postgres = false;
+    }
+    const checks = { postgres, kafka: this.kafkaUp };
+    return { ok: postgres && this.kafkaUp, checks };
+  }
+
+  async close(): Promise<void> {
+    for (const consumer of this.consumers) await consumer.stop();
+    for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);
+    await this.relay?.stop();
+    await this.producer?.disconnect().catch(() => undefined);
+    await this.orm?.close(true).catch(() => undefined);
+  }
+
+  /** With CLOCK_MODE=test every process follows the offset the admin API publishes on gateway.events. */
+  private async followTestClock(clock: TestClock): Promise<void> {
+    await this.broadcastConsumer(
+      'test-clock',
+      [TOPICS.gatewayEvents],
+      (event) => {
+        if (event.type === 'TestClockAdvanced') clock.setOffset((event.data as { offsetMs: number }).offsetMs);
+      },
+      true,
+    );
+  }
+}
