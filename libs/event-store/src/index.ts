@@ -3,3 +3,4 @@ export * from './schema.sql';
 export * from './event-store';
 export * from './outbox-relay';
 export * from './inbox';
+export * from './command-handler';

@@ -30,12 +30,14 @@ export function parseBrokers(value: string | undefined): string[] {
 }
 
 /** kafkajs log lines as one-line JSON on stderr, warnings and errors only. */
-function logCreator() {
+export function kafkaLogCreator() {
   return ({ namespace, level, log }: LogEntry) => {
     if (level > logLevel.WARN) return;
     const { message, ...extra } = log;
     // Rebalances and leader moves are routine; they are not worth a line each.
-    if (/The group is rebalancing|There is no leader for this topic-partition|Not authorized|Crash: KafkaJSNumberOfRetriesExceeded/i.test(String(message)) && level === logLevel.WARN) return;
+    if (/The group is rebalancing|There is no leader for this topic-partition|Limiting retries for the idempotent producer/i.test(String(message)) && level === logLevel.WARN) return;
+    // Leadership moves right after topic creation; kafkajs retries them by itself.
+    if (/not the leader for that topic-partition|There is no leader/i.test(String((extra as { error?: string }).error ?? ''))) return;
     process.stderr.write(JSON.stringify({ level: level === logLevel.ERROR ? 'error' : 'warn', source: `kafkajs.${namespace}`, msg: message, ...extra }) + '\n');
   };
 }
@@ -46,7 +48,7 @@ export function createKafka(clientId: string, brokers: string[], extra: Partial<
     clientId,
     brokers,
     logLevel: logLevel.WARN,
-    logCreator,
+    logCreator: kafkaLogCreator,
     retry: { initialRetryTime: 200, retries: 8 },
     ...extra,
   });

@@ -3,7 +3,7 @@ import { Partitioners } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import { rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
+import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -33,7 +33,7 @@ export class RpcClient {
   constructor(private readonly options: RpcClientOptions) {
     silenceKafkaJsTimeoutNegativeWarning();
     this.client = new ClientKafka({
-      client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 } },
+      client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
       consumer: { groupId: `gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
       producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
       subscribe: { fromBeginning: true },

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { Partitioners } from 'kafkajs';
 import { rpcTopic, type RpcService } from '@platform/contracts';
+import { kafkaLogCreator } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import type { ServiceRuntime } from './service-runtime';
@@ -25,7 +26,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     app.connectMicroservice<MicroserviceOptions>({
       transport: Transport.KAFKA,
       options: {
-        client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers },
+        client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers, logCreator: kafkaLogCreator },
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
         producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },

@@ -1,0 +1,105 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ID_PREFIX, newId, type RpcCaller, type VerificationStatus } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { handleCommand, isUniqueViolation } from '@platform/event-store';
+import { RpcDispatcher } from '@platform/kafka';
+import { ServiceRuntime } from '@platform/service-kit';
+import { toBusinessProfile } from '../business-profile/business-profile.view';
+import { AppView } from '../persistence/app-view.entity';
+import { OrgView } from '../persistence/org-view.entity';
+import { appDecider, type AppCommand, type AppStatusAction } from './app.decider';
+import type { BusinessProfileFields } from './app.state';
+import { projectAppEvents } from './app-view.projection';
+
+const DEFAULT_DAILY_QUOTA = 10000;
+
+/** App lifecycle and business profile operations, served on profile.rpc. */
+@Injectable()
+export class AppLifecycleHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.registerAll({
+      'apps.create': (p, caller) => this.createApp(p, caller),
+      'apps.get': (p) => this.getApp(p.appId),
+      'apps.changeStatus': (p, caller) => this.changeStatus(p.appId, p.action, p.reason ?? null, caller),
+      'apps.setVerification': (p, caller) => this.setVerification(p.appId, p.status, caller),
+      'apps.update': (p, caller) => this.updateApp(p.appId, p.dailyQuota, caller),
+      'profile.get': (p) => this.getProfile(p.appId),
+      'profile.update': (p, caller) => this.updateProfile(p.appId, p.patch, caller),
+      'orgs.exists': async (p) => ({ exists: (await this.runtime.em().count(OrgView, { orgId: p.orgId })) > 0 }),
+    });
+  }
+
+  async createApp(p: { orgId: string; handle: string; displayName: string; creatorEmail?: string | null }, caller: RpcCaller) {
+    const em = this.runtime.em();
+    if ((await em.count(OrgView, { orgId: p.orgId })) === 0) throw new DomainError('not_found', 'No such organization.');
+    if ((await em.count(AppView, { handle: p.handle })) > 0) throw new DomainError('handle_taken');
+    const appId = newId(ID_PREFIX.app, this.runtime.clock.nowMs());
+    try {
+      await this.execute(appId, {
+        type: 'CreateApp',
+        data: { appId, orgId: p.orgId, handle: p.handle, displayName: p.displayName, creatorEmail: p.creatorEmail ?? null, dailyQuota: DEFAULT_DAILY_QUOTA },
+        meta: { now: this.runtime.clock.now() },
+      }, caller);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DomainError('handle_taken');
+      throw error;
+    }
+    return this.getApp(appId);
+  }
+
+  async getApp(appId: string) {
+    const view = await this.view(appId);
+    return { id: view.appId, orgId: view.orgId, handle: view.handle, status: view.status, verificationStatus: view.verificationStatus, dailyQuota: view.dailyQuota, version: view.version };
+  }
+
+  async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller) {
+    const before = await this.view(appId);
+    const { state, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, meta: { now: this.runtime.clock.now() } }, caller);
+    if (state.kind !== 'existing') throw new DomainError('not_found');
+    return { status: state.status, previousStatus: before.status, version };
+  }
+
+  async setVerification(appId: string, status: VerificationStatus, caller: RpcCaller) {
+    await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
+    return this.getProfile(appId);
+  }
+
+  async updateApp(appId: string, dailyQuota: number | undefined, caller: RpcCaller) {
+    if (dailyQuota !== undefined) {
+      await this.execute(appId, { type: 'SetDailyQuota', data: { dailyQuota }, meta: { now: this.runtime.clock.now() } }, caller);
+    }
+    return this.getApp(appId);
+  }
+
+  async getProfile(appId: string) {
+    return toBusinessProfile(await this.view(appId));
+  }
+
+  async updateProfile(appId: string, patch: Partial<BusinessProfileFields>, caller: RpcCaller) {
+    await this.execute(appId, { type: 'UpdateBusinessProfile', data: patch, meta: { now: this.runtime.clock.now() } }, caller);
+    return this.getProfile(appId);
+  }
+
+  private async view(appId: string): Promise<AppView> {
+    const view = await this.runtime.em().findOne(AppView, { appId });
+    if (!view) throw new DomainError('not_found', 'No such app.');
+    return view;
+  }
+
+  private execute(appId: string, command: AppCommand, caller: RpcCaller) {
+    return handleCommand({
+      em: this.runtime.em(),
+      eventStore: this.runtime.eventStore,
+      decider: appDecider,
+      streamId: `app-${appId}`,
+      command,
+      meta: { now: command.meta.now, appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+      project: (em, events) => projectAppEvents(em, events),
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import type { AppView } from '../persistence/app-view.entity';
+
+/** The spec's Business profile resource. */
+export interface BusinessProfile {
+  appId: string;
+  handle: string;
+  displayName: string;
+  avatarUrl: string | null;
+  about: string | null;
+  websiteUrl: string | null;
+  domain: string | null;
+  category: string | null;
+  verificationStatus: string;
+  verifiedAt: string | null;
+  updatedAt: string;
+}
+
+export function toBusinessProfile(view: AppView): BusinessProfile {
+  return {
+    appId: view.appId,
+    handle: view.handle,
+    displayName: view.displayName,
+    // D17: avatar URLs come with media (issue 5); no avatar can be set before then.
+    avatarUrl: null,
+    about: view.about,
+    websiteUrl: view.websiteUrl,
+    domain: domainOf(view.websiteUrl),
+    category: view.category,
+    verificationStatus: view.verificationStatus,
+    verifiedAt: view.verifiedAt ? view.verifiedAt.toISOString() : null,
+    updatedAt: view.updatedAt.toISOString(),
+  };
+}
+
+/** D17: domain is the host of websiteUrl. */
+export function domainOf(websiteUrl: string | null): string | null {
+  if (!websiteUrl) return null;
+  try {
+    return new URL(websiteUrl).hostname || null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DomainEvent } from '@platform/contracts';
+import type { Decider } from './decider';
+import { StreamVersionConflict, type AppendMeta, type EventStore, type NewEvent } from './event-store';
+
+export interface HandleCommandArgs<State, Command, Event extends NewEvent> {
+  /** A fresh EntityManager; the handler opens the transaction. */
+  em: EntityManager;
+  eventStore: EventStore;
+  decider: Decider<State, Command, Event>;
+  streamId: string;
+  command: Command;
+  meta: AppendMeta;
+  /** Inline projections, updated in the same transaction as the append. */
+  project?: (em: EntityManager, events: DomainEvent[], state: State) => Promise<void>;
+  maxRetries?: number;
+}
+
+/**
+ * Load → decide → append (+ inline projections + outbox) in one transaction. A concurrent writer makes
+ * the append fail on (stream_id, stream_version); the whole thing is then retried on fresh state.
+ */
+export async function handleCommand<State, Command, Event extends NewEvent>(
+  args: HandleCommandArgs<State, Command, Event>,
+): Promise<{ events: DomainEvent[]; state: State; version: number }> {
+  const maxRetries = args.maxRetries ?? 5;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await args.em.fork().transactional(async (em) => {
+        const tx = em as unknown as EntityManager;
+        const { state, version } = await args.eventStore.aggregate(tx, args.streamId, args.decider);
+        const newEvents = args.decider.decide(args.command, state);
+        const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta);
+        const nextState = newEvents.reduce(args.decider.evolve, state);
+        if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
+        return { events: stored, state: nextState, version: version + stored.length };
+      });
+    } catch (error) {
+      if (error instanceof StreamVersionConflict && attempt < maxRetries) continue;
+      throw error;
+    }
+  }
+}
