@@ -1,0 +1,39 @@
+import type { UserStatus } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { assertNever, type Decider } from '@platform/event-store';
+import { evolveUser, initialUserState, type UserEvent, type UserState } from './user.state';
+
+/** Time and request context arrive with every command; the decider never reads a clock. */
+export interface CommandMeta {
+  now: Date;
+}
+
+export type UserCommand =
+  | { type: 'CreateUser'; data: { userId: string; orgId: string; email: string; displayName: string | null }; meta: CommandMeta }
+  | { type: 'ChangeUserStatus'; data: { status: UserStatus }; meta: CommandMeta };
+
+export function decideUser(command: UserCommand, state: UserState): UserEvent[] {
+  if (command.type === 'CreateUser') {
+    if (state.kind !== 'absent') throw new DomainError('invalid_transition', 'The user exists already.');
+    const d = command.data;
+    return [{ type: 'UserCreated', data: { userId: d.userId, orgId: d.orgId, email: d.email.toLowerCase(), displayName: d.displayName, status: 'active' } }];
+  }
+  if (state.kind === 'absent') throw new DomainError('not_found', 'No such user.');
+  switch (command.type) {
+    case 'ChangeUserStatus': {
+      const target = command.data.status;
+      if (target === state.status) return [];
+      // Account deletion is final: a deleted account never comes back.
+      if (state.status === 'deleted') throw new DomainError('invalid_transition', `A deleted account cannot become ${target}.`);
+      return [{ type: 'UserStatusChanged', data: { userId: state.userId, orgId: state.orgId, status: target, previousStatus: state.status } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
+  initialState: initialUserState,
+  decide: decideUser,
+  evolve: evolveUser,
+};

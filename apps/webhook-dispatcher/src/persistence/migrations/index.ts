@@ -1,0 +1,5 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000100WebhookDispatcherInit } from './migration-20261122-0001-init';
+
+/** Applied in order at startup (and by the migrations Job in Kubernetes). */
+export const webhookDispatcherMigrations: MigrationObject[] = [{ name: 'Migration20261122000100WebhookDispatcherInit', class: Migration20261122000100WebhookDispatcherInit }];
