@@ -1,1 +1,23 @@
-module.exports = async () => {};
+/**
+ * Integration/e2e setup: real infrastructure (started when missing), a fresh test database, and the
+ * seven apps from dist/ on the test ports with CLOCK_MODE=test. Tests read the URLs from the env.
+ */
+const path = require('node:path');
+
+module.exports = async () => {
+  const root = path.resolve(__dirname, '../..');
+  const infra = await import(path.join(root, 'tools/infra/infra.mjs'));
+  const stack = await import(path.join(root, 'tools/dev/stack.mjs'));
+  const { resetDatabase, TEST_ENV, TEST_BASE_PORT } = await import(path.join(root, 'tools/test/test-env.mjs'));
+  await infra.ensureInfra({ quiet: true });
+  await resetDatabase();
+  const started = Date.now();
+  const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test' });
+  process.stdout.write(`\nstack up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  globalThis.__TEST_STACK__ = children;
+  Object.assign(process.env, TEST_ENV, {
+    TEST_PUBLIC_URL: `http://127.0.0.1:${ports.gateway}/platform/v1`,
+    TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
+    TEST_ADMIN_TOKEN: TEST_ENV.ADMIN_TOKEN,
+  });
+};

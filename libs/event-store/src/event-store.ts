@@ -23,6 +23,8 @@ export interface OutboxRoute {
   /** Kafka key: the aggregate whose order matters. */
   key: string;
   aggregateType: string;
+  /** Replaces `data` in the published copy, to keep private fields (such as a key hash) out of Kafka. */
+  publishedData?: unknown;
 }
 
 export type ExpectedVersion = number | 'any';
@@ -155,7 +157,7 @@ export class EventStore {
         route.key,
         event.type,
         route.topic,
-        JSON.stringify(event),
+        JSON.stringify(route.publishedData === undefined ? event : { ...event, data: route.publishedData }),
         JSON.stringify({
           [EVENT_HEADERS.eventId]: event.eventId,
           [EVENT_HEADERS.type]: event.type,

@@ -15,12 +15,16 @@ export interface StartServiceOptions {
   rpcService?: RpcService;
   port: number;
   host?: string;
+  /** Off for services that read raw bodies themselves (the gateway's admin API). */
+  bodyParser?: boolean;
+  /** Express middleware to mount before Nest's routes. */
+  beforeListen?: (app: INestApplication) => void;
 }
 
 /** Creates the Nest app, joins the service's RPC consumer group and listens. */
 export async function startNestService(options: StartServiceOptions): Promise<INestApplication> {
   const { runtime } = options;
-  const app = await NestFactory.create(options.module, { logger: ['error', 'warn'], bodyParser: true });
+  const app = await NestFactory.create(options.module, { logger: ['error', 'warn'], bodyParser: options.bodyParser ?? true });
   app.use(httpMetricsMiddleware(runtime.metrics));
   if (options.rpcService) {
     app.connectMicroservice<MicroserviceOptions>({
@@ -36,7 +40,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     });
     await app.startAllMicroservices();
   }
-  app.enableShutdownHooks();
+  options.beforeListen?.(app);
   await app.listen(options.port, options.host ?? '0.0.0.0');
   log('info', 'service started', { service: runtime.config.serviceName, port: options.port, instanceId: runtime.config.instanceId });
   return app;

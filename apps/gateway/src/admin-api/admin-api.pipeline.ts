@@ -1,0 +1,36 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newRequestId } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { readJsonBody } from '../http/body-reader';
+import { commonHeaders, sendError, sendJson } from '../http/respond';
+import { RouteTable } from '../http/route-table';
+import { validateBody } from '../http/validate-body';
+import type { AdminRoute } from './admin-route';
+
+/** Admin API (DESIGN section 8): route → admin token → body → validation → handler, same envelope as the public API. */
+export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: string; docsUrl: string; basePath: string }) {
+  const table = new RouteTable(deps.routes);
+  const expected = createHash('sha256').update(deps.adminToken).digest();
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = newRequestId();
+    commonHeaders(res, requestId);
+    try {
+      const url = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://admin.invalid');
+      const path = url.pathname.startsWith(deps.basePath + '/') ? url.pathname.slice(deps.basePath.length) : null;
+      const match = path === null ? null : table.match(req.method ?? '', path);
+      if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
+      const header = req.headers.authorization ?? '';
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
+      const given = createHash('sha256').update(token).digest();
+      if (!token || !timingSafeEqual(given, expected)) throw new DomainError('invalid_api_key', 'Missing or wrong admin token.');
+      const raw = await readJsonBody(req);
+      const body = match.route.body ? validateBody(match.route.body, raw) : raw;
+      const result = await match.route.handle({ requestId, params: match.params, body, caller: { requestId } });
+      sendJson(res, result.status, result.body);
+    } catch (error) {
+      sendError(res, error, requestId, deps.docsUrl);
+    }
+  };
+}

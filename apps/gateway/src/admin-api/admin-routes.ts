@@ -1,0 +1,195 @@
+import { appUserIdFor, RPC_SERVICES, type RpcCaller } from '@platform/contracts';
+import type { Clock } from '@platform/clock';
+import { DomainError } from '@platform/errors';
+import type { RpcClient } from '@platform/kafka';
+import type { ApiKeysService } from '../api-keys/api-keys.service';
+import type { AppAccessCache } from '../app-status/app-access.cache';
+import type { TestClockService } from '../test-clock/test-clock.service';
+import {
+  AdvanceClockDto,
+  ChangeAppStatusDto,
+  ChangeVerificationDto,
+  CreateAppDto,
+  CreateKeyDto,
+  CreateOrgDto,
+  CreateUserDto,
+  UpdateAppDto,
+  UpdateOrgDto,
+  UpdateUserDto,
+} from './admin.dto';
+import type { AdminRoute } from './admin-route';
+
+export interface AdminDeps {
+  rpc: RpcClient;
+  keys: ApiKeysService;
+  apps: AppAccessCache;
+  clock: Clock;
+  testClock: TestClockService | null;
+  appUserIdSecret: string;
+}
+
+interface AppReply {
+  id: string;
+  orgId: string;
+  handle: string;
+  status: string;
+  verificationStatus: string;
+  dailyQuota: number;
+  version: number;
+}
+
+/** Admin calls return only once the gateway's own view of the app has caught up (no sleeps in tests). */
+export function adminRoutes(deps: AdminDeps): AdminRoute[] {
+  const settle = async (appId: string, version: number) => {
+    if (!(await deps.apps.waitForVersion(appId, version))) {
+      throw new DomainError('internal_error', 'The change was made but the gateway has not seen it yet; retry the read.');
+    }
+  };
+  const app = async (appId: string, caller: RpcCaller) => {
+    const reply = await deps.rpc.call<AppReply>('profile', 'apps.get', caller, { appId });
+    return reply;
+  };
+  const publicApp = ({ version: _version, ...rest }: AppReply) => rest;
+  const knownApp = async (appId: string) => {
+    if (!(await deps.apps.get(appId))) throw new DomainError('not_found', 'No such app.');
+  };
+
+  const routes: AdminRoute[] = [
+    {
+      method: 'POST',
+      path: '/orgs',
+      body: CreateOrgDto,
+      handle: async (ctx) => {
+        const org = await deps.rpc.call<{ id: string }>('chat-sim', 'orgs.create', ctx.caller, ctx.body);
+        // Apps can be created for the org as soon as this returns.
+        await waitUntil(async () => (await deps.rpc.call<{ exists: boolean }>('profile', 'orgs.exists', ctx.caller, { orgId: org.id })).exists);
+        return { status: 201, body: org };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/orgs/:orgId',
+      body: UpdateOrgDto,
+      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('chat-sim', 'orgs.update', ctx.caller, { orgId: ctx.params.orgId, ...ctx.body }) }),
+    },
+    {
+      method: 'POST',
+      path: '/users',
+      body: CreateUserDto,
+      handle: async (ctx) => ({ status: 201, body: await deps.rpc.call('chat-sim', 'users.create', ctx.caller, ctx.body) }),
+    },
+    {
+      method: 'PATCH',
+      path: '/users/:userId',
+      body: UpdateUserDto,
+      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body }) }),
+    },
+    {
+      method: 'POST',
+      path: '/apps',
+      body: CreateAppDto,
+      handle: async (ctx) => {
+        const created = await deps.rpc.call<AppReply>('profile', 'apps.create', ctx.caller, ctx.body);
+        await settle(created.id, created.version);
+        return { status: 201, body: { id: created.id, orgId: created.orgId, handle: created.handle, status: created.status } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/apps/:appId',
+      handle: async (ctx) => ({ status: 200, body: publicApp(await app(ctx.params.appId, ctx.caller)) }),
+    },
+    {
+      method: 'POST',
+      path: '/apps/:appId/status',
+      body: ChangeAppStatusDto,
+      handle: async (ctx) => {
+        const moved = await deps.rpc.call<{ status: string; previousStatus: string; version: number }>('profile', 'apps.changeStatus', ctx.caller, {
+          appId: ctx.params.appId,
+          action: ctx.body.action,
+          reason: ctx.body.reason ?? null,
+        });
+        await settle(ctx.params.appId, moved.version);
+        return { status: 200, body: { status: moved.status, previousStatus: moved.previousStatus } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/apps/:appId/verification',
+      body: ChangeVerificationDto,
+      handle: async (ctx) => {
+        const profile = await deps.rpc.call('profile', 'apps.setVerification', ctx.caller, { appId: ctx.params.appId, status: ctx.body.status });
+        await settle(ctx.params.appId, (await app(ctx.params.appId, ctx.caller)).version);
+        return { status: 200, body: profile };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/apps/:appId',
+      body: UpdateAppDto,
+      handle: async (ctx) => {
+        const updated = await deps.rpc.call<AppReply>('profile', 'apps.update', ctx.caller, { appId: ctx.params.appId, dailyQuota: ctx.body.dailyQuota });
+        await settle(updated.id, updated.version);
+        return { status: 200, body: publicApp(updated) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/apps/:appId/keys',
+      body: CreateKeyDto,
+      handle: async (ctx) => {
+        await knownApp(ctx.params.appId);
+        return { status: 201, body: await deps.keys.create(ctx.params.appId, ctx.body, ctx.caller) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/apps/:appId/keys',
+      handle: async (ctx) => {
+        await knownApp(ctx.params.appId);
+        return { status: 200, body: { data: await deps.keys.list(ctx.params.appId) } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/apps/:appId/keys/:keyId',
+      handle: async (ctx) => {
+        await knownApp(ctx.params.appId);
+        return { status: 200, body: await deps.keys.revoke(ctx.params.appId, ctx.params.keyId, ctx.caller) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/apps/:appId/users/:userId',
+      handle: async (ctx) => {
+        await knownApp(ctx.params.appId);
+        await deps.rpc.call('chat-sim', 'users.get', ctx.caller, { userId: ctx.params.userId });
+        return { status: 200, body: { appUserId: appUserIdFor(deps.appUserIdSecret, ctx.params.appId, ctx.params.userId) } };
+      },
+    },
+  ];
+
+  // DESIGN section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.
+  const testClock = deps.testClock;
+  if (testClock) {
+    routes.push(
+      { method: 'GET', path: '/clock', handle: async () => ({ status: 200, body: { now: deps.clock.now().toISOString() } }) },
+      {
+        method: 'POST',
+        path: '/clock/advance',
+        body: AdvanceClockDto,
+        handle: async (ctx) => ({ status: 200, body: await testClock.advance(ctx.body.seconds, ctx.caller, RPC_SERVICES) }),
+      },
+    );
+  }
+  return routes;
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  throw new DomainError('internal_error', 'The change was made but has not reached every service yet; retry the read.');
+}

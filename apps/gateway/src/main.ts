@@ -1,0 +1,95 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import { TestClock } from '@platform/clock';
+import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS } from '@platform/contracts';
+import { RpcClient } from '@platform/kafka';
+import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { createAdminPipeline } from './admin-api/admin-api.pipeline';
+import { adminRoutes } from './admin-api/admin-routes';
+import { ApiKeyCache } from './api-keys/api-key.cache';
+import { ApiKeysService } from './api-keys/api-keys.service';
+import { AppAccessCache } from './app-status/app-access.cache';
+import { appAccessConsumer } from './app-status/app-access.projection';
+import { loadGatewayConfig } from './gateway.config';
+import { GatewayModule } from './gateway.module';
+import { ApiKeyView } from './persistence/api-key.entity';
+import { AppAccessView } from './persistence/app-access.entity';
+import { gatewayMigrations } from './persistence/migrations';
+import { createPublicPipeline } from './public-api/public-api.pipeline';
+import { publicRoutes } from './public-api/public-routes';
+import { RateLimiter } from './public-api/rate-limiter';
+import { TestClockService } from './test-clock/test-clock.service';
+
+export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadGatewayConfig(env);
+  const runtime = new ServiceRuntime({
+    config,
+    entities: [ApiKeyView, AppAccessView],
+    migrations: gatewayMigrations,
+    outboxRoute: (event) => {
+      if (event.type === 'ApiKeyCreated') {
+        // The hash and display prefix stay in the gateway's own store.
+        const { keyHash: _hash, prefix: _prefix, ...published } = event.data as Record<string, unknown>;
+        return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: 'api-keys', publishedData: published };
+      }
+      return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: event.type === 'TestClockAdvanced' ? 'test-clock' : 'api-keys' };
+    },
+  });
+  await runtime.init();
+
+  const rpc = new RpcClient({ brokers: config.kafkaBrokers, instanceId: config.instanceId, services: RPC_SERVICES, timeoutMs: config.rpcTimeoutMs });
+  await rpc.connect();
+
+  const keyCache = new ApiKeyCache(runtime, runtime.clock);
+  const appCache = new AppAccessCache(runtime);
+  await runtime.consume(appAccessConsumer);
+  // Every replica keeps its caches true from the events themselves.
+  await runtime.broadcastConsumer('caches', [TOPICS.gatewayEvents, TOPICS.profileEvents], (event) => {
+    if (event.type === 'ApiKeyRevoked') keyCache.evictKey((event.data as { keyId: string }).keyId);
+    else if (event.type === 'ApiKeyCreated') keyCache.forgetMisses();
+    else if (event.type === 'AppCreated' || event.type === 'AppStatusChanged') appCache.apply(event);
+  });
+
+  const keys = new ApiKeysService(runtime, keyCache);
+  const testClock = runtime.clock instanceof TestClock ? new TestClockService(runtime, runtime.clock, rpc) : null;
+  const admin = createAdminPipeline({
+    routes: adminRoutes({ rpc, keys, apps: appCache, clock: runtime.clock, testClock, appUserIdSecret: config.appUserIdSecret }),
+    adminToken: config.adminToken,
+    docsUrl: config.docsUrl,
+    basePath: ADMIN_BASE_PATH,
+  });
+  const nest = await startNestService({
+    runtime,
+    module: { module: GatewayModule, imports: [ServiceKitModule.forRoot(runtime)] },
+    port: config.adminPort,
+    bodyParser: false,
+    beforeListen: (app) => app.use(ADMIN_BASE_PATH, (req: never, res: never) => void admin(req, res)),
+  });
+
+  const pipeline = createPublicPipeline({
+    routes: publicRoutes({ rpc, clock: runtime.clock }),
+    keys: keyCache,
+    apps: appCache,
+    limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
+    clock: runtime.clock,
+    docsUrl: config.docsUrl,
+    metrics: runtime.metrics,
+  });
+  const server: Server = createServer((req, res) => void pipeline(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.port, '0.0.0.0', resolve));
+  log('info', 'public API listening', { port: config.port, adminPort: config.adminPort });
+
+  return {
+    runtime,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await nest.close();
+      await rpc.close();
+      await runtime.close();
+    },
+  };
+}
+
+if (require.main === module) runMain(startGateway);

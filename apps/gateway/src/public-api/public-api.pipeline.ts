@@ -1,0 +1,103 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
+import type { Clock } from '@platform/clock';
+import { DomainError } from '@platform/errors';
+import type { ServiceMetrics } from '@platform/service-kit';
+import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
+import { looksLikeApiKey } from '../api-keys/api-key-format';
+import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
+import { readJsonBody } from '../http/body-reader';
+import { commonHeaders, sendError, sendJson } from '../http/respond';
+import { RouteTable } from '../http/route-table';
+import { validateBody } from '../http/validate-body';
+import type { PublicRoute } from './public-route';
+import type { RateLimiter } from './rate-limiter';
+
+export interface PublicPipelineDeps {
+  routes: PublicRoute[];
+  keys: ApiKeyCache;
+  apps: AppAccessCache;
+  limiter: RateLimiter;
+  clock: Clock;
+  docsUrl: string;
+  metrics: ServiceMetrics;
+}
+
+/**
+ * The gateway pipeline of DESIGN section 3, in its order: route → key → app status, environment,
+ * scope → rate limit → body (size, type, JSON) → validation → the owning service.
+ */
+export function createPublicPipeline(deps: PublicPipelineDeps) {
+  const table = new RouteTable(deps.routes);
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = newRequestId();
+    const end = deps.metrics.httpDuration.startTimer();
+    let routeLabel = 'unmatched';
+    res.on('finish', () => end({ method: req.method ?? '', route: routeLabel, status: String(res.statusCode) }));
+    commonHeaders(res, requestId);
+    // Until the app is known, show the limit with a full bucket so the headers are on every response.
+    res.setHeader('RateLimit-Limit', String(deps.limiter.burst));
+    res.setHeader('RateLimit-Remaining', String(deps.limiter.burst));
+    try {
+      const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+      const path = url.pathname.startsWith(PUBLIC_BASE_PATH + '/') ? url.pathname.slice(PUBLIC_BASE_PATH.length) : null;
+      const match = path === null ? null : table.match(req.method ?? '', path);
+      if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
+      routeLabel = `${match.route.method} ${match.route.path}`;
+
+      const requested = req.headers['svc-version'];
+      if (requested !== undefined && !SUPPORTED_API_VERSIONS.includes(String(requested))) {
+        throw DomainError.invalid([{ field: 'Svc-Version', issue: `unsupported version; use ${SUPPORTED_API_VERSIONS.join(', ')}` }]);
+      }
+
+      const key = await authenticate(req, deps);
+      const app = await deps.apps.get(key.appId);
+      if (!app) throw new DomainError('invalid_api_key');
+      authorize(key, app, match.route);
+
+      const rate = deps.limiter.take(app.appId);
+      res.setHeader('RateLimit-Remaining', String(rate.remaining));
+      if (!rate.allowed) {
+        res.setHeader('Retry-After', String(rate.retryAfterSeconds));
+        throw new DomainError('rate_limited', `Too many requests; wait ${rate.retryAfterSeconds} seconds.`);
+      }
+
+      const raw = await readJsonBody(req);
+      const body = match.route.body ? validateBody(match.route.body, raw) : raw;
+      deps.keys.touch(key);
+      const result = await match.route.handle({
+        requestId,
+        params: match.params,
+        query: url.searchParams,
+        body,
+        key,
+        app,
+        caller: { requestId, appId: app.appId, keyEnvironment: key.environment },
+      });
+      sendJson(res, result.status, result.body, result.headers);
+    } catch (error) {
+      sendError(res, error, requestId, deps.docsUrl);
+    }
+  };
+}
+
+async function authenticate(req: IncomingMessage, deps: PublicPipelineDeps): Promise<ApiKeyRecord> {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
+  const key = match[1];
+  if (!looksLikeApiKey(key)) throw new DomainError('invalid_api_key');
+  const record = await deps.keys.lookup(key);
+  if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
+  if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
+  return record;
+}
+
+function authorize(key: ApiKeyRecord, app: AppAccess, route: PublicRoute): void {
+  if (BLOCKED_APP_STATUSES.includes(app.status)) throw new DomainError('app_suspended', `The app is ${app.status}.`);
+  if (key.environment === 'live' && !LIVE_APP_STATUSES.includes(app.status)) throw new DomainError('key_environment_mismatch');
+  if (route.scope !== null && !key.scopes.includes(route.scope)) {
+    throw new DomainError('insufficient_scope', `This call needs the ${route.scope} scope.`);
+  }
+}

@@ -1,0 +1,45 @@
+import { API_VERSION } from '@platform/contracts';
+import type { Clock } from '@platform/clock';
+import type { RpcClient } from '@platform/kafka';
+import type { PublicRoute } from './public-route';
+import { UpdateBusinessProfileDto } from './update-business-profile.dto';
+
+/** The public endpoints that exist so far; the others come with their services' issues. */
+export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: '/ping',
+      scope: null,
+      handle: async (ctx) => ({
+        status: 200,
+        body: {
+          ok: true,
+          appId: ctx.app.appId,
+          appStatus: ctx.app.status,
+          environment: ctx.key.environment,
+          scopes: ctx.key.scopes,
+          apiVersion: API_VERSION,
+          requestId: ctx.requestId,
+          time: deps.clock.now().toISOString(),
+        },
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/business-profile',
+      scope: null,
+      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('profile', 'profile.get', ctx.caller, { appId: ctx.app.appId }) }),
+    },
+    {
+      method: 'PATCH',
+      path: '/business-profile',
+      scope: 'profile:write',
+      body: UpdateBusinessProfileDto,
+      handle: async (ctx) => ({
+        status: 200,
+        body: await deps.rpc.call('profile', 'profile.update', ctx.caller, { appId: ctx.app.appId, patch: { ...(ctx.body as object) } }),
+      }),
+    },
+  ];
+}

@@ -1,0 +1,85 @@
+/** HTTP helpers for *.e2e.spec.ts: talk to the running test stack like a client would. */
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export function publicUrl(): string {
+  return required('TEST_PUBLIC_URL');
+}
+export function adminUrl(): string {
+  return required('TEST_ADMIN_URL');
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run e2e tests through jest's integration project (global setup starts the stack)`);
+  return value;
+}
+
+export async function http<T = any>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: string | Buffer | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // leave as text
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+export function admin<T = any>(method: string, path: string, body?: unknown, token = process.env.TEST_ADMIN_TOKEN ?? ''): Promise<HttpResult<T>> {
+  return http<T>(adminUrl() + path, { method, body, headers: { authorization: `Bearer ${token}` } });
+}
+
+export function api<T = any>(method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult<T>> {
+  return http<T>(publicUrl() + path, { method, body, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+}
+
+/** Fails with the response when the status is not the expected one. */
+export function expectStatus<T>(result: HttpResult<T>, status: number): HttpResult<T> {
+  if (result.status !== status) throw new Error(`expected HTTP ${status}, got ${result.status}: ${JSON.stringify(result.body)}`);
+  return result;
+}
+
+export function unique(prefix: string): string {
+  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export interface TestApp {
+  orgId: string;
+  appId: string;
+  sandboxKey: string;
+  sandboxKeyId: string;
+}
+
+/** A fresh org and sandbox app with one sandbox key, made through the admin API. */
+export async function createTestApp(options: { allowsExternalBusinesses?: boolean; scopes?: string[] } = {}): Promise<TestApp> {
+  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: options.allowsExternalBusinesses ?? true }), 201).body;
+  const app = expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Test Business' }), 201).body;
+  const key = expectStatus(await admin('POST', `/apps/${app.id}/keys`, { environment: 'sandbox', ...(options.scopes ? { scopes: options.scopes } : {}) }), 201).body;
+  return { orgId: org.id, appId: app.id, sandboxKey: key.key, sandboxKeyId: key.id };
+}
+
+/** Polls until check returns a truthy value; fails with the last value after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+}

@@ -1,0 +1,137 @@
+/**
+ * Starts and stops the seven apps as child processes from dist/, each with its own port, and waits
+ * until every one answers /readyz. Shared by `npm start` and the integration test setup.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** App name → [dist entry, port offset from the base port]. The gateway's admin port is base + 1. */
+export const APPS = {
+  'chat-sim': 60,
+  profile: 40,
+  messaging: 10,
+  consent: 20,
+  media: 30,
+  'webhook-dispatcher': 50,
+  gateway: 0,
+};
+
+export function stackPorts(basePort) {
+  return Object.fromEntries(Object.entries(APPS).map(([app, offset]) => [app, basePort + offset]));
+}
+
+function readyUrl(app, ports) {
+  return app === 'gateway' ? `http://127.0.0.1:${ports.gateway + 1}/readyz` : `http://127.0.0.1:${ports[app]}/readyz`;
+}
+
+export function spawnApp(app, { port, env, logDir, tag }) {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(path.join(logDir, `${tag}-${app}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  return child;
+}
+
+export async function waitReady(url, timeoutMs, child) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not become ready within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Starts every app; returns the children and their ports. Apps start in parallel; readiness is
+ * awaited for all. On failure, everything started is stopped and the log tails are printed.
+ */
+export async function startStack({ basePort, env, tag, logDir = path.join(ROOT, '.data/logs'), timeoutMs = 120_000 }) {
+  const ports = stackPorts(basePort);
+  const children = {};
+  for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env, logDir, tag });
+  try {
+    await Promise.all(Object.keys(APPS).map((app) => waitReady(readyUrl(app, ports), timeoutMs, children[app])));
+  } catch (error) {
+    await stopChildren(Object.values(children));
+    const tails = Object.keys(APPS)
+      .map((app) => {
+        const file = path.join(logDir, `${tag}-${app}.log`);
+        const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n') : '(no log)';
+        return `--- ${app} (${file})\n${lines}`;
+      })
+      .join('\n');
+    throw new Error(`${error.message}\n${tails}`);
+  }
+  return { children, ports };
+}
+
+export async function stopChildren(children) {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** The pid file of a stack left running in the background (npm start). */
+export function pidFile(tag) {
+  return path.join(ROOT, '.data/run', `stack-${tag}.json`);
+}
+
+export function recordPids(tag, children, ports) {
+  mkdirSync(path.dirname(pidFile(tag)), { recursive: true });
+  writeFileSync(pidFile(tag), JSON.stringify({ ports, pids: Object.fromEntries(Object.entries(children).map(([app, c]) => [app, c.pid])) }, null, 2));
+}
+
+/** Stops a background stack by its pid file (used by `npm stop` and before `npm test`). */
+export async function stopRecordedStack(tag) {
+  if (!existsSync(pidFile(tag))) return false;
+  const { pids } = JSON.parse(readFileSync(pidFile(tag), 'utf8'));
+  for (const pid of Object.values(pids)) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + 15_000;
+  for (const pid of Object.values(pids)) {
+    while (Date.now() < deadline && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(pidFile(tag), { force: true });
+  return true;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
