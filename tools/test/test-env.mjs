@@ -1,8 +1,8 @@
 import pg from 'pg';
 
 /** The test stack: its own database, its own ports, the test clock on. */
-export const TEST_BASE_PORT = 4000;
-export const TEST_DATABASE = 'platform_test';
+export const TEST_BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
+export const TEST_DATABASE = process.env.TEST_DATABASE ?? 'platform_test';
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_ENV = {
   NODE_ENV: 'test',
