@@ -23,7 +23,8 @@ module.exports = {
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],
       globalSetup: '<rootDir>/tools/test/global-setup.js',
       globalTeardown: '<rootDir>/tools/test/global-teardown.js',
-      testTimeout: 60000,
+      // testTimeout is only read at the top level; a setup file sets it for this project.
+      setupFilesAfterEnv: ['<rootDir>/tools/test/integration-timeout.js'],
     },
   ],
 };

@@ -19,5 +19,7 @@ module.exports = async () => {
     TEST_PUBLIC_URL: `http://127.0.0.1:${ports.gateway}/platform/v1`,
     TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
     TEST_ADMIN_TOKEN: TEST_ENV.ADMIN_TOKEN,
+    TEST_BASE_PORT: String(TEST_BASE_PORT),
+    TEST_STACK_PIDS: JSON.stringify(Object.fromEntries(Object.entries(children).map(([app, child]) => [app, child.pid]))),
   });
 };

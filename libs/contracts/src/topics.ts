@@ -1,5 +1,12 @@
-/** Domain topics: events kept forever so any projection can be rebuilt from offset 0. */
-export const TOPICS = {
+/**
+ * Prefix of every topic and consumer group (env KAFKA_NAMESPACE, default none), so that stacks
+ * sharing one broker (dev, tests, benchmarks) never consume or answer each other's messages.
+ */
+export function kafkaNamespace(): string {
+  return process.env.KAFKA_NAMESPACE ?? '';
+}
+
+const BASE_TOPICS = {
   messagingEvents: 'messaging.events',
   consentEvents: 'consent.events',
   mediaEvents: 'media.events',
@@ -11,7 +18,13 @@ export const TOPICS = {
   /** platform → chat product: messages handed over for delivery. */
   chatOutbound: 'chat.outbound',
 } as const;
-export type DomainTopic = (typeof TOPICS)[keyof typeof TOPICS];
+
+/** Domain topics (names include the namespace): events kept forever so any projection can be rebuilt from offset 0. */
+export const TOPICS = Object.defineProperties(
+  {} as { readonly [K in keyof typeof BASE_TOPICS]: string },
+  Object.fromEntries(Object.entries(BASE_TOPICS).map(([k, name]) => [k, { enumerable: true, get: () => kafkaNamespace() + name }])),
+);
+export type DomainTopic = string;
 
 /** The services that answer request/reply calls from the gateway. */
 export const RPC_SERVICES = ['messaging', 'consent', 'media', 'profile', 'webhooks', 'chat-sim'] as const;
@@ -19,7 +32,7 @@ export type RpcService = (typeof RPC_SERVICES)[number];
 
 /** Request topic of a service; the reply topic is `<request topic>.reply` (the @nestjs/microservices convention). */
 export function rpcTopic(service: RpcService): string {
-  return `${service}.rpc`;
+  return `${kafkaNamespace()}${service}.rpc`;
 }
 export function rpcReplyTopic(service: RpcService): string {
   return `${rpcTopic(service)}.reply`;

@@ -11,6 +11,9 @@ import type { Decider } from './decider';
 import { EventStore, StreamVersionConflict, type AppendMeta, type NewEvent, type OutboxRoute } from './event-store';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
+// The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
+jest.setTimeout(60_000);
+
 const TOPIC = 'es-test.events';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

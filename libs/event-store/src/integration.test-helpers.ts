@@ -13,7 +13,8 @@ import { createKafka, ensureTopics, parseBrokers } from '@platform/kafka';
 import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '@platform/service-kit';
 import { eventSourcingTablesSql, quoteIdent } from './schema.sql';
 
-export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform_test';
+/** Admin connection to the test database (same defaults and variables as tools/test/test-env.mjs). */
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${process.env.TEST_DATABASE ?? 'platform_test'}`;
 export const BROKERS = parseBrokers(process.env.KAFKA_BROKERS);
 
 /** Lower-case, identifier-safe and unique per call: `<prefix>_<time>_<random>`. */
@@ -132,6 +133,8 @@ export async function createTestSchema(options: { prefix?: string; extraSql?: (s
     migrations: [{ name: 'Migration00000000000001EsTestInit', class: Migration00000000000001EsTestInit }],
     poolMax: options.poolMax ?? 5,
   });
+  // The migrator logs "Processing/Applied" unconditionally; keep test output readable.
+  (orm.config.getLogger() as unknown as { writer: (message: string) => void }).writer = () => undefined;
   await runMigrations(orm);
   const em = () => orm.em.fork() as unknown as EntityManager;
   return {

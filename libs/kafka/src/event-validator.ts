@@ -12,13 +12,16 @@ export function validateDomainEvent(value: unknown): string | null {
     if (typeof e[field] !== 'string' || (e[field] as string).length === 0) return `envelope field ${field} missing`;
   }
   if (typeof e.streamVersion !== 'number') return 'envelope field streamVersion missing';
-  const schema = EVENT_DATA_SCHEMAS[e.type as string];
-  if (!schema) return null;
-  let validate = compiled.get(e.type as string);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(e.type as string, validate);
+  if (!Object.hasOwn(EVENT_DATA_SCHEMAS, e.type as string)) return null;
+  try {
+    let validate = compiled.get(e.type as string);
+    if (!validate) {
+      validate = ajv.compile(EVENT_DATA_SCHEMAS[e.type as string]);
+      compiled.set(e.type as string, validate);
+    }
+    if (validate(e.data)) return null;
+    return ajv.errorsText(validate.errors, { dataVar: 'data' });
+  } catch (error) {
+    return `schema check failed: ${(error as Error).message}`;
   }
-  if (validate(e.data)) return null;
-  return ajv.errorsText(validate.errors, { dataVar: 'data' });
 }

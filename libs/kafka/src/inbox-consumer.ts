@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
-import type { DomainEvent } from '@platform/contracts';
+import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
 import { recordDeadLetter, recordInInbox } from '@platform/event-store';
 import { validateDomainEvent } from './event-validator';
 
@@ -12,7 +12,7 @@ export interface InboxConsumerOptions {
   orm: MikroORM;
   /** The service's schema, holding inbox and dead_letters. */
   schema: string;
-  /** Name recorded in the inbox; also the consumer group id. */
+  /** Name recorded in the inbox; with the namespace prefix also the consumer group id. */
   consumerName: string;
   topics: string[];
   /** Effects by event type; other types on the topics are skipped. */
@@ -38,7 +38,7 @@ export class InboxConsumer {
   async start(): Promise<void> {
     const o = this.options;
     const consumer = o.kafka.consumer({
-      groupId: o.consumerName,
+      groupId: kafkaNamespace() + o.consumerName,
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
       maxWaitTimeInMs: 200,
@@ -78,7 +78,12 @@ export class InboxConsumer {
       await this.deadLetter(topic, partition, message, null, raw, 'payload is not JSON');
       return;
     }
-    const handler = o.handlers[event?.type];
+    if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+      await this.deadLetter(topic, partition, message, null, raw, 'payload is not a JSON object');
+      return;
+    }
+    // Own properties only: a type such as "constructor" must not find Object.prototype's.
+    const handler = typeof event.type === 'string' && Object.hasOwn(o.handlers, event.type) ? o.handlers[event.type] : undefined;
     if (!handler) return;
     const problem = validateDomainEvent(event);
     if (problem) {
@@ -136,7 +141,7 @@ export async function startBroadcastConsumer(args: {
   fromBeginning?: boolean;
   onEvent: (event: DomainEvent) => void | Promise<void>;
 }): Promise<Consumer> {
-  const consumer = args.kafka.consumer({ groupId: args.groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+  const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
   await consumer.connect();
   await consumer.subscribe({ topics: args.topics, fromBeginning: args.fromBeginning ?? false });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));

@@ -1,7 +1,7 @@
 import { ClientKafka } from '@nestjs/microservices';
 import { Partitioners } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
-import { rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
+import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
 
@@ -34,7 +34,7 @@ export class RpcClient {
     silenceKafkaJsTimeoutNegativeWarning();
     this.client = new ClientKafka({
       client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
-      consumer: { groupId: `gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
+      consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
       producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
       subscribe: { fromBeginning: true },
       postfixId: '',

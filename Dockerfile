@@ -1,0 +1,61 @@
+# syntax=docker/dockerfile:1
+#
+# One image recipe for every app of the monorepo. The app is chosen at build time with
+# `--build-arg APP=<app>` (it becomes the default of `ENV APP`) and can be switched at run time
+# with `-e APP=<app>`, since every image holds the whole compiled dist/ tree:
+#
+#   docker build --build-arg APP=profile -t platform-profile .
+#   docker run --rm -p 3040:3040 -e DATABASE_URL=... -e KAFKA_BROKERS=... platform-profile
+#
+# apps: gateway | messaging | consent | media | profile | webhook-dispatcher | chat-sim
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+# build: all dependencies, compile apps/ and libs/ to dist/ (tsc -p tsconfig.build.json)
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV NX_DAEMON=false \
+    NX_NO_CLOUD=true
+COPY package.json package-lock.json ./
+# --ignore-scripts: the only packages with install scripts are dev tools (the `node` package would
+# download a second Node binary; nx and @parcel/watcher postinstalls); tsc needs none of them.
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY libs ./libs
+COPY apps ./apps
+RUN npm run build \
+ && test -f dist/apps/gateway/src/main.js
+
+# ---------------------------------------------------------------------------------------------
+# prod-deps: runtime dependencies only
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+# ---------------------------------------------------------------------------------------------
+# runtime: production dependencies + compiled code, non-root. Files stay owned by root (read-only
+# for the `node` user); the app writes nothing to disk.
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ARG APP=gateway
+ENV NODE_ENV=production \
+    APP=${APP}
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+# register-paths.cjs maps the @platform/* aliases of tsconfig.base.json onto dist/.
+COPY package.json tsconfig.base.json ./
+COPY tools/build/register-paths.cjs ./tools/build/register-paths.cjs
+COPY --from=build /app/dist/apps ./dist/apps
+COPY --from=build /app/dist/libs ./dist/libs
+USER node
+# Public ports of the apps (gateway 3000 + admin 3001, messaging 3010, consent 3020, media 3030,
+# profile 3040, webhook-dispatcher 3050, chat-sim 3060); each app listens on $PORT.
+EXPOSE 3000 3001 3010 3020 3030 3040 3050 3060
+STOPSIGNAL SIGTERM
+# `exec` so node is PID 1's direct replacement and receives SIGTERM (graceful shutdown in runMain).
+CMD ["/bin/sh", "-c", "exec node -r ./tools/build/register-paths.cjs \"dist/apps/${APP}/src/main.js\""]

@@ -1,0 +1,239 @@
+/**
+ * InboxConsumer (libs/kafka) over a real topic and a real service schema: duplicates on the topic
+ * and a replay from offset 0 apply nothing twice; invalid payloads and failing handlers go to
+ * dead_letters without blocking the messages behind them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kafka, Producer } from 'kafkajs';
+import { EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
+import { InboxConsumer, type EventHandler, type InboxConsumerOptions } from '@platform/kafka';
+import {
+  connectProducer,
+  countRows,
+  createTestSchema,
+  createTopic,
+  deleteTopics,
+  dropTestSchema,
+  testKafka,
+  uniqueName,
+  waitFor,
+  type TestSchema,
+} from './integration.test-helpers';
+
+// The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
+jest.setTimeout(60_000);
+
+const APPLIED = 'TestCounterIncremented';
+const EXPLODING = 'TestExploding';
+
+function makeEvent(streamId: string, streamVersion: number, data: unknown = { by: 1 }, type = APPLIED): DomainEvent {
+  return {
+    eventId: uuidv7(Date.now()),
+    type,
+    schemaVersion: 1,
+    occurredAt: new Date().toISOString(),
+    appId: null,
+    correlationId: null,
+    causationId: null,
+    streamId,
+    streamVersion,
+    data,
+  };
+}
+
+function message(event: DomainEvent, partition?: number) {
+  return {
+    key: event.streamId,
+    value: JSON.stringify(event),
+    headers: { [EVENT_HEADERS.eventId]: event.eventId, [EVENT_HEADERS.type]: event.type },
+    ...(partition === undefined ? {} : { partition }),
+  };
+}
+
+interface BatchSeen {
+  partition: number;
+  firstOffset: number;
+}
+
+/** The real Kafka client, with every consumer it creates reporting the batches it processes. */
+function observedKafka(kafka: Kafka, batches: BatchSeen[]): Kafka {
+  const observed = Object.create(kafka) as Kafka;
+  observed.consumer = (config) => {
+    const consumer = kafka.consumer(config);
+    consumer.on(consumer.events.START_BATCH_PROCESS, (e) => batches.push({ partition: e.payload.partition, firstOffset: Number(e.payload.firstOffset) }));
+    return consumer;
+  };
+  return observed;
+}
+
+describe('InboxConsumer (Postgres + Kafka)', () => {
+  let db: TestSchema;
+  let kafka: Kafka;
+  let producer: Producer;
+  const topics: string[] = [];
+  const consumers: InboxConsumer[] = [];
+
+  const effects = (): Promise<{ event_id: string; n: number }[]> =>
+    db.query(`select event_id, count(*)::int as n from "${db.schema}".effects group by event_id`);
+  const appliedIds = async (): Promise<Set<string>> => new Set((await effects()).map((r) => r.event_id));
+
+  const handlers: Record<string, EventHandler> = {
+    [APPLIED]: async (em, event) => {
+      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [event.eventId, event.streamId, event.streamVersion]);
+    },
+    [EXPLODING]: async (em, event) => {
+      // The effect is written, then the handler fails: the transaction must take it back.
+      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [event.eventId, event.streamId, event.streamVersion]);
+      throw new Error(`handler refused ${event.eventId}`);
+    },
+  };
+
+  async function startConsumer(options: Partial<InboxConsumerOptions> & Pick<InboxConsumerOptions, 'consumerName' | 'topics'>): Promise<InboxConsumer> {
+    const consumer = new InboxConsumer({ kafka, orm: db.orm, schema: db.schema, handlers, fromBeginning: true, ...options });
+    consumers.push(consumer);
+    await consumer.start();
+    return consumer;
+  }
+
+  /** One fresh event per partition, sent to that partition; once all are applied, everything before them was seen. */
+  async function sendSentinels(topic: string, partitions: number, tag: string): Promise<string[]> {
+    const events = Array.from({ length: partitions }, (_, p) => makeEvent(`sentinel-${tag}-${p}`, 1));
+    await producer.send({ topic, acks: -1, messages: events.map((e, p) => message(e, p)) });
+    return events.map((e) => e.eventId);
+  }
+
+  async function waitApplied(ids: string[], what: string): Promise<void> {
+    await waitFor(what, async () => {
+      const applied = await appliedIds();
+      return ids.every((id) => applied.has(id));
+    }, { timeoutMs: 30000, detail: async () => ({ applied: (await appliedIds()).size, wanted: ids.length }) });
+  }
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestSchema({
+      prefix: 'es_inbox',
+      // No unique constraint on purpose: a second application would show up as a second row.
+      extraSql: (s) => [`create table ${s}.effects (id bigserial primary key, event_id text not null, stream_id text not null, stream_version integer not null)`],
+    });
+    producer = await connectProducer(kafka);
+  });
+
+  afterAll(async () => {
+    await Promise.all(consumers.map((c) => c.stop()));
+    await producer?.disconnect().catch(() => undefined);
+    await dropTestSchema(db);
+    await deleteTopics(kafka, topics);
+  });
+
+  it('applies each event once although every message is on the topic twice, and again nothing after a replay from offset 0', async () => {
+    const partitions = 3;
+    const topic = await createTopic(kafka, 'es-inbox-test', partitions);
+    topics.push(topic);
+    const consumerName = uniqueName('es-inbox-dedupe');
+
+    const events = Array.from({ length: 6 }, (_, s) => `stream-${s}-${randomUUID()}`).flatMap((stream) => Array.from({ length: 5 }, (_, v) => makeEvent(stream, v + 1)));
+    // Every message twice: back to back in one send, and the whole list once more in a second send.
+    await producer.send({ topic, acks: -1, messages: events.flatMap((e) => [message(e), message(e)]) });
+    await producer.send({ topic, acks: -1, messages: events.map((e) => message(e)) });
+    const firstSentinels = await sendSentinels(topic, partitions, 'first');
+
+    const applied: DomainEvent[] = [];
+    const first = await startConsumer({ consumerName, topics: [topic], onApplied: (e) => applied.push(e) });
+    await waitApplied([...events.map((e) => e.eventId), ...firstSentinels], 'every event and sentinel to be applied');
+
+    const counts = await effects();
+    expect(counts).toHaveLength(events.length + partitions);
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length + partitions);
+    expect(applied.map((e) => e.eventId).sort()).toEqual([...events.map((e) => e.eventId), ...firstSentinels].sort());
+    expect(await countRows(db, 'dead_letters')).toBe(0);
+
+    // Restart: same consumer name (= group), offsets reset to the beginning of every partition.
+    await first.stop();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitFor('the group to accept an offset reset', async () => {
+        await admin.resetOffsets({ groupId: consumerName, topic, earliest: true });
+        return true;
+      }, { timeoutMs: 20000, intervalMs: 500 });
+    } finally {
+      await admin.disconnect();
+    }
+
+    const replayBatches: BatchSeen[] = [];
+    const appliedAfterReplay: DomainEvent[] = [];
+    const secondSentinels = await sendSentinels(topic, partitions, 'second');
+    await startConsumer({ consumerName, topics: [topic], kafka: observedKafka(kafka, replayBatches), onApplied: (e) => appliedAfterReplay.push(e) });
+    await waitApplied(secondSentinels, 'the post-replay sentinels to be applied');
+
+    // It really re-read every partition from offset 0...
+    for (let p = 0; p < partitions; p++) expect(replayBatches.some((b) => b.partition === p && b.firstOffset === 0)).toBe(true);
+    // ...and applied only what is new.
+    expect(appliedAfterReplay.map((e) => e.eventId).sort()).toEqual([...secondSentinels].sort());
+    const after = await effects();
+    expect(after).toHaveLength(events.length + 2 * partitions);
+    expect(after.every((r) => r.n === 1)).toBe(true);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length + 2 * partitions);
+  });
+
+  it('dead-letters invalid payloads and failing events without blocking the messages behind them', async () => {
+    // One partition: everything below is processed strictly in this order.
+    const topic = await createTopic(kafka, 'es-inbox-bad', 1);
+    topics.push(topic);
+    const consumerName = uniqueName('es-inbox-dlq');
+    const stream = `bad-${randomUUID()}`;
+
+    const before = makeEvent(stream, 1);
+    const noVersion = { ...makeEvent(stream, 2) } as Partial<DomainEvent>;
+    delete noVersion.streamVersion;
+    const unknownType = makeEvent(stream, 3, {}, 'SomethingNobodyHandles');
+    const exploding = makeEvent(stream, 4, {}, EXPLODING);
+    const after = [makeEvent(stream, 5), makeEvent(stream, 6)];
+
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [
+        message(before), // offset 0
+        { key: stream, value: 'this is {not JSON' }, // 1
+        { key: stream, value: JSON.stringify(noVersion) }, // 2
+        message(unknownType), // 3: no handler, skipped silently
+        message(exploding), // 4: handler keeps failing
+        ...after.map((e) => message(e)), // 5, 6
+      ],
+    });
+
+    const errors: Record<string, unknown>[] = [];
+    await startConsumer({ consumerName, topics: [topic], maxAttempts: 2, onError: (_error, context) => errors.push(context) });
+    await waitApplied([before.eventId, ...after.map((e) => e.eventId)], 'the valid events around the bad ones to be applied');
+
+    const letters = await db.query<{ consumer: string; topic: string; partition: number; offset: string; event_id: string | null; payload: string; error: string }>(
+      `select consumer, topic, partition, "offset", event_id, payload, error from "${db.schema}".dead_letters where consumer = ? order by id`,
+      [consumerName],
+    );
+    expect(letters).toHaveLength(3);
+    expect(letters[0]).toEqual({ consumer: consumerName, topic, partition: 0, offset: '1', event_id: null, payload: 'this is {not JSON', error: 'payload is not JSON' });
+    expect(letters[1]).toEqual({
+      consumer: consumerName,
+      topic,
+      partition: 0,
+      offset: '2',
+      event_id: noVersion.eventId,
+      payload: JSON.stringify(noVersion),
+      error: 'invalid event: envelope field streamVersion missing',
+    });
+    expect(letters[2]).toMatchObject({ consumer: consumerName, topic, partition: 0, offset: '4', event_id: exploding.eventId, payload: JSON.stringify(exploding) });
+    expect(letters[2].error).toContain(`handler refused ${exploding.eventId}`);
+
+    // The failing handler's effect and inbox row were rolled back with it (so it can be redriven).
+    const ids = await appliedIds();
+    expect(ids.has(exploding.eventId)).toBe(false);
+    expect(ids.has(unknownType.eventId)).toBe(false);
+    expect(await countRows(db, 'inbox', 'consumer = ? and event_id = ?', [consumerName, exploding.eventId])).toBe(0);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(3);
+    // Two attempts for the exploding event, then the dead letter.
+    expect(errors.filter((c) => c.eventId === exploding.eventId && typeof c.attempt === 'number').map((c) => c.attempt)).toEqual([1, 2]);
+  });
+});

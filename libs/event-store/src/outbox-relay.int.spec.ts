@@ -1,0 +1,320 @@
+/**
+ * OutboxRelay against real Postgres and Kafka: what goes out (key, headers, payload, per-key order),
+ * that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses nothing, and that two
+ * relays on one schema never reorder a key (advisory lock).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Kafka, Producer } from 'kafkajs';
+import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
+import { EventStore, type AppendMeta, type NewEvent } from './event-store';
+import {
+  BROKERS,
+  adminQuery,
+  byKey,
+  collectTopics,
+  connectProducer,
+  countRows,
+  createTestSchema,
+  createTopic,
+  deleteTopics,
+  dropTestSchema,
+  testKafka,
+  uniqueName,
+  waitFor,
+  type Collector,
+  type ConsumedMessage,
+  type TestSchema,
+} from './integration.test-helpers';
+import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+
+// The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
+jest.setTimeout(60_000);
+
+const CHILD = path.join(__dirname, 'testing', 'outbox-relay-child.js');
+
+function meta(correlationId: string | null = null): AppendMeta {
+  return { now: new Date(), appId: 'app_relay', correlationId, causationId: null };
+}
+
+/**
+ * Per key, in (partition, offset) order, versions must go 1, 2, 3... A version at or below the
+ * highest seen so far is allowed only as a redelivery of an already seen event (at-least-once);
+ * a new version must be exactly the next one (no gap, no reordering).
+ */
+function assertPerKeyOrder(messages: ConsumedMessage[], expectedVersions: Map<string, number>, options: { allowDuplicates: boolean }): number {
+  let duplicates = 0;
+  const groups = byKey(messages);
+  expect([...groups.keys()].sort()).toEqual([...expectedVersions.keys()].sort());
+  for (const [key, list] of groups) {
+    expect(new Set(list.map((m) => m.partition)).size).toBe(1); // one key, one partition
+    let highest = 0;
+    for (const m of list) {
+      const event = JSON.parse(m.value!) as DomainEvent;
+      if (event.streamVersion <= highest) {
+        if (!options.allowDuplicates) throw new Error(`key ${key}: version ${event.streamVersion} after ${highest} (offset ${m.offset})`);
+        duplicates++;
+        continue;
+      }
+      if (event.streamVersion !== highest + 1) throw new Error(`key ${key}: version ${event.streamVersion} after ${highest} (offset ${m.offset}): out of order`);
+      highest = event.streamVersion;
+    }
+    expect(highest).toBe(expectedVersions.get(key));
+  }
+  return duplicates;
+}
+
+describe('OutboxRelay (Postgres + Kafka)', () => {
+  let kafka: Kafka;
+  const topics: string[] = [];
+  const schemas: TestSchema[] = [];
+  const relays: OutboxRelay[] = [];
+  const producers: Producer[] = [];
+  const collectors: Collector[] = [];
+  const children: ChildProcess[] = [];
+
+  async function newTopic(partitions = 6): Promise<string> {
+    const topic = await createTopic(kafka, 'es-relay-test', partitions);
+    topics.push(topic);
+    return topic;
+  }
+  async function newSchema(): Promise<TestSchema> {
+    const db = await createTestSchema({ prefix: 'es_relay' });
+    schemas.push(db);
+    return db;
+  }
+  async function newRelay(db: TestSchema, options: Partial<OutboxRelayOptions> = {}): Promise<OutboxRelay> {
+    const producer = await connectProducer(kafka);
+    producers.push(producer);
+    const relay = new OutboxRelay({
+      schema: db.schema,
+      databaseUrl: db.url,
+      producer,
+      onError: (error) => process.stderr.write(`relay error: ${String(error)}\n`),
+      ...options,
+    });
+    relays.push(relay);
+    return relay;
+  }
+  async function collect(topicList: string[]): Promise<Collector> {
+    const collector = await collectTopics(kafka, topicList);
+    collectors.push(collector);
+    return collector;
+  }
+
+  beforeAll(() => {
+    kafka = testKafka();
+  });
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(relays.map((r) => r.stop().catch(() => undefined)));
+    await Promise.all(producers.map((p) => p.disconnect().catch(() => undefined)));
+    await Promise.all(collectors.map((c) => c.stop()));
+    await Promise.all(schemas.map((s) => dropTestSchema(s)));
+    await deleteTopics(kafka, topics);
+  });
+
+  it('publishes every row with key = aggregate id and event headers, in order per key, then deletes it', async () => {
+    const [mainTopic, auditTopic] = await Promise.all([newTopic(), newTopic(2)]);
+    const db = await newSchema();
+    // Two topics in one batch: `Audited` events go to their own topic, keyed by the same stream.
+    const store = new EventStore(db.schema, (e) => ({ topic: e.type === 'Audited' ? auditTopic : mainTopic, key: e.streamId, aggregateType: 'thing' }));
+
+    const streams = Array.from({ length: 5 }, () => uniqueName('thing'));
+    const appended: DomainEvent[] = [];
+    // Interleave the streams over many transactions so that seq order mixes keys.
+    for (let round = 0; round < 6; round++) {
+      for (const [i, stream] of streams.entries()) {
+        const events: NewEvent[] = [
+          { type: 'Changed', data: { round, i } },
+          { type: round % 2 === 0 ? 'Audited' : 'Changed', data: { round } },
+        ];
+        appended.push(...(await db.em().transactional((em) => store.append(em as never, stream, round * 2, events, meta(i === 0 ? `req_${round}` : null)))));
+      }
+    }
+    expect(await countRows(db, 'outbox')).toBe(appended.length);
+
+    const published: number[] = [];
+    const relay = await newRelay(db, { batchSize: 7, pollIntervalMs: 60000, onPublished: (n) => published.push(n) });
+    const collector = await collect([mainTopic, auditTopic]);
+    await relay.start();
+
+    await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0, { detail: () => published });
+    expect(await relay.backlog()).toEqual({ count: 0, oldestAgeSeconds: 0 });
+    expect(published.reduce((a, b) => a + b, 0)).toBe(appended.length);
+    expect(Math.max(...published)).toBeLessThanOrEqual(7);
+
+    await waitFor(`${appended.length} messages on Kafka`, () => collector.messages.length >= appended.length, { detail: () => collector.messages.length });
+    expect(collector.messages).toHaveLength(appended.length);
+    const byId = new Map(appended.map((e) => [e.eventId, e]));
+    for (const m of collector.messages) {
+      const event = byId.get(m.headers[EVENT_HEADERS.eventId]);
+      expect(event).toBeDefined();
+      expect(m.topic).toBe(event!.type === 'Audited' ? auditTopic : mainTopic);
+      expect(m.key).toBe(event!.streamId);
+      expect(m.headers[EVENT_HEADERS.type]).toBe(event!.type);
+      expect(m.headers[EVENT_HEADERS.correlationId]).toBe(event!.correlationId ?? undefined);
+      expect(JSON.parse(m.value!)).toEqual(event);
+    }
+    // Per key and topic, versions in append order with nothing lost or repeated.
+    for (const topic of [mainTopic, auditTopic]) {
+      const onTopic = collector.messages.filter((m) => m.topic === topic);
+      const expected = new Map<string, number[]>();
+      for (const e of appended.filter((x) => (x.type === 'Audited') === (topic === auditTopic))) expected.set(e.streamId, [...(expected.get(e.streamId) ?? []), e.streamVersion]);
+      for (const [key, list] of byKey(onTopic)) expect(list.map((m) => (JSON.parse(m.value!) as DomainEvent).streamVersion)).toEqual(expected.get(key));
+    }
+  });
+
+  it('is woken by NOTIFY: rows go out immediately although the poll is 60 s', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+    const relay = await newRelay(db, { pollIntervalMs: 60000 });
+    const collector = await collect([topic]);
+    await relay.start();
+    const relayIsIdle = async () => {
+      // The first (empty) drain has committed and the loop now sleeps on its 60 s timer.
+      const rows = await adminQuery<{ state: string; query: string }>('select state, query from pg_stat_activity where application_name = $1', [`${db.schema}-outbox-relay`]);
+      return rows.length > 0 && rows.every((r) => r.state === 'idle' && r.query === 'commit');
+    };
+
+    for (let round = 1; round <= 3; round++) {
+      await waitFor('the relay to be idle', relayIsIdle);
+      const started = Date.now();
+      const [event] = await db.em().transactional((em) => store.append(em as never, uniqueName('woken'), 0, [{ type: 'Poked', data: { round } }], meta()));
+      await waitFor(`event of round ${round} on Kafka`, () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), { timeoutMs: 10000 });
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeLessThan(5000);
+      await waitFor('its outbox row to be deleted', async () => (await countRows(db, 'outbox')) === 0);
+    }
+    expect(collector.messages).toHaveLength(3);
+  });
+
+  it('loses nothing when the relay process is SIGKILLed mid-batch; a second relay drains the rest', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+
+    // 20 000 rows: 200 streams x 100 events, in one transaction.
+    const streams = Array.from({ length: 200 }, (_, i) => `crash-${i}`);
+    const eventIds = new Set<string>();
+    await db.em().transactional(async (em) => {
+      for (const stream of streams) {
+        const events = Array.from({ length: 100 }, (_, v) => ({ type: 'Counted', data: { v } }));
+        for (const e of await store.append(em as never, stream, 0, events, meta())) eventIds.add(e.eventId);
+      }
+    });
+    const total = eventIds.size;
+    expect(total).toBe(20000);
+    expect(await countRows(db, 'outbox')).toBe(total);
+
+    const childLog: string[] = [];
+    let childPublished = 0;
+    let stalled: { batch: number; eventIds: string[] } | null = null;
+    const child = fork(CHILD, [], {
+      execPath: process.execPath,
+      execArgv: [],
+      env: { ...process.env, RELAY_SCHEMA: db.schema, RELAY_DATABASE_URL: db.url, KAFKA_BROKERS: BROKERS.join(','), RELAY_BATCH_SIZE: '200', RELAY_STALL_AT_BATCH: '6' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    children.push(child);
+    child.stdout!.on('data', (chunk) => childLog.push(String(chunk)));
+    child.stderr!.on('data', (chunk) => childLog.push(String(chunk)));
+    child.on('message', (message: { type: string; total?: number; batch?: number; eventIds?: string[] }) => {
+      if (message.type === 'published') childPublished = message.total!;
+      if (message.type === 'stalled') stalled = { batch: message.batch!, eventIds: message.eventIds! };
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+
+    // Some rows are gone (5 committed batches) and the 6th batch is on Kafka but not yet deleted.
+    const remainingAtKill = await waitFor(
+      'the child relay to commit some batches and stall inside the next one',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`child exited early: ${childLog.join('')}`);
+        const remaining = await countRows(db, 'outbox');
+        return remaining < total && stalled !== null ? remaining : false;
+      },
+      { timeoutMs: 30000, intervalMs: 10, detail: () => ({ childPublished, stalled: stalled?.batch, log: childLog.join('').slice(-2000) }) },
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const inFlight = stalled!.eventIds;
+    expect(childPublished).toBe(1000);
+    expect(remainingAtKill).toBe(total - 1000);
+    expect(inFlight).toHaveLength(200);
+    // The killed batch never got to its delete: all its rows are still in the outbox.
+    expect(await countRows(db, 'outbox')).toBe(total - 1000);
+    expect(await countRows(db, 'outbox', "id = any(string_to_array(?, ',')::uuid[])", [inFlight.join(',')])).toBe(200);
+
+    // A fresh relay takes over; it may first find the lock still held until Postgres ends the dead session.
+    const relay = await newRelay(db, { batchSize: 500, pollIntervalMs: 200 });
+    await relay.start();
+    await waitFor('the second relay to drain the outbox', async () => (await countRows(db, 'outbox')) === 0, { timeoutMs: 30000, detail: () => relay.backlog() });
+
+    const collector = await collect([topic]);
+    const seen = new Map<string, number>();
+    let scanned = 0;
+    const scan = () => {
+      for (; scanned < collector.messages.length; scanned++) {
+        const id = collector.messages[scanned].headers[EVENT_HEADERS.eventId];
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+      }
+    };
+    await waitFor(
+      `all ${total} event ids on Kafka`,
+      () => {
+        scan();
+        return seen.size >= total && collector.messages.length >= total + inFlight.length;
+      },
+      { timeoutMs: 30000, detail: () => ({ distinct: seen.size, messages: collector.messages.length }) },
+    );
+    for (const id of eventIds) expect(seen.has(id)).toBe(true);
+    expect(seen.size).toBe(total);
+    // Exactly the killed batch went out twice (at-least-once), everything else once.
+    const twice = [...seen.entries()].filter(([, n]) => n > 1).map(([id]) => id);
+    expect(twice.sort()).toEqual([...inFlight].sort());
+    expect(Math.max(...seen.values())).toBe(2);
+    // Keys stay in order across the crash; the only repeats are the re-sent killed batch.
+    const duplicates = assertPerKeyOrder(collector.messages, new Map(streams.map((s) => [s, 100])), { allowDuplicates: true });
+    expect(duplicates).toBe(inFlight.length);
+  });
+
+  it('two relays over one schema never publish a key out of order', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+    const counts = [0, 0];
+    // Small batches and a short poll: the two relays contend for the lock all the time.
+    const relayA = await newRelay(db, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[0] += n) });
+    const relayB = await newRelay(db, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[1] += n) });
+    const collector = await collect([topic]);
+    await Promise.all([relayA.start(), relayB.start()]);
+
+    // 20 streams written concurrently while both relays run.
+    const streams = Array.from({ length: 20 }, () => uniqueName('pair'));
+    const versions = new Map<string, number>();
+    await Promise.all(
+      streams.map(async (stream, s) => {
+        let version = 0;
+        for (let i = 0; i < 15; i++) {
+          const n = 1 + ((s + i) % 3);
+          const events = Array.from({ length: n }, (_, k) => ({ type: 'Step', data: { i, k } }));
+          await db.em().transactional((em) => store.append(em as never, stream, version, events, meta()));
+          version += n;
+        }
+        versions.set(stream, version);
+      }),
+    );
+    const total = [...versions.values()].reduce((a, b) => a + b, 0);
+
+    await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0, { timeoutMs: 20000, detail: () => counts });
+    await waitFor(`${total} messages on Kafka`, () => collector.messages.length >= total, { timeoutMs: 20000, detail: () => collector.messages.length });
+    expect(counts[0] + counts[1]).toBe(total);
+    // Both really took part (otherwise the test would prove nothing about the lock).
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[1]).toBeGreaterThan(0);
+    expect(collector.messages).toHaveLength(total);
+    assertPerKeyOrder(collector.messages, versions, { allowDuplicates: false });
+  });
+});
