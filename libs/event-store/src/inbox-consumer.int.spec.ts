@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
-import { EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
+import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '@platform/contracts';
 import { InboxConsumer, type EventHandler, type InboxConsumerOptions } from '@platform/kafka';
 import {
   connectProducer,
@@ -149,13 +149,14 @@ describe('InboxConsumer (Postgres + Kafka)', () => {
     expect(applied.map((e) => e.eventId).sort()).toEqual([...events.map((e) => e.eventId), ...firstSentinels].sort());
     expect(await countRows(db, 'dead_letters')).toBe(0);
 
-    // Restart: same consumer name (= group), offsets reset to the beginning of every partition.
+    // Restart: same consumer name (= group, namespaced), offsets reset to the beginning of every partition.
     await first.stop();
     const admin = kafka.admin();
     await admin.connect();
     try {
       await waitFor('the group to accept an offset reset', async () => {
-        await admin.resetOffsets({ groupId: consumerName, topic, earliest: true });
+        // The group id carries the stack's Kafka namespace (KAFKA_NAMESPACE) in front of the consumer name.
+        await admin.resetOffsets({ groupId: kafkaNamespace() + consumerName, topic, earliest: true });
         return true;
       }, { timeoutMs: 20000, intervalMs: 500 });
     } finally {
