@@ -15,6 +15,7 @@ import { GatewayModule } from './gateway.module';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
+import { RouteNotFoundFilter } from './http/not-found.filter';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { RateLimiter } from './public-api/rate-limiter';
@@ -63,7 +64,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     module: { module: GatewayModule, imports: [ServiceKitModule.forRoot(runtime)] },
     port: config.adminPort,
     bodyParser: false,
-    beforeListen: (app) => app.use(ADMIN_BASE_PATH, (req: never, res: never) => void admin(req, res)),
+    beforeListen: (app) => {
+      app.use(ADMIN_BASE_PATH, (req: never, res: never) => void admin(req, res));
+      app.useGlobalFilters(new RouteNotFoundFilter(config.docsUrl));
+    },
   });
 
   const pipeline = createPublicPipeline({

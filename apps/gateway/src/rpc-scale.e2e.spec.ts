@@ -114,6 +114,19 @@ describe('Kafka request/reply with 3 gateway and 2+ profile replicas (e2e)', () 
     expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
   }, 120_000);
 
+  it('a key revoked through one replica stops working on every replica within a second', async () => {
+    const own = await createTestApp();
+    const ping = (g: number) => http(`http://127.0.0.1:${gateways[g]}/platform/v1/ping`, { headers: { authorization: `Bearer ${own.sandboxKey}` } });
+    // Warm every replica's cache so the revocation has to reach it through gateway.events.
+    for (let g = 0; g < 3; g++) expectStatus(await ping(g), 200);
+    expectStatus(await admin('DELETE', `/apps/${own.appId}/keys/${own.sandboxKeyId}`), 200);
+    const revokedAt = Date.now();
+    const statuses = async () => Promise.all([0, 1, 2].map(async (g) => (await ping(g)).status));
+    let last: number[] = await statuses();
+    while (last.some((s) => s !== 401) && Date.now() - revokedAt < 1000) last = await statuses();
+    expect(last).toEqual([401, 401, 401]);
+  });
+
   it('a service that does not answer gives 500 internal_error in time, never a hang; then recovers', async () => {
     const pids: Record<string, number> = JSON.parse(process.env.TEST_STACK_PIDS ?? '{}');
     const profiles = [pids.profile, extraProfile.pid!];

@@ -15,6 +15,9 @@ describe('admin API (e2e)', () => {
     const res = await admin('GET', '/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('route_not_found');
+    const outside = await http(process.env.TEST_ADMIN_URL!.replace('/admin/v1', '/elsewhere'));
+    expect(outside.status).toBe(404);
+    expect(outside.body.error).toMatchObject({ code: 'route_not_found', type: 'not_found_error' });
   });
 
   it('creates orgs, users and apps; validates bodies', async () => {
