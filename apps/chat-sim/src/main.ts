@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
-import { loadBaseConfig, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { runMain, startService } from '@platform/service-kit';
 import { ChatSimModule } from './chat-sim.module';
 import { chatSimMigrations } from './persistence/migrations';
 import { OrgView } from './persistence/org-view.entity';
@@ -22,28 +22,20 @@ export function chatSimOutboxRoute(event: DomainEvent): OutboxRoute | null {
   }
 }
 
-export async function startChatSim(env: NodeJS.ProcessEnv = process.env) {
-  const config = loadBaseConfig('chat-sim', 'chat_sim', 3060, env);
-  const runtime = new ServiceRuntime({
-    config,
-    entities: [OrgView, UserView],
-    migrations: chatSimMigrations,
-    outboxRoute: chatSimOutboxRoute,
-  });
-  await runtime.init();
-  const app = await startNestService({
-    runtime,
-    module: { module: ChatSimModule, imports: [ServiceKitModule.forRoot(runtime, 'chat-sim')] },
-    rpcService: 'chat-sim',
-    port: config.port,
-  });
-  return {
-    runtime,
-    close: async () => {
-      await app.close();
-      await runtime.close();
+export function startChatSim(env: NodeJS.ProcessEnv = process.env) {
+  return startService(
+    {
+      name: 'chat-sim',
+      schema: 'chat_sim',
+      defaultPort: 3060,
+      rpcService: 'chat-sim',
+      entities: [OrgView, UserView],
+      migrations: chatSimMigrations,
+      outboxRoute: chatSimOutboxRoute,
+      module: ChatSimModule,
     },
-  };
+    env,
+  );
 }
 
 if (require.main === module) runMain(startChatSim);

@@ -1,31 +1,23 @@
 import 'reflect-metadata';
 import { TOPICS } from '@platform/contracts';
-import { loadBaseConfig, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { routeByApp, runMain, startService } from '@platform/service-kit';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 import { webhookDispatcherMigrations } from './persistence/migrations';
 
-export async function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env) {
-  const config = loadBaseConfig('webhook-dispatcher', 'webhook_dispatcher', 3050, env);
-  const runtime = new ServiceRuntime({
-    config,
-    entities: [],
-    migrations: webhookDispatcherMigrations,
-    outboxRoute: (event) => ({ topic: TOPICS.webhooksEvents, key: event.appId ?? event.streamId, aggregateType: event.streamId.split('-', 1)[0] }),
-  });
-  await runtime.init();
-  const app = await startNestService({
-    runtime,
-    module: { module: WebhookDispatcherModule, imports: [ServiceKitModule.forRoot(runtime, 'webhooks')] },
-    rpcService: 'webhooks',
-    port: config.port,
-  });
-  return {
-    runtime,
-    close: async () => {
-      await app.close();
-      await runtime.close();
+export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env) {
+  return startService(
+    {
+      name: 'webhook-dispatcher',
+      schema: 'webhook_dispatcher',
+      defaultPort: 3050,
+      rpcService: 'webhooks',
+      entities: [],
+      migrations: webhookDispatcherMigrations,
+      outboxRoute: routeByApp(() => TOPICS.webhooksEvents),
+      module: WebhookDispatcherModule,
     },
-  };
+    env,
+  );
 }
 
 if (require.main === module) runMain(startWebhookDispatcher);

@@ -9,3 +9,4 @@ export * from './health.controller';
 export * from './rpc.controller';
 export * from './bootstrap';
 export * from './http-metrics';
+export * from './start-service';
