@@ -38,7 +38,13 @@ export class OutboxRelay {
   private readonly lockKey: string;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.pool = new Pool({ connectionString: options.databaseUrl, max: 2, application_name: `${options.schema}-outbox-relay` });
+    // A relay whose host vanishes must not hold its row locks and the advisory lock for hours.
+    this.pool = new Pool({
+      connectionString: options.databaseUrl,
+      max: 2,
+      application_name: `${options.schema}-outbox-relay`,
+      options: '-c idle_in_transaction_session_timeout=60s',
+    });
     this.pool.on('error', (error) => options.onError?.(error));
     this.lockKey = `${options.schema}.outbox-relay`;
   }
@@ -87,13 +93,27 @@ export class OutboxRelay {
     client.on('notification', () => this.kick());
     client.on('error', (error) => {
       this.options.onError?.(error);
-      // The poll keeps rows moving; reconnect the listener in the background.
       this.listener = null;
-      if (this.running) setTimeout(() => void this.listen().catch((e) => this.options.onError?.(e)), 1000);
+      void client.end().catch(() => undefined);
+      // The poll keeps rows moving meanwhile; reconnect the listener in the background until it works.
+      void this.relisten();
     });
     await client.connect();
     await client.query(`listen "${outboxChannel(this.options.schema)}"`);
     this.listener = client;
+  }
+
+  private async relisten(): Promise<void> {
+    for (let attempt = 1; this.running && !this.listener; attempt++) {
+      await sleep(Math.min(1000 * attempt, 10_000));
+      if (!this.running) return;
+      try {
+        await this.listen();
+        this.kick();
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+    }
   }
 
   private async run(): Promise<void> {
