@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TOPICS } from '@platform/contracts';
-import { runMain, startService } from '@platform/service-kit';
+import { routeByApp, runMain, startService } from '@platform/service-kit';
 import { orgsConsumer } from './orgs/orgs.projection';
 import { AppView } from './persistence/app-view.entity';
 import { profileMigrations } from './persistence/migrations';
@@ -16,7 +16,7 @@ export function startProfile(env: NodeJS.ProcessEnv = process.env) {
       rpcService: 'profile',
       entities: [AppView, OrgView],
       migrations: profileMigrations,
-      outboxRoute: (event) => ({ topic: TOPICS.profileEvents, key: event.appId ?? event.streamId, aggregateType: 'app' }),
+      outboxRoute: routeByApp(() => TOPICS.profileEvents),
       consumers: [orgsConsumer],
       module: ProfileModule,
     },

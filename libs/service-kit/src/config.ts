@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClockMode } from '@platform/clock';
+import { parseBrokers } from '@platform/kafka';
 
 /** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
 export interface BaseConfig {
@@ -39,7 +40,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     production,
     databaseUrl,
     serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, env.DB_SERVICE_PASSWORD),
-    kafkaBrokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaBrokers: parseBrokers(env.KAFKA_BROKERS),
     clockMode,
     instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     appUserIdSecret,

@@ -10,3 +10,4 @@ export * from './rpc.controller';
 export * from './bootstrap';
 export * from './http-metrics';
 export * from './start-service';
+export * from './poll-until';

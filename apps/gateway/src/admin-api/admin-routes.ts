@@ -1,7 +1,8 @@
-import { appUserIdFor, RPC_SERVICES, type RpcCaller } from '@platform/contracts';
+import { appUserIdFor, RPC_SERVICES } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
+import { pollUntil } from '@platform/service-kit';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
 import type { AppAccessCache } from '../app-status/app-access.cache';
 import type { TestClockService } from '../test-clock/test-clock.service';
@@ -44,10 +45,6 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
     if (!(await deps.apps.waitForVersion(appId, version))) {
       throw new DomainError('internal_error', 'The change was made but the gateway has not seen it yet; retry the read.');
     }
-  };
-  const app = async (appId: string, caller: RpcCaller) => {
-    const reply = await deps.rpc.call<AppReply>('profile', 'apps.get', caller, { appId });
-    return reply;
   };
   const publicApp = ({ version: _version, ...rest }: AppReply) => rest;
   const knownApp = async (appId: string) => {
@@ -97,7 +94,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
     {
       method: 'GET',
       path: '/apps/:appId',
-      handle: async (ctx) => ({ status: 200, body: publicApp(await app(ctx.params.appId, ctx.caller)) }),
+      handle: async (ctx) => ({ status: 200, body: publicApp(await deps.rpc.call<AppReply>('profile', 'apps.get', ctx.caller, { appId: ctx.params.appId })) }),
     },
     {
       method: 'POST',
@@ -118,8 +115,11 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       path: '/apps/:appId/verification',
       body: ChangeVerificationDto,
       handle: async (ctx) => {
-        const profile = await deps.rpc.call('profile', 'apps.setVerification', ctx.caller, { appId: ctx.params.appId, status: ctx.body.status });
-        await settle(ctx.params.appId, (await app(ctx.params.appId, ctx.caller)).version);
+        const { profile, version } = await deps.rpc.call<{ profile: unknown; version: number }>('profile', 'apps.setVerification', ctx.caller, {
+          appId: ctx.params.appId,
+          status: ctx.body.status,
+        });
+        await settle(ctx.params.appId, version);
         return { status: 200, body: profile };
       },
     },
@@ -185,11 +185,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
   return routes;
 }
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
+async function waitUntil(check: () => Promise<boolean>): Promise<void> {
+  if (await pollUntil(check, 10_000)) return;
   throw new DomainError('internal_error', 'The change was made but has not reached every service yet; retry the read.');
 }

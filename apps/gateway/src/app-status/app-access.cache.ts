@@ -1,5 +1,5 @@
 import type { AppStatus, DomainEvent } from '@platform/contracts';
-import type { ServiceRuntime } from '@platform/service-kit';
+import { pollUntil, type ServiceRuntime } from '@platform/service-kit';
 import { AppAccessView } from '../persistence/app-access.entity';
 
 export interface AppAccess {
@@ -48,14 +48,8 @@ export class AppAccessCache {
   }
 
   /** Waits until the projection holds at least `version` of the app (admin calls return after their effect). */
-  async waitForVersion(appId: string, version: number, timeoutMs = 10_000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const access = await this.load(appId);
-      if (access && access.version >= version) return true;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return false;
+  waitForVersion(appId: string, version: number, timeoutMs = 10_000): Promise<boolean> {
+    return pollUntil(async () => ((await this.load(appId))?.version ?? 0) >= version, timeoutMs, 10);
   }
 
   private async load(appId: string): Promise<AppAccess | null> {

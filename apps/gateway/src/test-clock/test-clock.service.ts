@@ -2,7 +2,7 @@ import type { RpcCaller, RpcService } from '@platform/contracts';
 import type { TestClock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
-import type { ServiceRuntime } from '@platform/service-kit';
+import { pollUntil, type ServiceRuntime } from '@platform/service-kit';
 
 /**
  * The Stripe-style test clock (DESIGN section 7): the new offset is an event on gateway.events that
@@ -37,12 +37,8 @@ export class TestClockService {
     return { now: this.clock.now().toISOString() };
   }
 
-  private async waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  private async waitFor(check: () => Promise<boolean>): Promise<void> {
+    if (await pollUntil(check, 15_000, 20)) return;
     throw new DomainError('internal_error', 'The clock moved but not every service has followed yet; retry.');
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type RpcCaller, type VerificationStatus } from '@platform/contracts';
+import { ID_PREFIX, newId, type AppStatusChanged, type RpcCaller, type VerificationStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -58,15 +58,14 @@ export class AppLifecycleHandler implements OnModuleInit {
   }
 
   async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller) {
-    const before = await this.view(appId);
-    const { state, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, meta: { now: this.runtime.clock.now() } }, caller);
-    if (state.kind !== 'existing') throw new DomainError('not_found');
-    return { status: state.status, previousStatus: before.status, version };
+    const { events, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, meta: { now: this.runtime.clock.now() } }, caller);
+    const moved = events[0].data as AppStatusChanged['data'];
+    return { status: moved.status, previousStatus: moved.previousStatus, version };
   }
 
   async setVerification(appId: string, status: VerificationStatus, caller: RpcCaller) {
-    await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
-    return this.getProfile(appId);
+    const { version } = await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
+    return { profile: await this.getProfile(appId), version };
   }
 
   async updateApp(appId: string, dailyQuota: number | undefined, caller: RpcCaller) {
