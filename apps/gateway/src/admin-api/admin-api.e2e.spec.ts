@@ -1,5 +1,5 @@
 import { appUserIdFor } from '@platform/contracts';
-import { admin, api, createTestApp, expectStatus, http, unique } from '@platform/testing';
+import { admin, api, createTestApp, eventually, expectStatus, http, unique } from '@platform/testing';
 
 describe('admin API (e2e)', () => {
   it('refuses a missing or wrong admin token with 401 in the envelope', async () => {
@@ -77,9 +77,12 @@ describe('admin API (e2e)', () => {
       expect(Object.keys(key).sort()).toEqual(['createdAt', 'environment', 'expiresAt', 'id', 'lastUsedAt', 'prefix', 'revokedAt', 'scopes']);
       expect(key.prefix).toMatch(/^qk_(sb|live)_[0-9A-Za-z]{4}$/);
     }
-    // lastUsedAt appears after use.
+    // lastUsedAt appears after use; it is written off the request path, so wait for it.
     expectStatus(await api('GET', '/ping', app.sandboxKey), 200);
-    const used = expectStatus(await admin('GET', `/apps/${app.appId}/keys`), 200).body.data.find((k: { id: string }) => k.id === app.sandboxKeyId);
+    const used = await eventually(async () => {
+      const listed = expectStatus(await admin('GET', `/apps/${app.appId}/keys`), 200).body.data.find((k: { id: string }) => k.id === app.sandboxKeyId);
+      return listed.lastUsedAt !== null ? listed : null;
+    });
     expect(used.lastUsedAt).not.toBeNull();
 
     expectStatus(await admin('DELETE', `/apps/${app.appId}/keys/${app.sandboxKeyId}`), 200);
