@@ -5,9 +5,11 @@ import { runMain, startService } from '@platform/service-kit';
 import { ChatSimModule } from './chat-sim.module';
 import { chatSimMigrations } from './persistence/migrations';
 import { OrgView } from './persistence/org-view.entity';
+import { InboxMessageView } from './persistence/inbox-message.entity';
 import { UserView } from './persistence/user-view.entity';
+import { handoverConsumer } from './relationships/handover.consumer';
 
-/** Org events are keyed by orgId, user events by userId, so each aggregate's events stay in order. */
+/** Org events are keyed by orgId; user events and users' actions by userId, so each user's events stay in order. */
 export function chatSimOutboxRoute(event: DomainEvent): OutboxRoute | null {
   const data = event.data as { orgId?: string; userId?: string };
   switch (event.type) {
@@ -18,7 +20,8 @@ export function chatSimOutboxRoute(event: DomainEvent): OutboxRoute | null {
     case 'UserStatusChanged':
       return { topic: TOPICS.chatUserEvents, key: data.userId as string, aggregateType: 'user' };
     default:
-      return null;
+      // Every user action towards an app: keyed by the user, so a user's actions stay in order.
+      return event.streamId.startsWith('relationship-') ? { topic: TOPICS.chatUserEvents, key: data.userId as string, aggregateType: 'relationship' } : null;
   }
 }
 
@@ -29,9 +32,10 @@ export function startChatSim(env: NodeJS.ProcessEnv = process.env) {
       schema: 'chat_sim',
       defaultPort: 3060,
       rpcService: 'chat-sim',
-      entities: [OrgView, UserView],
+      entities: [OrgView, UserView, InboxMessageView],
       migrations: chatSimMigrations,
       outboxRoute: chatSimOutboxRoute,
+      consumers: (runtime) => [handoverConsumer(runtime)],
       module: ChatSimModule,
     },
     env,

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** Id prefixes (DESIGN D1). */
 export const ID_PREFIX = {
@@ -55,6 +55,20 @@ export function uuidv7(nowMs: number): string {
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * A UUIDv7 whose random part is a hash of `seed`: the same (time, seed) always gives the same id.
+ * Used for events derived from other events, so that re-deriving them is recognisably a repeat.
+ */
+export function derivedUuidv7(nowMs: number, seed: string): string {
+  const bytes = createHash('sha256').update(seed).digest().subarray(0, 16);
+  const ts = BigInt(Math.floor(nowMs));
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

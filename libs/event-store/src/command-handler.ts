@@ -26,18 +26,27 @@ export async function handleCommand<State, Command, Event extends NewEvent>(
   const maxRetries = args.maxRetries ?? 5;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await args.em.fork().transactional(async (em) => {
-        const tx = em as unknown as EntityManager;
-        const { state, version } = await args.eventStore.aggregate(tx, args.streamId, args.decider);
-        const newEvents = args.decider.decide(args.command, state);
-        const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta);
-        const nextState = newEvents.reduce(args.decider.evolve, state);
-        if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
-        return { events: stored, state: nextState, version: version + stored.length };
-      });
+      return await args.em.fork().transactional((em) => decideInTransaction({ ...args, em: em as unknown as EntityManager }));
     } catch (error) {
       if (error instanceof StreamVersionConflict && attempt < maxRetries) continue;
       throw error;
     }
   }
+}
+
+/**
+ * The body of handleCommand inside a transaction the caller already holds (a Kafka consumer records
+ * its inbox row in the same one). No retry here: a StreamVersionConflict aborts the caller's
+ * transaction, and the consumer retries the whole event.
+ */
+export async function decideInTransaction<State, Command, Event extends NewEvent>(
+  args: Omit<HandleCommandArgs<State, Command, Event>, 'maxRetries'>,
+): Promise<{ events: DomainEvent[]; state: State; version: number }> {
+  const tx = args.em;
+  const { state, version } = await args.eventStore.aggregate(tx, args.streamId, args.decider);
+  const newEvents = args.decider.decide(args.command, state);
+  const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta);
+  const nextState = newEvents.reduce(args.decider.evolve, state);
+  if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
+  return { events: stored, state: nextState, version: version + stored.length };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
+import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
 import { foldEvents, type Decider } from './decider';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
@@ -15,6 +15,12 @@ export interface AppendMeta {
   appId: string | null;
   correlationId: string | null;
   causationId: string | null;
+  /**
+   * Makes event ids a function of (seed, stream, position in the batch) instead of random. Consumers
+   * pass the id of the event they react to, so re-applying the same input (a replay into a fresh
+   * schema) mints the very same event ids and downstream inboxes recognise them.
+   */
+  idSeed?: string;
 }
 
 /** Where an event goes on Kafka; null keeps it private to the service. */
@@ -106,7 +112,7 @@ export class EventStore {
     }
     const occurredAt = meta.now.toISOString();
     const events: DomainEvent[] = newEvents.map((event, i) => ({
-      eventId: uuidv7(meta.now.getTime()),
+      eventId: meta.idSeed === undefined ? uuidv7(meta.now.getTime()) : derivedUuidv7(meta.now.getTime(), `${meta.idSeed}|${streamId}|${i}`),
       type: event.type,
       schemaVersion: 1,
       occurredAt,

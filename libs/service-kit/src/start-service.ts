@@ -16,7 +16,8 @@ export interface ServiceDefinition {
   entities: Options['entities'];
   migrations: MigrationObject[];
   outboxRoute: (event: DomainEvent) => OutboxRoute | null;
-  consumers?: ConsumerSpec[];
+  /** Consumers to start after the runtime is up (a function when handlers need the runtime). */
+  consumers?: ConsumerSpec[] | ((runtime: ServiceRuntime) => ConsumerSpec[]);
   module: Type<unknown>;
 }
 
@@ -25,7 +26,8 @@ export async function startService(definition: ServiceDefinition, env: NodeJS.Pr
   const config = loadBaseConfig(definition.name, definition.schema, definition.defaultPort, env);
   const runtime = new ServiceRuntime({ config, entities: definition.entities, migrations: definition.migrations, outboxRoute: definition.outboxRoute });
   await runtime.init();
-  for (const consumer of definition.consumers ?? []) await runtime.consume(consumer);
+  const consumers = typeof definition.consumers === 'function' ? definition.consumers(runtime) : (definition.consumers ?? []);
+  for (const consumer of consumers) await runtime.consume(consumer);
   const app = await startNestService({
     runtime,
     module: { module: definition.module, imports: [ServiceKitModule.forRoot(runtime, definition.rpcService)] },

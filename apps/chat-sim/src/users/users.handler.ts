@@ -49,8 +49,9 @@ export class UsersHandler implements OnModuleInit {
 
   async changeStatus(userId: string, status: UserStatus, caller: RpcCaller) {
     await this.view(userId);
-    await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
-    return this.getUser(userId);
+    const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
+    // The gateway waits for the platform to take these in (a deletion opts the user out everywhere).
+    return { ...(await this.getUser(userId)), eventIds: events.map((e) => e.eventId) };
   }
 
   async getUser(userId: string) {

@@ -1,4 +1,5 @@
-import { CHAT_USER_EVENT_SCHEMAS } from './chat.events';
+import { CHAT_OUTBOUND_EVENT_SCHEMAS, CHAT_USER_EVENT_SCHEMAS } from './chat.events';
+import { CONSENT_EVENT_SCHEMAS } from './consent.events';
 import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
 import { PROFILE_EVENT_SCHEMAS } from './profile.events';
 import type { JsonSchema } from './schema-builders';
@@ -8,4 +9,6 @@ export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
   ...PROFILE_EVENT_SCHEMAS,
   ...GATEWAY_EVENT_SCHEMAS,
   ...CHAT_USER_EVENT_SCHEMAS,
+  ...CHAT_OUTBOUND_EVENT_SCHEMAS,
+  ...CONSENT_EVENT_SCHEMAS,
 };

@@ -2,4 +2,5 @@ export * from './schema-builders';
 export * from './profile.events';
 export * from './gateway.events';
 export * from './chat.events';
+export * from './consent.events';
 export * from './event-schemas';

@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100ChatSimInit } from './migration-20261122-0001-init';
+import { Migration20261122000200ChatSimInbox } from './migration-20261122-0002-inbox';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const chatSimMigrations: MigrationObject[] = [{ name: 'Migration20261122000100ChatSimInit', class: Migration20261122000100ChatSimInit }];
+export const chatSimMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100ChatSimInit', class: Migration20261122000100ChatSimInit },
+  { name: 'Migration20261122000200ChatSimInbox', class: Migration20261122000200ChatSimInbox },
+];

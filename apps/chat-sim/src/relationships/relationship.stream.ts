@@ -1,0 +1,37 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DomainEvent } from '@platform/contracts';
+import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
+import type { ServiceRuntime } from '@platform/service-kit';
+import { relationshipDecider, type RelationshipCommand } from './relationship.decider';
+
+export const relationshipStreamId = (userId: string, appId: string) => `relationship-${userId}:${appId}`;
+
+function metaFor(runtime: ServiceRuntime, command: RelationshipCommand, correlationId: string | null, causationId: string | null): AppendMeta {
+  return { now: runtime.clock.now(), appId: command.data.appId, correlationId, causationId };
+}
+
+/** Decides a user's action in its own transaction (simulator calls). */
+export async function runRelationshipCommand(runtime: ServiceRuntime, command: RelationshipCommand, requestId: string | null): Promise<DomainEvent[]> {
+  const { events } = await handleCommand({
+    em: runtime.em(),
+    eventStore: runtime.eventStore,
+    decider: relationshipDecider,
+    streamId: relationshipStreamId(command.data.userId, command.data.appId),
+    command,
+    meta: metaFor(runtime, command, requestId, requestId),
+  });
+  return events;
+}
+
+/** Decides inside a consumer's transaction (handoffs), caused by the consumed event. */
+export async function applyRelationshipCommand(runtime: ServiceRuntime, em: EntityManager, command: RelationshipCommand, cause: DomainEvent): Promise<DomainEvent[]> {
+  const { events } = await decideInTransaction({
+    em,
+    eventStore: runtime.eventStore,
+    decider: relationshipDecider,
+    streamId: relationshipStreamId(command.data.userId, command.data.appId),
+    command,
+    meta: { ...metaFor(runtime, command, cause.correlationId, cause.eventId), idSeed: cause.eventId },
+  });
+  return events;
+}

@@ -1,0 +1,107 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ID_PREFIX, newId, type ChatMessageType, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { RpcDispatcher } from '@platform/kafka';
+import { ServiceRuntime } from '@platform/service-kit';
+import { InboxMessageView } from '../persistence/inbox-message.entity';
+import { UserView } from '../persistence/user-view.entity';
+import type { RelationshipCommand } from './relationship.decider';
+import { runRelationshipCommand } from './relationship.stream';
+
+/** What a simulator call published: the gateway waits until the platform has taken these in. */
+export interface SimOutcome {
+  /** Ids of the events published on chat.user-events (empty when nothing changed). */
+  eventIds: string[];
+}
+
+const APP_ACTIONS = {
+  allow: 'AllowFromProfile',
+  stop: 'StopApp',
+  block: 'BlockApp',
+  unblock: 'UnblockApp',
+  'accept-tester': 'AcceptTesterInvitation',
+} as const;
+export type SimAppAction = keyof typeof APP_ACTIONS;
+
+/**
+ * The simulator's user actions (admin API /sim/...), served on chat-sim.rpc. Each appends to the
+ * user's relationship stream with the app and publishes on chat.user-events through the outbox.
+ */
+@Injectable()
+export class SimHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.registerAll({
+      'sim.sendMessage': (p, caller) => this.sendMessage(p, caller),
+      'sim.receipt': (p, caller) => this.receipt(p, caller),
+      'sim.inbox': (p) => this.inbox(p),
+      'sim.openLink': (p, caller) => this.act(p.userId, (pair) => ({ type: 'OpenOptInLink', data: { ...pair(p.appId), token: p.token } }), caller),
+      'sim.allowLink': (p, caller) => this.act(p.userId, (pair) => ({ type: 'AllowOptInLink', data: { ...pair(p.appId), token: p.token } }), caller),
+      'sim.appAction': (p, caller) => this.appAction(p, caller),
+      'sim.inviteTester': (p, caller) => this.act(p.userId, (pair) => ({ type: 'ShowTesterInvitation', data: pair(p.appId) }), caller),
+    });
+  }
+
+  async sendMessage(
+    p: { userId: string; appId: string; type: ChatMessageType; text?: string | null; replyTo?: string | null },
+    caller: RpcCaller,
+  ): Promise<SimOutcome & { messageId: string }> {
+    const messageId = newId(ID_PREFIX.message, this.runtime.clock.nowMs());
+    const outcome = await this.act(
+      p.userId,
+      (pair) => ({
+        type: 'SendMessage',
+        data: { ...pair(p.appId), messageId, messageType: p.type, text: p.text ?? null, media: [], replyTo: p.replyTo ?? null },
+      }),
+      caller,
+    );
+    return { ...outcome, messageId };
+  }
+
+  async receipt(p: { userId: string; messageId: string; status: 'delivered' | 'read' }, caller: RpcCaller): Promise<SimOutcome & { appId: string }> {
+    const message = await this.runtime.em().findOne(InboxMessageView, { messageId: String(p.messageId), userId: String(p.userId) });
+    if (!message) throw new DomainError('not_found', "No such message in the user's inbox.");
+    const outcome = await this.act(p.userId, (pair) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status } }), caller);
+    return { ...outcome, appId: message.appId };
+  }
+
+  async inbox(p: { userId: string; appId: string }) {
+    await this.accountStatus(p.userId);
+    const rows = await this.runtime.em().find(InboxMessageView, { userId: p.userId, appId: p.appId }, { orderBy: { receivedAt: 'asc', messageId: 'asc' } });
+    return {
+      data: rows.map((row) => ({
+        messageId: row.messageId,
+        type: row.type,
+        text: row.text,
+        media: row.media.map((m) => ({ id: m.mediaId, fileName: m.fileName, mimeType: m.mimeType, size: m.size, objectKey: m.objectKey })),
+        receivedAt: row.receivedAt.toISOString(),
+      })),
+    };
+  }
+
+  appAction(p: { userId: string; appId: string; action: SimAppAction }, caller: RpcCaller): Promise<SimOutcome> {
+    if (!Object.hasOwn(APP_ACTIONS, p.action)) throw DomainError.invalid([{ field: 'action', issue: `must be one of ${Object.keys(APP_ACTIONS).join(', ')}` }]);
+    return this.act(p.userId, (pair) => ({ type: APP_ACTIONS[p.action], data: pair(p.appId) }) as RelationshipCommand, caller);
+  }
+
+  private async act(
+    userId: string,
+    build: (pair: (appId: string) => { userId: string; appId: string; account: UserStatus }) => RelationshipCommand,
+    caller: RpcCaller,
+  ): Promise<SimOutcome> {
+    const account = await this.accountStatus(userId);
+    const command = build((appId) => ({ userId, appId: String(appId), account }));
+    const events: DomainEvent[] = await runRelationshipCommand(this.runtime, command, caller.requestId ?? null);
+    return { eventIds: events.map((e) => e.eventId) };
+  }
+
+  private async accountStatus(userId: string): Promise<UserStatus> {
+    const user = typeof userId === 'string' ? await this.runtime.em().findOne(UserView, { userId }) : null;
+    if (!user) throw new DomainError('not_found', 'No such user.');
+    return user.status;
+  }
+}
