@@ -1,5 +1,16 @@
 import { Module } from '@nestjs/common';
+import { ServiceRuntime } from '@platform/service-kit';
+import { CONSENT_CONFIG, loadConsentConfig } from './consent.config';
+import { OptInLinksHandler } from './optin-links/optin-links.handler';
+import { ConsentQueriesHandler } from './queries/consent-queries.handler';
+import { ConsentVersionsPruner } from './queries/consent-versions.pruner';
 
-/** Domain providers arrive with later issues; ServiceKitModule gives health, metrics and `consent.rpc` (clock.offset). */
-@Module({})
+@Module({
+  providers: [
+    { provide: CONSENT_CONFIG, useFactory: (runtime: ServiceRuntime) => loadConsentConfig(runtime.config), inject: [ServiceRuntime] },
+    ConsentQueriesHandler,
+    OptInLinksHandler,
+    ConsentVersionsPruner,
+  ],
+})
 export class ConsentModule {}

@@ -1,22 +1,37 @@
 import 'reflect-metadata';
-import { TOPICS } from '@platform/contracts';
-import { routeByApp, runMain, startService } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '@platform/contracts';
+import type { OutboxRoute } from '@platform/event-store';
+import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
+import { appsConsumer } from './apps/apps.projection';
+import { loadConsentConfig } from './consent.config';
 import { ConsentModule } from './consent.module';
+import { AppView } from './persistence/app-view.entity';
+import { ConsentView } from './persistence/consent-view.entity';
 import { consentMigrations } from './persistence/migrations';
+import { userActionsConsumer } from './user-actions/user-actions.consumer';
 
-export function startConsent(env: NodeJS.ProcessEnv = process.env) {
+/** Consent events are keyed `appId:appUserId` (one user's moves stay in order); link opens stay private. */
+export function consentOutboxRoute(event: DomainEvent): OutboxRoute | null {
+  if (event.type === 'OptInLinkOpenRecorded') return null;
+  const { appUserId } = event.data as { appUserId: string };
+  return { topic: TOPICS.consentEvents, key: `${event.appId}:${appUserId}`, aggregateType: 'consent' };
+}
+
+export function startConsent(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   return startService(
     {
       name: 'consent',
       schema: 'consent',
       defaultPort: 3020,
       rpcService: 'consent',
-      entities: [],
+      entities: [ConsentView, AppView],
       migrations: consentMigrations,
-      outboxRoute: routeByApp(() => TOPICS.consentEvents),
+      outboxRoute: consentOutboxRoute,
+      consumers: (runtime) => [userActionsConsumer(runtime, loadConsentConfig(runtime.config)), appsConsumer],
       module: ConsentModule,
     },
     env,
+    options,
   );
 }
 

@@ -14,6 +14,8 @@ export interface InboxConsumerOptions {
   schema: string;
   /** Name recorded in the inbox; with the namespace prefix also the consumer group id. */
   consumerName: string;
+  /** Consumer group; default: namespace + consumerName. A rebuild into a fresh schema uses its own. */
+  groupId?: string;
   topics: string[];
   /** Effects by event type; other types on the topics are skipped. */
   handlers: Record<string, EventHandler>;
@@ -38,7 +40,7 @@ export class InboxConsumer {
   async start(): Promise<void> {
     const o = this.options;
     const consumer = o.kafka.consumer({
-      groupId: kafkaNamespace() + o.consumerName,
+      groupId: o.groupId ?? kafkaNamespace() + o.consumerName,
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
       maxWaitTimeInMs: 200,

@@ -21,6 +21,8 @@ export interface BaseConfig {
   appUserIdSecret: string;
   docsUrl: string;
   rpcTimeoutMs: number;
+  /** The environment the config was read from, for a service's own settings. */
+  env: NodeJS.ProcessEnv;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +48,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     appUserIdSecret,
     docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
+    env,
   };
 }
 

@@ -11,3 +11,4 @@ export * from './bootstrap';
 export * from './http-metrics';
 export * from './start-service';
 export * from './poll-until';
+export * from './wait-for-applied';

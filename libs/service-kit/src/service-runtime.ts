@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
-import { allTopicSpecs, TOPICS, type DomainEvent } from '@platform/contracts';
+import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
 import { createKafka, ensureTopics, InboxConsumer, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
 import type { Consumer } from 'kafkajs';
@@ -19,6 +19,10 @@ export interface ServiceRuntimeOptions {
   migrations: MigrationObject[];
   /** Topic and key of each event this service publishes; null keeps an event private. */
   outboxRoute: (event: DomainEvent) => OutboxRoute | null;
+  /** false: keep outbox rows unpublished (a rebuild into a fresh schema must not publish its events again). */
+  publish?: boolean;
+  /** Put between the namespace and the consumer name in group ids, so a rebuild reads topics from offset 0 in groups of its own. */
+  consumerGroupPrefix?: string;
 }
 
 export interface ConsumerSpec {
@@ -74,6 +78,12 @@ export class ServiceRuntime {
     this.kafkaUp = true;
     this.producer.on(this.producer.events.DISCONNECT, () => (this.kafkaUp = false));
     this.producer.on(this.producer.events.CONNECT, () => (this.kafkaUp = true));
+    if (this.options.publish !== false) await this.startRelay();
+    if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
+  }
+
+  private async startRelay(): Promise<void> {
+    const c = this.options.config;
     this.relay = new OutboxRelay({
       schema: c.schema,
       databaseUrl: c.serviceDatabaseUrl,
@@ -82,7 +92,6 @@ export class ServiceRuntime {
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
     });
     await this.relay.start();
-    if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
   }
 
   /** Starts an idempotent consumer; events it applies also wake ProjectionWaiter waiters. */
@@ -94,6 +103,7 @@ export class ServiceRuntime {
       orm: this.orm,
       schema: c.schema,
       consumerName: name,
+      groupId: kafkaNamespace() + (this.options.consumerGroupPrefix ?? '') + name,
       topics: spec.topics,
       handlers: spec.handlers,
       fromBeginning,

@@ -21,13 +21,32 @@ export interface ServiceDefinition {
   module: Type<unknown>;
 }
 
+export interface ServiceStartOptions {
+  /**
+   * false: a projection-only process: migrations and consumers, no HTTP, no RPC, no publishing.
+   * Used to rebuild a service's state from the topics into a fresh schema beside the live one.
+   */
+  serve?: boolean;
+  /** Consumer groups of their own (with serve false), so the rebuild reads every topic from offset 0. */
+  consumerGroupPrefix?: string;
+}
+
 /** Boots a service: runtime (schema, migrations, Kafka, relay), its consumers, then Nest with health and RPC. */
-export async function startService(definition: ServiceDefinition, env: NodeJS.ProcessEnv = process.env) {
+export async function startService(definition: ServiceDefinition, env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   const config = loadBaseConfig(definition.name, definition.schema, definition.defaultPort, env);
-  const runtime = new ServiceRuntime({ config, entities: definition.entities, migrations: definition.migrations, outboxRoute: definition.outboxRoute });
+  const serve = options.serve !== false;
+  const runtime = new ServiceRuntime({
+    config,
+    entities: definition.entities,
+    migrations: definition.migrations,
+    outboxRoute: definition.outboxRoute,
+    publish: serve,
+    consumerGroupPrefix: options.consumerGroupPrefix,
+  });
   await runtime.init();
   const consumers = typeof definition.consumers === 'function' ? definition.consumers(runtime) : (definition.consumers ?? []);
   for (const consumer of consumers) await runtime.consume(consumer);
+  if (!serve) return { runtime, close: () => runtime.close() };
   const app = await startNestService({
     runtime,
     module: { module: definition.module, imports: [ServiceKitModule.forRoot(runtime, definition.rpcService)] },

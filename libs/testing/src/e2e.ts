@@ -83,3 +83,33 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000,
   }
   throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
 }
+
+/** A fresh active chat user in the org, made through the admin API. */
+export async function createTestUser(orgId: string): Promise<{ id: string; orgId: string; email: string }> {
+  return expectStatus(await admin('POST', '/users', { orgId, email: `${unique('user')}@example.test` }), 201).body;
+}
+
+/** The user's appUserId for the app (DESIGN D2), from the admin API. */
+export async function appUserIdOf(appId: string, userId: string): Promise<string> {
+  return expectStatus(await admin('GET', `/apps/${appId}/users/${userId}`), 200).body.appUserId;
+}
+
+/** The simulated user sends the app a text message; returns once the platform has taken it in. */
+export async function simSendText(userId: string, appId: string, text = 'hello'): Promise<{ id: string; appUserId: string }> {
+  return expectStatus(await admin('POST', `/sim/users/${userId}/messages`, { appId, type: 'text', text }), 201).body;
+}
+
+/** The simulated user acts on the app: allow, stop, block, unblock or accept-tester. */
+export function simAppAction(userId: string, appId: string, action: 'allow' | 'stop' | 'block' | 'unblock' | 'accept-tester'): Promise<HttpResult> {
+  return admin('POST', `/sim/users/${userId}/apps/${appId}/${action}`);
+}
+
+/** The platform clock now (test clock). */
+export async function platformNow(): Promise<Date> {
+  return new Date(expectStatus(await admin('GET', '/clock'), 200).body.now);
+}
+
+/** Moves the platform's test clock forward for every service. */
+export async function advanceClock(seconds: number): Promise<Date> {
+  return new Date(expectStatus(await admin('POST', '/clock/advance', { seconds }), 200).body.now);
+}

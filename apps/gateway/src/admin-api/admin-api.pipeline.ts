@@ -27,7 +27,7 @@ export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: st
       if (!token || !timingSafeEqual(given, expected)) throw new DomainError('invalid_api_key', 'Missing or wrong admin token.');
       const raw = await readJsonBody(req);
       const body = match.route.body ? validateBody(match.route.body, raw) : raw;
-      const result = await match.route.handle({ requestId, params: match.params, body, caller: { requestId } });
+      const result = await match.route.handle({ requestId, params: match.params, query: url.searchParams, body, caller: { requestId } });
       sendJson(res, result.status, result.body);
     } catch (error) {
       sendError(res, error, requestId, deps.docsUrl);

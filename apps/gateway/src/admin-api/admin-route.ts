@@ -4,6 +4,7 @@ import type { DtoClass } from '../http/validate-body';
 export interface AdminContext<B = unknown> {
   requestId: string;
   params: Record<string, string>;
+  query: URLSearchParams;
   body: B;
   caller: RpcCaller;
 }

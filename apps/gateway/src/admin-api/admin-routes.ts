@@ -19,6 +19,7 @@ import {
   UpdateUserDto,
 } from './admin.dto';
 import type { AdminRoute } from './admin-route';
+import { audienceRoutes } from './audience-routes';
 
 export interface AdminDeps {
   rpc: RpcClient;
@@ -79,7 +80,12 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'PATCH',
       path: '/users/:userId',
       body: UpdateUserDto,
-      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body }) }),
+      handle: async (ctx) => {
+        const { eventIds, ...user } = await deps.rpc.call<{ eventIds: string[] }>('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body });
+        // A deletion opts the user out of every app: return once the consent service has done it.
+        await deps.rpc.call('consent', 'userActions.settle', ctx.caller, { eventIds });
+        return { status: 200, body: user };
+      },
     },
     {
       method: 'POST',
@@ -167,6 +173,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
         return { status: 200, body: { appUserId: appUserIdFor(deps.appUserIdSecret, ctx.params.appId, ctx.params.userId) } };
       },
     },
+    ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret }),
   ];
 
   // DESIGN section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.

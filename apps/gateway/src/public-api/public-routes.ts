@@ -1,6 +1,7 @@
 import { API_VERSION } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import type { RpcClient } from '@platform/kafka';
+import { consentRoutes } from './consent-routes';
 import type { PublicRoute } from './public-route';
 import { UpdateBusinessProfileDto } from './update-business-profile.dto';
 
@@ -41,5 +42,6 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
         body: await deps.rpc.call('profile', 'profile.update', ctx.caller, { appId: ctx.app.appId, patch: { ...(ctx.body as object) } }),
       }),
     },
+    ...consentRoutes(deps),
   ];
 }

@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100ConsentInit } from './migration-20261122-0001-init';
+import { Migration20261122000200ConsentTables } from './migration-20261122-0002-consents';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const consentMigrations: MigrationObject[] = [{ name: 'Migration20261122000100ConsentInit', class: Migration20261122000100ConsentInit }];
+export const consentMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100ConsentInit', class: Migration20261122000100ConsentInit },
+  { name: 'Migration20261122000200ConsentTables', class: Migration20261122000200ConsentTables },
+];

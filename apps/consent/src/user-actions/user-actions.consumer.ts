@@ -1,0 +1,99 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { appUserIdFor, TOPICS, type DomainEvent, type UserAppEvent, type UserStatusChanged } from '@platform/contracts';
+import { isDomainError } from '@platform/errors';
+import { decideInTransaction } from '@platform/event-store';
+import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { consentDecider, type ConsentCommand, type VerifiedLink } from '../consents/consent.decider';
+import { projectConsentEvents } from '../consents/consent.projection';
+import { verifyOptInLink } from '../optin-links/optin-link.token';
+
+export const USER_ACTIONS_CONSUMER = 'user-actions';
+
+export const consentStreamId = (appId: string, appUserId: string) => `consent-${appId}:${appUserId}`;
+
+type ActionType = Exclude<UserAppEvent['type'], 'DeviceReceiptSent' | 'MessageDeliveryRefused'>;
+type Who = { appUserId: string; userId: string };
+type Meta = { now: Date };
+
+/**
+ * Turns what users do in the chat product (chat.user-events) into consent commands. Each event is
+ * decided in the consumer's transaction with its inbox row; a refusal (Allow on an expired link,
+ * say) changes nothing and is kept so the simulator can report it. Derived events take their time
+ * and ids from the user's action, so replaying the topic into a fresh schema rebuilds the same consents.
+ */
+export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserIdSecret: string; optInLinkSecret: string }): ConsumerSpec {
+  const link = (token: string, appId: string): VerifiedLink => {
+    const claims = verifyOptInLink(secrets.optInLinkSecret, token);
+    return claims && claims.appId === appId ? { linkId: claims.linkId, ref: claims.ref, expiresAt: claims.expiresAt } : null;
+  };
+  const commands: Record<ActionType, (who: Who, meta: Meta, event: UserAppEvent) => ConsentCommand> = {
+    UserSentMessage: (who, meta) => ({ type: 'RecordUserMessage', data: who, meta }),
+    OptInLinkOpened: (who, meta, e) => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, meta }),
+    OptInLinkAllowed: (who, meta, e) => ({ type: 'AllowOptInLink', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, meta }),
+    BusinessProfileAllowed: (who, meta) => ({ type: 'AllowFromProfile', data: who, meta }),
+    UserStoppedApp: (who, meta) => ({ type: 'StopApp', data: who, meta }),
+    UserBlockedApp: (who, meta) => ({ type: 'BlockApp', data: who, meta }),
+    UserUnblockedApp: (who, meta) => ({ type: 'UnblockApp', data: who, meta }),
+    TesterInvitationReceived: (who, meta) => ({ type: 'RecordTesterInvitation', data: who, meta }),
+    TesterInvitationAccepted: (who, meta) => ({ type: 'AcceptTesterInvitation', data: who, meta }),
+  };
+
+  const decide = (em: EntityManager, appId: string, command: ConsentCommand, cause: DomainEvent) =>
+    decideInTransaction({
+      em,
+      eventStore: runtime.eventStore,
+      decider: consentDecider,
+      streamId: consentStreamId(appId, command.data.appUserId),
+      command,
+      meta: { now: command.meta.now, appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
+      project: (tx, events) => projectConsentEvents(tx, events),
+    });
+
+  const onUserAction = async (em: EntityManager, event: DomainEvent) => {
+    const action = event as unknown as UserAppEvent & DomainEvent;
+    const { appId, userId } = action.data;
+    const who = { appUserId: appUserIdFor(secrets.appUserIdSecret, appId, userId), userId };
+    const now = new Date(event.occurredAt);
+    try {
+      await decide(em, appId, commands[action.type as ActionType](who, { now }, action), event);
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      await em.execute(`insert into consent.refused_user_actions (event_id, code, message, details) values (?, ?, ?, ?::jsonb) on conflict do nothing`, [
+        event.eventId,
+        error.code,
+        error.message,
+        JSON.stringify(error.details ?? null),
+      ]);
+      return;
+    }
+    if (action.type === 'UserSentMessage') {
+      // D6: the window follows the user's last message; an older event arriving late never shortens it.
+      await em.execute(
+        `insert into consent.reply_windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
+         on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(consent.reply_windows.last_user_message_at, excluded.last_user_message_at)`,
+        [appId, who.appUserId, now],
+      );
+    }
+  };
+
+  const onUserStatusChanged = async (em: EntityManager, event: DomainEvent) => {
+    const d = (event as unknown as UserStatusChanged).data;
+    if (d.status !== 'deleted') return;
+    // Every app the user ever dealt with learns that the account is gone.
+    const apps: { app_id: string; app_user_id: string }[] = await em.execute(`select app_id, app_user_id from consent.app_users where user_id = ? order by app_id`, [
+      d.userId,
+    ]);
+    for (const row of apps) {
+      await decide(em, row.app_id, { type: 'DeleteAccount', data: { appUserId: row.app_user_id, userId: d.userId }, meta: { now: new Date(event.occurredAt) } }, event);
+    }
+  };
+
+  return {
+    name: USER_ACTIONS_CONSUMER,
+    topics: [TOPICS.chatUserEvents],
+    handlers: {
+      ...Object.fromEntries(Object.keys(commands).map((type) => [type, onUserAction])),
+      UserStatusChanged: onUserStatusChanged,
+    },
+  };
+}

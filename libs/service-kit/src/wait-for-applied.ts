@@ -1,0 +1,32 @@
+import { quoteIdent } from '@platform/event-store';
+import type { ServiceRuntime } from './service-runtime';
+
+/**
+ * Resolves true once this service's consumer `<service>.<consumer>` has applied every one of
+ * `eventIds` (its inbox holds them), false after timeoutMs. Any replica can answer: it reads the
+ * inbox, and is woken early when the applying consumer runs in this process.
+ */
+export async function waitForApplied(runtime: ServiceRuntime, consumer: string, eventIds: string[], timeoutMs: number): Promise<boolean> {
+  if (eventIds.length === 0) return true;
+  const name = `${runtime.config.serviceName}.${consumer}`;
+  const pending = new Set(eventIds);
+  const deadline = Date.now() + timeoutMs;
+  const table = `${quoteIdent(runtime.config.schema)}.inbox`;
+  for (;;) {
+    const wake = runtime.waiter.waitFor((event) => pending.has(event.eventId), Math.min(100, Math.max(0, deadline - Date.now())));
+    const ids = [...pending];
+    const rows: { event_id: string }[] = await runtime
+      .em()
+      .execute(`select event_id from ${table} where consumer = ? and event_id in (${ids.map(() => '?').join(', ')})`, [name, ...ids]);
+    for (const row of rows) pending.delete(row.event_id);
+    if (pending.size === 0) {
+      wake.cancel();
+      return true;
+    }
+    if (Date.now() >= deadline) {
+      wake.cancel();
+      return false;
+    }
+    await wake.promise;
+  }
+}
