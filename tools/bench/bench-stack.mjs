@@ -1,0 +1,97 @@
+/**
+ * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
+ * infrastructure, a started stack, an admin client, and one JSON report per run.
+ */
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { ensureInfra } from '../infra/infra.mjs';
+import { startStack, stopChildren } from '../dev/stack.mjs';
+
+// Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
+export const BENCH_BASE_PORT = 5500;
+const DB = 'platform_bench';
+const ADMIN_TOKEN = 'bench-admin-token';
+
+export const benchEnv = {
+  NODE_ENV: 'production-like',
+  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DB}`,
+  KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+  ADMIN_TOKEN,
+  KAFKA_NAMESPACE: 'bench.',
+  // The benches measure the pipeline, not the per-app bucket.
+  RATE_LIMIT_RPS: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+};
+
+/** Runs `body` against a fresh stack and stops it afterwards, whatever happens. */
+export async function withBenchStack(body) {
+  await ensureInfra({ quiet: true });
+  const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await client.connect();
+  await client.query(`drop database if exists ${DB} with (force)`);
+  await client.query(`create database ${DB}`);
+  await client.end();
+  const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, tag: 'bench' });
+  try {
+    return await body({
+      publicUrl: `http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`,
+      adminMetricsUrl: `http://127.0.0.1:${BENCH_BASE_PORT + 1}/metrics`,
+      admin: adminClient(`http://127.0.0.1:${BENCH_BASE_PORT + 1}/admin/v1`),
+    });
+  } finally {
+    await stopChildren(Object.values(children));
+  }
+}
+
+function adminClient(base) {
+  return async (method, path, body) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+}
+
+/** An org, a sandbox app and a key: what every bench needs first. */
+export async function seedApp(admin, name) {
+  const org = await admin('POST', '/orgs', { name, allowsExternalBusinesses: true });
+  const app = await admin('POST', '/apps', { orgId: org.id, handle: `${name.toLowerCase()}-${Date.now()}`, displayName: name });
+  const key = await admin('POST', `/apps/${app.id}/keys`, { environment: 'sandbox' });
+  return { orgId: org.id, appId: app.id, key: key.key };
+}
+
+/** Runs `fn` over items with at most `concurrency` in flight. */
+export async function inParallel(items, concurrency, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i], i);
+      }
+    }),
+  );
+  return results;
+}
+
+/** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
+export async function measure(name, options, extra = {}) {
+  await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
+  const result = await autocannon(options);
+  const report = {
+    bench: name,
+    seconds: options.duration,
+    connections: options.connections,
+    requests: result.requests.total,
+    requestsPerSecond: Math.round(result.requests.average),
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    failed: result.non2xx + result.errors + result.timeouts,
+    ...extra,
+  };
+  console.log(JSON.stringify(report, null, 2));
+  return report;
+}
