@@ -1,12 +1,21 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type ChatMessageType, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
+import { createS3Client, loadS3Config, putObject, type S3Config } from '@platform/storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { InboxMessageView } from '../persistence/inbox-message.entity';
 import { UserView } from '../persistence/user-view.entity';
 import type { RelationshipCommand } from './relationship.decider';
 import { runRelationshipCommand } from './relationship.stream';
+
+/** A file the simulated user attaches, as the admin API takes it. */
+export interface SimMediaUpload {
+  fileName: string;
+  mimeType: string;
+  base64: string;
+}
 
 /** What a simulator call published: the gateway waits until the platform has taken these in. */
 export interface SimOutcome {
@@ -29,10 +38,16 @@ export type SimAppAction = keyof typeof APP_ACTIONS;
  */
 @Injectable()
 export class SimHandler implements OnModuleInit {
+  private readonly s3Config: S3Config;
+  private readonly s3: S3Client;
+
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
-  ) {}
+  ) {
+    this.s3Config = loadS3Config(runtime.config.env);
+    this.s3 = createS3Client(this.s3Config);
+  }
 
   onModuleInit(): void {
     this.rpc.registerAll({
@@ -47,19 +62,37 @@ export class SimHandler implements OnModuleInit {
   }
 
   async sendMessage(
-    p: { userId: string; appId: string; type: ChatMessageType; text?: string | null; replyTo?: string | null },
+    p: { userId: string; appId: string; type: ChatMessageType; text?: string | null; media?: SimMediaUpload[]; replyTo?: string | null },
     caller: RpcCaller,
   ): Promise<SimOutcome & { messageId: string }> {
+    await this.accountStatus(p.userId);
     const messageId = newId(ID_PREFIX.message, this.runtime.clock.nowMs());
+    const media = await this.storeMedia(messageId, p.media ?? []);
     const outcome = await this.act(
       p.userId,
       (pair) => ({
         type: 'SendMessage',
-        data: { ...pair(p.appId), messageId, messageType: p.type, text: p.text ?? null, media: [], replyTo: p.replyTo ?? null },
+        data: { ...pair(p.appId), messageId, messageType: p.type, text: p.text ?? null, media, replyTo: p.replyTo ?? null },
       }),
       caller,
     );
     return { ...outcome, messageId };
+  }
+
+  /**
+   * The chat product stores what users attach in the platform's bucket before telling the platform,
+   * so the event carries object keys, never bytes. A refused message leaves its objects behind for
+   * the media sweeper (they are never referenced).
+   */
+  private async storeMedia(messageId: string, uploads: SimMediaUpload[]): Promise<ChatMediaFile[]> {
+    return Promise.all(
+      uploads.map(async (upload, i) => {
+        const bytes = Buffer.from(upload.base64, 'base64');
+        const objectKey = `inbound/${messageId}/${i}`;
+        await putObject(this.s3, this.s3Config, objectKey, bytes, upload.mimeType);
+        return { objectKey, fileName: upload.fileName, mimeType: upload.mimeType, size: bytes.length };
+      }),
+    );
   }
 
   async receipt(p: { userId: string; messageId: string; status: 'delivered' | 'read' }, caller: RpcCaller): Promise<SimOutcome & { appId: string }> {

@@ -3,7 +3,7 @@ import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import type { AppAccessCache } from '../app-status/app-access.cache';
 import type { AdminRoute } from './admin-route';
-import { InviteTesterDto, SimReceiptDto, SimSendMessageDto } from './sim.dto';
+import { InviteTesterDto, SimMediaDto, SimReceiptDto, SimSendMessageDto } from './sim.dto';
 
 export interface AudienceDeps {
   rpc: RpcClient;
@@ -59,14 +59,12 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       handle: async (ctx) => {
         const { userId } = ctx.params;
         await knownApp(ctx.body.appId);
-        if ((ctx.body.media ?? []).length > 0) {
-          throw DomainError.invalid([{ field: 'media', issue: 'user-sent media is not simulated yet (it arrives with the media service)' }]);
-        }
         const sent = await deps.rpc.call<Published & { messageId: string }>('chat-sim', 'sim.sendMessage', ctx.caller, {
           userId,
           appId: ctx.body.appId,
           type: ctx.body.type,
           text: ctx.body.text ?? null,
+          media: (ctx.body.media ?? []).map((m: SimMediaDto) => ({ fileName: m.fileName, mimeType: m.mimeType, base64: m.base64 })),
           replyTo: ctx.body.replyTo ?? null,
         });
         await settle(ctx.caller, sent, ctx.body.appId, userId);

@@ -1,12 +1,15 @@
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { appUserIdFor, ID_PREFIX, newId, TOPICS, uuidv7, type DomainEvent, type MessageHandedOver } from '@platform/contracts';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client, loadS3Config } from '@platform/storage';
 import { admin, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText, type TestApp } from '@platform/testing';
 
 /**
  * chat-sim's side of the handoff (DESIGN D3/D4), driven by putting MessageHandedOver on
  * chat.outbound directly, as messaging will: delivered to the inbox, or refused and said so.
+ * And what users send: text and media, published on chat.user-events with the bytes in S3.
  */
-describe('chat-sim handoff from chat.outbound (e2e)', () => {
+describe('chat-sim: handoff from chat.outbound, user messages to chat.user-events (e2e)', () => {
   const kafka = new Kafka({ clientId: 'handover-test', brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING });
   let producer: Producer;
   let consumer: Consumer;
@@ -95,5 +98,44 @@ describe('chat-sim handoff from chat.outbound (e2e)', () => {
     const messageId = await handOver(user.id, 'welcome back');
     await eventually(async () => (await inbox(user.id)).some((m: { messageId: string }) => m.messageId === messageId));
     expect(refusalOf(messageId)).toBeUndefined();
+  });
+
+  it('a user message with media stores the exact bytes in the bucket and publishes their keys', async () => {
+    const user = await createTestUser(app.orgId);
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5d8a4b60000000049454e44ae426082', 'hex');
+    const pdf = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
+    const sent = expectStatus(
+      await admin('POST', `/sim/users/${user.id}/messages`, {
+        appId: app.appId,
+        type: 'image',
+        text: 'the receipt',
+        media: [
+          { fileName: 'pixel.png', mimeType: 'image/png', base64: png.toString('base64') },
+          { fileName: 'receipt.pdf', mimeType: 'application/pdf', base64: pdf.toString('base64') },
+        ],
+      }),
+      201,
+    ).body;
+    const event = (await eventually(async () => seen.find((e) => e.type === 'UserSentMessage' && (e.data as { messageId: string }).messageId === sent.id))) as DomainEvent;
+    const data = event.data as { type: string; text: string; media: { objectKey: string; fileName: string; mimeType: string; size: number }[] };
+    expect(data).toMatchObject({ type: 'image', text: 'the receipt' });
+    expect(data.media.map(({ fileName, mimeType, size }) => ({ fileName, mimeType, size }))).toEqual([
+      { fileName: 'pixel.png', mimeType: 'image/png', size: png.length },
+      { fileName: 'receipt.pdf', mimeType: 'application/pdf', size: pdf.length },
+    ]);
+    const config = loadS3Config(process.env);
+    const s3 = createS3Client(config);
+    for (const [i, bytes] of [png, pdf].entries()) {
+      const object = await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: data.media[i].objectKey }));
+      expect(Buffer.from(await object.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+      expect(object.ContentType).toBe(data.media[i].mimeType);
+    }
+  });
+
+  it('refuses media that is not base64', async () => {
+    const user = await createTestUser(app.orgId);
+    const res = await admin('POST', `/sim/users/${user.id}/messages`, { appId: app.appId, type: 'file', media: [{ fileName: 'x', mimeType: 'text/plain', base64: '***' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'media.0.base64', issue: expect.any(String) }]);
   });
 });
