@@ -38,14 +38,18 @@ async function seed() {
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     const ping = await fetch(`${publicUrl}/ping`, { headers: { authorization: `Bearer ${saved.sandboxKey}` } }).catch(() => null);
-    if (ping?.ok) return saved;
+    if (ping?.ok && saved.appUserId) return saved;
   }
   const suffix = Date.now().toString(36);
   const org = await adminCall('POST', '/orgs', { name: 'Demo Org', allowsExternalBusinesses: true });
   const app = await adminCall('POST', '/apps', { orgId: org.id, handle: `demo-${suffix}`, displayName: 'Demo Business' });
   const key = await adminCall('POST', `/apps/${app.id}/keys`, { environment: 'sandbox' });
   const user = await adminCall('POST', '/users', { orgId: org.id, email: `demo.user.${suffix}@demo.example`, displayName: 'Demo User' });
-  const saved = { orgId: org.id, appId: app.id, sandboxKey: key.key, userId: user.id };
+  // The demo user becomes a sandbox tester and writes first, so the app has an opted-in user with an open window.
+  await adminCall('POST', `/apps/${app.id}/testers`, { userId: user.id });
+  await adminCall('POST', `/sim/users/${user.id}/apps/${app.id}/accept-tester`);
+  const { appUserId } = await adminCall('POST', `/sim/users/${user.id}/messages`, { appId: app.id, type: 'text', text: 'Hi there!' });
+  const saved = { orgId: org.id, appId: app.id, sandboxKey: key.key, userId: user.id, appUserId };
   writeFileSync(file, JSON.stringify(saved, null, 2));
   return saved;
 }
@@ -66,13 +70,14 @@ Business Messaging Platform is running.
 
   Public API   ${publicUrl}
   Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})
-  Demo         org ${demo.orgId}, app ${demo.appId} (sandbox), user ${demo.userId}
+  Demo         org ${demo.orgId}, app ${demo.appId} (sandbox), user ${demo.userId} (appUserId ${demo.appUserId}, an opted-in tester)
   Sandbox key  ${demo.sandboxKey}
   Logs         .data/logs/dev-<app>.log
 
 Try it:
 
   curl -s ${publicUrl}/ping -H "Authorization: Bearer ${demo.sandboxKey}"
+  curl -s ${publicUrl}/users/${demo.appUserId} -H "Authorization: Bearer ${demo.sandboxKey}"
 
 Ctrl-C stops the apps.`);
 
