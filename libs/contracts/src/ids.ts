@@ -47,6 +47,22 @@ export function newId(prefix: string, nowMs: number): string {
   return prefix + ulid(nowMs);
 }
 
+/**
+ * A prefixed id whose time part is `nowMs` and whose random part is a hash of `seed`: services that
+ * see the same fact (a file a user sent) name it alike without asking each other.
+ */
+export function derivedId(prefix: string, nowMs: number, seed: string): string {
+  const full = ulid(nowMs);
+  let rand = '';
+  for (const byte of createHash('sha256').update(seed).digest().subarray(0, 16)) rand += CROCKFORD[byte % 32];
+  return prefix + full.slice(0, 10) + rand;
+}
+
+/** The `med_` id of a file a user sent (the n-th of a message): the same in messaging and media. */
+export function inboundMediaId(messageId: string, sentAtMs: number, index: number): string {
+  return derivedId(ID_PREFIX.media, sentAtMs, `inbound:${messageId}:${index}`);
+}
+
 /** UUIDv7 (RFC 9562): the id of every domain event. */
 export function uuidv7(nowMs: number): string {
   const bytes = randomBytes(16);

@@ -1,5 +1,6 @@
 import { CHAT_OUTBOUND_EVENT_SCHEMAS, CHAT_USER_EVENT_SCHEMAS } from './chat.events';
 import { CONSENT_EVENT_SCHEMAS } from './consent.events';
+import { MESSAGING_EVENT_SCHEMAS } from './messaging.events';
 import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
 import { PROFILE_EVENT_SCHEMAS } from './profile.events';
 import type { JsonSchema } from './schema-builders';
@@ -11,4 +12,5 @@ export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
   ...CHAT_USER_EVENT_SCHEMAS,
   ...CHAT_OUTBOUND_EVENT_SCHEMAS,
   ...CONSENT_EVENT_SCHEMAS,
+  ...MESSAGING_EVENT_SCHEMAS,
 };

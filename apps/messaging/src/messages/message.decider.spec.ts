@@ -1,0 +1,154 @@
+import type { ErrorCode } from '@platform/contracts';
+import { deciderSpecification } from '@platform/testing';
+import { messageDecider, type MessageCommand } from './message.decider';
+import type { MessageEvent } from './message.state';
+import type { MediaFacts, SendFacts } from './send-rules';
+
+const spec = deciderSpecification(messageDecider);
+const APP_ORG = 'org_app';
+const recipient = { userId: 'usr_1', appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA', orgId: APP_ORG, status: 'active' as const, orgAllowsExternalBusinesses: false };
+const facts = (over: Partial<SendFacts> = {}): SendFacts => ({
+  keyEnvironment: 'sandbox',
+  app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 10_000 },
+  addressedBy: 'appUserId',
+  recipient,
+  isAcceptedTester: true,
+  consent: 'opted_in',
+  media: null,
+  windowOpen: true,
+  businessInitiatedLast24h: 0,
+  acceptedToday: 0,
+  ...over,
+});
+const live = (status: 'internal_live' | 'public_live', over: Partial<SendFacts> = {}) =>
+  facts({ keyEnvironment: 'live', app: { appId: 'app_1', orgId: APP_ORG, status, dailyQuota: 10_000 }, isAcceptedTester: false, ...over });
+const send = (f: SendFacts, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text', clientReference: string | null = 'order-1'): MessageCommand => ({
+  type: 'SendMessage',
+  data: { messageId: 'msg_1', type, text: type === 'text' ? 'Hello' : null, media: [], clientReference, facts: f },
+});
+const status = { messageId: 'msg_1', appUserId: recipient.appUserId, clientReference: 'order-1' };
+const accepted = (businessInitiated = false, type: 'text' | 'image' | 'file' = 'text'): MessageEvent => ({
+  type: 'MessageAccepted',
+  data: { ...status, userId: 'usr_1', type, text: type === 'text' ? 'Hello' : null, media: [], businessInitiated },
+});
+const sent: MessageEvent = { type: 'MessageSent', data: status };
+const delivered: MessageEvent = { type: 'MessageDelivered', data: status };
+const read: MessageEvent = { type: 'MessageRead', data: status };
+const failed: MessageEvent = { type: 'MessageFailed', data: { ...status, reason: 'consent_revoked' } };
+const media = (over: Partial<Extract<MediaFacts, { found: true }>> = {}): MediaFacts => ({
+  found: true,
+  kind: 'image',
+  status: 'ready',
+  mimeType: 'image/png',
+  fileName: 'a.png',
+  size: 10,
+  ...over,
+});
+const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text') => spec.given([]).when(send(f, type)).thenThrows(code);
+
+describe('Message decider', () => {
+  describe('send: accepted and handed over at once (D3)', () => {
+    it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([accepted(), sent]));
+    it('outside the reply window the send is business-initiated', () => spec.given([]).when(send(facts({ windowOpen: false }))).then([accepted(true), sent]));
+    it('keeps a null clientReference', () =>
+      spec
+        .given([])
+        .when(send(facts(), 'text', null))
+        .then([
+          { type: 'MessageAccepted', data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false } },
+          { type: 'MessageSent', data: { ...status, clientReference: null } },
+        ]));
+    it('an internal_live app with a live key reaches its own org', () => spec.given([]).when(send(live('internal_live'))).then([accepted(), sent]));
+    it('a public_live app reaches an org that allows outside businesses', () =>
+      spec.given([]).when(send(live('public_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } }))).then([accepted(), sent]));
+    it('a public_live app reaches its own org even when that org blocks outside businesses', () => spec.given([]).when(send(live('public_live'))).then([accepted(), sent]));
+    it('a sandbox key works on a live app, for testers', () =>
+      spec.given([]).when(send(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'public_live', dailyQuota: 5 } }))).then([accepted(), sent]));
+    it('email addressing: internal_live, live key, recipient in the org', () => spec.given([]).when(send(live('internal_live', { addressedBy: 'email' }))).then([accepted(), sent]));
+    it('a media message with a ready file of the right kind', () =>
+      spec.given([]).when(send(facts({ media: media() }), 'image')).then([accepted(false, 'image'), sent]));
+    it('file takes documents and other files', () => {
+      spec.given([]).when(send(facts({ media: media({ kind: 'document' }) }), 'file')).then([accepted(false, 'file'), sent]);
+      spec.given([]).when(send(facts({ media: media({ kind: 'other' }) }), 'file')).then([accepted(false, 'file'), sent]);
+    });
+    it('a message id is used once', () => spec.given([accepted(), sent]).when(send(facts())).thenThrows('invalid_transition'));
+  });
+
+  describe('send rules, each on its own', () => {
+    it('email addressing with a sandbox key', () => refused(facts({ addressedBy: 'email' }), 'email_addressing_not_allowed'));
+    it('email addressing from a public_live app', () => refused(live('public_live', { addressedBy: 'email' }), 'email_addressing_not_allowed'));
+    it('email addressing from a sandbox app', () =>
+      refused(facts({ keyEnvironment: 'live', addressedBy: 'email', app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 1 } }), 'email_addressing_not_allowed'));
+    it('email of someone outside the org', () =>
+      refused(live('internal_live', { addressedBy: 'email', recipient: { ...recipient, orgId: 'org_other' } }), 'email_addressing_not_allowed'));
+    it('unknown email', () => refused(live('internal_live', { addressedBy: 'email', recipient: null }), 'recipient_not_found'));
+    it('unknown appUserId', () => refused(facts({ recipient: null }), 'recipient_not_found'));
+    it('deactivated account', () => refused(facts({ recipient: { ...recipient, status: 'deactivated' } }), 'recipient_unavailable'));
+    it('deleted account', () => refused(facts({ recipient: { ...recipient, status: 'deleted' } }), 'recipient_unavailable'));
+    it('sandbox key, not an accepted tester', () => refused(facts({ isAcceptedTester: false }), 'recipient_not_tester'));
+    it('internal_live, recipient outside the org', () => refused(live('internal_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } }), 'recipient_outside_org'));
+    it('public_live, recipient org blocks businesses', () => refused(live('public_live', { recipient: { ...recipient, orgId: 'org_other' } }), 'recipient_org_blocks_businesses'));
+    it('no consent', () => refused(facts({ consent: null }), 'consent_required'));
+    it('opted out', () => refused(facts({ consent: 'opted_out' }), 'consent_required'));
+    it('blocked', () => refused(facts({ consent: 'blocked' }), 'consent_required'));
+    it('unknown media', () => refused(facts({ media: { found: false } }), 'invalid_request', 'image'));
+    it('media of another kind (D11)', () => {
+      refused(facts({ media: media({ kind: 'video' }) }), 'invalid_request', 'image');
+      refused(facts({ media: media({ kind: 'image' }) }), 'invalid_request', 'file');
+      refused(facts({ media: media({ kind: 'document' }) }), 'invalid_request', 'audio');
+    });
+    it('media not uploaded yet', () => refused(facts({ media: media({ status: 'pending_upload' }) }), 'media_not_uploaded', 'image'));
+    it('media whose bytes differ from the declaration', () => refused(facts({ media: media({ status: 'invalid' }) }), 'media_invalid', 'image'));
+    it('a fourth business-initiated message in 24 h', () => refused(facts({ windowOpen: false, businessInitiatedLast24h: 3 }), 'business_initiated_cap'));
+    it('inside the window there is no cap', () => spec.given([]).when(send(facts({ windowOpen: true, businessInitiatedLast24h: 50 }))).then([accepted(), sent]));
+    it('the daily quota used up', () => refused(facts({ acceptedToday: 10_000 }), 'daily_quota_exceeded'));
+    it('a quota of 0 refuses everything', () => refused(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } }), 'daily_quota_exceeded'));
+  });
+
+  describe('send rules in D9 order: the earlier check answers', () => {
+    const everythingWrong = facts({
+      isAcceptedTester: false,
+      consent: 'blocked',
+      media: { found: false },
+      windowOpen: false,
+      businessInitiatedLast24h: 3,
+      acceptedToday: 10_000,
+    });
+    it('email addressing before recipient_not_found', () => refused({ ...everythingWrong, addressedBy: 'email', recipient: null }, 'email_addressing_not_allowed', 'image'));
+    it('recipient_not_found before the rest', () => refused({ ...everythingWrong, recipient: null }, 'recipient_not_found', 'image'));
+    it('recipient_unavailable before reach', () => refused({ ...everythingWrong, recipient: { ...recipient, status: 'deleted' } }, 'recipient_unavailable', 'image'));
+    it('reach before consent', () => refused(everythingWrong, 'recipient_not_tester', 'image'));
+    it('consent before media', () => refused({ ...everythingWrong, isAcceptedTester: true }, 'consent_required', 'image'));
+    it('media before the cap', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in' }, 'invalid_request', 'image'));
+    it('the cap before the quota', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media() }, 'business_initiated_cap', 'image'));
+    it('the quota last', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media(), businessInitiatedLast24h: 2 }, 'daily_quota_exceeded', 'image'));
+  });
+
+  describe('receipts and failure', () => {
+    it('sent → delivered', () => spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([delivered]));
+    it('delivered → read', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([read]));
+    it('read before delivered leaves the message read', () => {
+      spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([read]);
+      spec.given([accepted(), sent, read]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]);
+    });
+    it('a repeated receipt changes nothing', () => {
+      spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]);
+      spec.given([accepted(), sent, delivered, read]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([]);
+    });
+    it('the chat product refusing a handoff fails the message (D4)', () =>
+      spec.given([accepted(), sent]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' } }).then([failed]));
+    it('a failed message takes no receipts', () => spec.given([accepted(), sent, failed]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([]));
+    it('a refusal after delivery changes nothing', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' } }).then([]));
+    it('receipts for unknown messages are refused', () => spec.given([]).when({ type: 'RecordReceipt', data: { status: 'read' } }).thenThrows('not_found'));
+  });
+
+  describe('inbound messages', () => {
+    const inbound: MessageCommand = {
+      type: 'RecordInboundMessage',
+      data: { messageId: 'msg_in', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: 'msg_1' },
+    };
+    it('a user message becomes a received message', () => spec.given([]).when(inbound).then([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]));
+    it('recorded once', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when(inbound).then([]));
+    it('takes no receipts', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when({ type: 'RecordReceipt', data: { status: 'read' } }).thenThrows('not_found'));
+  });
+});

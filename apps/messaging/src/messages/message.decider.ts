@@ -1,0 +1,57 @@
+import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { assertNever, type Decider } from '@platform/event-store';
+import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
+import { checkSend, type SendFacts } from './send-rules';
+
+export type MessageCommand =
+  | {
+      type: 'SendMessage';
+      data: { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts };
+    }
+  | { type: 'RecordReceipt'; data: { status: 'delivered' | 'read' } }
+  | { type: 'RecordDeliveryRefusal'; data: { reason: DeliveryRefusalReason } }
+  | {
+      type: 'RecordInboundMessage';
+      data: { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; media: (MessageMediaFile & { objectKey: string })[]; replyTo: string | null };
+    };
+
+export function decideMessage(command: MessageCommand, state: MessageState): MessageEvent[] {
+  switch (command.type) {
+    case 'SendMessage': {
+      if (state.kind !== 'absent') throw new DomainError('invalid_transition', 'The message exists already.');
+      const d = command.data;
+      const { businessInitiated } = checkSend(d.type, d.facts);
+      const recipient = d.facts.recipient!;
+      const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
+      // DESIGN D3: accepted and handed over to the chat product in the same decision.
+      return [
+        { type: 'MessageAccepted', data: { ...status, userId: recipient.userId, type: d.type, text: d.text, media: d.media, businessInitiated } },
+        { type: 'MessageSent', data: status },
+      ];
+    }
+    case 'RecordInboundMessage':
+      if (state.kind !== 'absent') return [];
+      return [{ type: 'MessageReceived', data: command.data }];
+    case 'RecordReceipt': {
+      if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
+      const status = { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference };
+      // Receipts may arrive out of order: read wins over delivered, nothing moves a failed message.
+      if (command.data.status === 'delivered') return state.status === 'sent' ? [{ type: 'MessageDelivered', data: status }] : [];
+      return state.status === 'sent' || state.status === 'delivered' ? [{ type: 'MessageRead', data: status }] : [];
+    }
+    case 'RecordDeliveryRefusal': {
+      if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
+      if (state.status !== 'sent') return [];
+      return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: command.data.reason } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
+  initialState: initialMessageState,
+  decide: decideMessage,
+  evolve: evolveMessage,
+};

@@ -1,0 +1,105 @@
+import { CHAT_MESSAGE_TYPES, type ChatMessageType } from './chat.events';
+import { arrayOf, bool, int, nullableStr, oneOf, record, str, type JsonSchema } from './schema-builders';
+
+/** A file of a message, as the Message resource and the public events list it. */
+export interface MessageMediaFile {
+  id: string;
+  mimeType: string | null;
+  fileName: string;
+  size: number;
+}
+
+/** DESIGN D4: why a message failed. */
+export const MESSAGE_FAILURE_REASONS = ['consent_revoked', 'recipient_unavailable', 'expired'] as const;
+export type MessageFailureReason = (typeof MESSAGE_FAILURE_REASONS)[number];
+
+/** Every status event repeats who and what, so consumers (the webhook dispatcher) need no state. */
+interface StatusData {
+  messageId: string;
+  appUserId: string;
+  clientReference: string | null;
+}
+
+/**
+ * Events of the Message aggregate (stream `message-<messageId>`), published on `messaging.events`
+ * keyed by `appId:appUserId`, so one conversation's events stay in order.
+ */
+export interface MessageAccepted {
+  type: 'MessageAccepted';
+  data: StatusData & {
+    userId: string;
+    type: ChatMessageType;
+    text: string | null;
+    media: MessageMediaFile[];
+    /** Sent while the reply window was closed (counts towards D7's cap). */
+    businessInitiated: boolean;
+  };
+}
+/** Handed to the chat product on chat.outbound (DESIGN D3): message.status `sent`. */
+export interface MessageSent {
+  type: 'MessageSent';
+  data: StatusData;
+}
+export interface MessageDelivered {
+  type: 'MessageDelivered';
+  data: StatusData;
+}
+export interface MessageRead {
+  type: 'MessageRead';
+  data: StatusData;
+}
+export interface MessageFailed {
+  type: 'MessageFailed';
+  data: StatusData & { reason: MessageFailureReason };
+}
+/** A user's message to the app (an inbound message, status `received`): message.received. */
+export interface MessageReceived {
+  type: 'MessageReceived';
+  data: {
+    messageId: string;
+    appUserId: string;
+    userId: string;
+    type: ChatMessageType;
+    text: string | null;
+    media: (MessageMediaFile & { objectKey: string })[];
+    /** The app message this one replies to (message.received's context.messageId). */
+    replyTo: string | null;
+  };
+}
+export type MessagingEvent = MessageAccepted | MessageSent | MessageDelivered | MessageRead | MessageFailed | MessageReceived;
+
+const statusData = {
+  messageId: str('The message (`msg_…`).'),
+  appUserId: str('The recipient within the app (`u_…`).'),
+  clientReference: nullableStr('The value the app gave at send, echoed in message.status.'),
+};
+const mediaFile = {
+  id: str('The media (`med_…`), fetched with GET /media/{id}.'),
+  mimeType: nullableStr('Content type.'),
+  fileName: str('File name.'),
+  size: int('Bytes.', { minimum: 0 }),
+};
+
+export const MESSAGING_EVENT_SCHEMAS: Record<MessagingEvent['type'], JsonSchema> = {
+  MessageAccepted: record({
+    ...statusData,
+    userId: str('The chat user (`usr_…`); never shown to apps.'),
+    type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
+    text: nullableStr('Text, or the caption of a media message.'),
+    media: arrayOf('Files of a media message.', record(mediaFile)),
+    businessInitiated: bool('Sent while the reply window was closed (DESIGN D7).'),
+  }),
+  MessageSent: record(statusData),
+  MessageDelivered: record(statusData),
+  MessageRead: record(statusData),
+  MessageFailed: record({ ...statusData, reason: oneOf('Why (DESIGN D4).', MESSAGE_FAILURE_REASONS) }),
+  MessageReceived: record({
+    messageId: str('The inbound message (`msg_…`), as the chat product named it.'),
+    appUserId: str('The sender within the app (`u_…`).'),
+    userId: str('The chat user (`usr_…`); never shown to apps.'),
+    type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
+    text: nullableStr('Text, or the caption of a media message.'),
+    media: arrayOf('Files the user sent.', record({ ...mediaFile, objectKey: str('Key of the object in the media bucket.') })),
+    replyTo: nullableStr('The app message this one replies to.'),
+  }),
+};
