@@ -12,6 +12,7 @@ import { AppAccessCache } from './app-status/app-access.cache';
 import { appAccessConsumer } from './app-status/app-access.projection';
 import { loadGatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
@@ -70,6 +71,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     },
   });
 
+  // A running send holds its key for longer than the gateway waits for messaging.
+  const idempotency = new IdempotencyStore(runtime, runtime.clock, config.rpcTimeoutMs + 10_000);
+  const pruning = setInterval(() => void idempotency.prune().catch((error) => log('error', 'pruning idempotency records failed', { error: String(error) })), 10 * 60_000);
+  pruning.unref();
   const pipeline = createPublicPipeline({
     routes: publicRoutes({ rpc, clock: runtime.clock }),
     keys: keyCache,
@@ -78,6 +83,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     clock: runtime.clock,
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,
+    idempotency,
   });
   const server: Server = createServer((req, res) => void pipeline(req, res));
   server.keepAliveTimeout = 65_000;
@@ -87,6 +93,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   return {
     runtime,
     close: async () => {
+      clearInterval(pruning);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await nest.close();

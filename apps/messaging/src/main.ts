@@ -1,10 +1,24 @@
 import 'reflect-metadata';
-import { TOPICS } from '@platform/contracts';
-import { routeByApp, runMain, startService } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '@platform/contracts';
+import type { OutboxRoute } from '@platform/event-store';
+import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
+import { appsConsumer, consentConsumer } from './audience/audience.projection';
+import { userEventsConsumer } from './inbound/user-events.consumer';
+import { loadMessagingConfig } from './messaging.config';
 import { MessagingModule } from './messaging.module';
 import { messagingMigrations } from './persistence/migrations';
 
-export function startMessaging(env: NodeJS.ProcessEnv = process.env) {
+/**
+ * Message events go to messaging.events keyed by conversation (`appId:appUserId`); the handoff of
+ * each sent message goes to the chat product on chat.outbound, keyed by the recipient.
+ */
+export function messagingOutboxRoute(event: DomainEvent): OutboxRoute {
+  const data = event.data as { appUserId: string; userId?: string };
+  if (event.type === 'MessageHandedOver') return { topic: TOPICS.chatOutbound, key: data.userId as string, aggregateType: 'message' };
+  return { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
+}
+
+export function startMessaging(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   return startService(
     {
       name: 'messaging',
@@ -13,10 +27,12 @@ export function startMessaging(env: NodeJS.ProcessEnv = process.env) {
       rpcService: 'messaging',
       entities: [],
       migrations: messagingMigrations,
-      outboxRoute: routeByApp(() => TOPICS.messagingEvents),
+      outboxRoute: messagingOutboxRoute,
+      consumers: (runtime) => [userEventsConsumer(runtime, loadMessagingConfig(runtime.config).appUserIdSecret), consentConsumer, appsConsumer],
       module: MessagingModule,
     },
     env,
+    options,
   );
 }
 

@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { ServiceRuntime } from '@platform/service-kit';
+import { GetMessageHandler } from './get-message/get-message.handler';
+import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
+import { SendMessageHandler } from './send-message/send-message.handler';
 
-/** Domain providers arrive with later issues; ServiceKitModule gives health, metrics and `messaging.rpc` (clock.offset). */
-@Module({})
+@Module({
+  providers: [
+    { provide: MESSAGING_CONFIG, useFactory: (runtime: ServiceRuntime) => loadMessagingConfig(runtime.config), inject: [ServiceRuntime] },
+    SendMessageHandler,
+    GetMessageHandler,
+  ],
+})
 export class MessagingModule {}

@@ -24,3 +24,9 @@ export interface RpcError {
 }
 
 export type RpcReply<R = unknown> = { ok: true; result: R } | { ok: false; error: RpcError };
+
+/** An event a call caused, so the caller can wait until other services have applied it. */
+export interface EventRef {
+  eventId: string;
+  type: string;
+}

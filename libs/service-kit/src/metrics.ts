@@ -9,6 +9,7 @@ export class ServiceMetrics {
   readonly outboxPublished: Counter;
   readonly consumerErrors: Counter<'consumer'>;
   readonly eventsApplied: Counter<'consumer' | 'type'>;
+  readonly idempotencyReplays: Counter;
 
   constructor(serviceName: string) {
     this.registry.setDefaultLabels({ service: serviceName });
@@ -24,6 +25,7 @@ export class ServiceMetrics {
     this.outboxOldestAge = new Gauge({ name: 'outbox_oldest_age_seconds', help: 'Age of the oldest unpublished outbox row', registers: [this.registry] });
     this.outboxPublished = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published to Kafka', registers: [this.registry] });
     this.consumerErrors = new Counter({ name: 'consumer_errors_total', help: 'Errors while applying events', labelNames: ['consumer'], registers: [this.registry] });
+    this.idempotencyReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [this.registry] });
     this.eventsApplied = new Counter({ name: 'consumer_events_applied_total', help: 'Events applied by consumers', labelNames: ['consumer', 'type'], registers: [this.registry] });
   }
 }

@@ -47,6 +47,7 @@ export class ServiceRuntime {
   orm!: MikroORM;
   private relay: OutboxRelay | null = null;
   private consumers: InboxConsumer[] = [];
+  private readonly handledTypes = new Map<string, Set<string>>();
   private broadcast: Consumer[] = [];
   private kafkaUp = false;
 
@@ -98,6 +99,7 @@ export class ServiceRuntime {
   async consume(spec: ConsumerSpec, fromBeginning = true): Promise<void> {
     const c = this.options.config;
     const name = `${c.serviceName}.${spec.name}`;
+    this.handledTypes.set(spec.name, new Set(Object.keys(spec.handlers)));
     const consumer = new InboxConsumer({
       kafka: this.kafka,
       orm: this.orm,
@@ -118,6 +120,11 @@ export class ServiceRuntime {
     });
     await consumer.start();
     this.consumers.push(consumer);
+  }
+
+  /** Event types the consumer `spec.name` applies (others it skips without an inbox row). */
+  handles(consumer: string, type: string): boolean {
+    return this.handledTypes.get(consumer)?.has(type) ?? false;
   }
 
   /** A per-process consumer for caches: every replica sees every event. */

@@ -1,12 +1,15 @@
+import type { EventRef } from '@platform/contracts';
 import { quoteIdent } from '@platform/event-store';
 import type { ServiceRuntime } from './service-runtime';
 
 /**
  * Resolves true once this service's consumer `<service>.<consumer>` has applied every one of
- * `eventIds` (its inbox holds them), false after timeoutMs. Any replica can answer: it reads the
- * inbox, and is woken early when the applying consumer runs in this process.
+ * `events` it handles (its inbox holds them; types it skips are not waited for), false after
+ * timeoutMs. Any replica can answer: it reads the inbox, and is woken early when the applying
+ * consumer runs in this process.
  */
-export async function waitForApplied(runtime: ServiceRuntime, consumer: string, eventIds: string[], timeoutMs: number): Promise<boolean> {
+export async function waitForApplied(runtime: ServiceRuntime, consumer: string, events: EventRef[], timeoutMs: number): Promise<boolean> {
+  const eventIds = events.filter((e) => runtime.handles(consumer, e.type)).map((e) => e.eventId);
   if (eventIds.length === 0) return true;
   const name = `${runtime.config.serviceName}.${consumer}`;
   const pending = new Set(eventIds);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type RpcCaller } from '@platform/contracts';
+import { ID_PREFIX, newId, type DomainEvent, type RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -7,6 +7,9 @@ import { ServiceRuntime } from '@platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 import { orgDecider, type OrgCommand } from './org.decider';
 import { projectOrgEvents } from './orgs.projection';
+
+/** What the gateway waits for other services to apply before answering. */
+const refs = (events: DomainEvent[]) => events.map((e) => ({ eventId: e.eventId, type: e.type }));
 
 /** The chat product's organizations (admin API /orgs), served on chat-sim.rpc. */
 @Injectable()
@@ -26,18 +29,18 @@ export class OrgsHandler implements OnModuleInit {
 
   async createOrg(p: { name: string; allowsExternalBusinesses: boolean }, caller: RpcCaller) {
     const orgId = newId(ID_PREFIX.org, this.runtime.clock.nowMs());
-    await this.execute(
+    const { events } = await this.execute(
       orgId,
       { type: 'CreateOrg', data: { orgId, name: p.name, allowsExternalBusinesses: p.allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } },
       caller,
     );
-    return this.getOrg(orgId);
+    return { ...(await this.getOrg(orgId)), events: refs(events) };
   }
 
   async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller) {
     await this.view(orgId);
-    await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } }, caller);
-    return this.getOrg(orgId);
+    const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } }, caller);
+    return { ...(await this.getOrg(orgId)), events: refs(events) };
   }
 
   async getOrg(orgId: string) {

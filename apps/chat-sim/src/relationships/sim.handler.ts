@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
@@ -19,8 +19,8 @@ export interface SimMediaUpload {
 
 /** What a simulator call published: the gateway waits until the platform has taken these in. */
 export interface SimOutcome {
-  /** Ids of the events published on chat.user-events (empty when nothing changed). */
-  eventIds: string[];
+  /** The events published on chat.user-events (empty when nothing changed). */
+  events: EventRef[];
 }
 
 const APP_ACTIONS = {
@@ -129,7 +129,7 @@ export class SimHandler implements OnModuleInit {
     const account = await this.accountStatus(userId);
     const command = build((appId) => ({ userId, appId: String(appId), account }));
     const events: DomainEvent[] = await runRelationshipCommand(this.runtime, command, caller.requestId ?? null);
-    return { eventIds: events.map((e) => e.eventId) };
+    return { events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
   }
 
   private async accountStatus(userId: string): Promise<UserStatus> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { ID_PREFIX, newId, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -33,25 +33,27 @@ export class UsersHandler implements OnModuleInit {
     const email = p.email.toLowerCase();
     if ((await em.count(UserView, { email })) > 0) throw emailTaken();
     const userId = newId(ID_PREFIX.user, this.runtime.clock.nowMs());
+    let events: DomainEvent[];
     try {
-      await this.execute(
+      ({ events } = await this.execute(
         userId,
         { type: 'CreateUser', data: { userId, orgId: p.orgId, email, displayName: p.displayName ?? null }, meta: { now: this.runtime.clock.now() } },
         caller,
-      );
+      ));
     } catch (error) {
       // Two creations with the same email raced past the check: the unique index decides.
       if (isUniqueViolation(error)) throw emailTaken();
       throw error;
     }
-    return this.getUser(userId);
+    // The gateway waits until messaging knows the new recipient.
+    return { ...(await this.getUser(userId)), events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
   }
 
   async changeStatus(userId: string, status: UserStatus, caller: RpcCaller) {
     await this.view(userId);
     const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
     // The gateway waits for the platform to take these in (a deletion opts the user out everywhere).
-    return { ...(await this.getUser(userId)), eventIds: events.map((e) => e.eventId) };
+    return { ...(await this.getUser(userId)), events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
   }
 
   async getUser(userId: string) {

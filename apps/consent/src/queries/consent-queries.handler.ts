@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { APP_USER_ID_PATTERN, appUserIdFor, type ConsentSource, type ConsentStatus, type ErrorCode, type ErrorDetail } from '@platform/contracts';
+import { APP_USER_ID_PATTERN, appUserIdFor, type EventRef, type ConsentSource, type ConsentStatus, type ErrorCode, type ErrorDetail } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime, waitForApplied } from '@platform/service-kit';
@@ -108,21 +108,30 @@ export class ConsentQueriesHandler implements OnModuleInit {
   }
 
   /**
-   * Returns once the user-actions consumer has applied every event a simulator call published,
-   * with the consent that resulted, or the refusal when the platform refused the action.
+   * Returns once the user-actions consumer has applied the events a simulator call published, with
+   * the consent that resulted and the consent events it caused (for the caller to wait on in other
+   * services), or with the refusal when the platform refused the action.
    */
-  async settle(p: { eventIds: string[]; appId?: string; userId?: string }) {
-    const eventIds = Array.isArray(p.eventIds) ? p.eventIds.map(String) : [];
-    if (!(await waitForApplied(this.runtime, USER_ACTIONS_CONSUMER, eventIds, Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000)))) {
+  async settle(p: { events: EventRef[]; appId?: string; userId?: string }) {
+    const events = Array.isArray(p.events) ? p.events : [];
+    if (!(await waitForApplied(this.runtime, USER_ACTIONS_CONSUMER, events, Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000)))) {
       throw new DomainError('internal_error', 'The action was recorded but the consent service has not applied it yet; read the consent again shortly.');
     }
-    if (eventIds.length > 0) {
+    const ids = events.map((e) => String(e.eventId));
+    let caused: EventRef[] = [];
+    if (ids.length > 0) {
+      const marks = ids.map(() => '?').join(', ');
       const [refusal]: { code: ErrorCode; message: string; details: ErrorDetail[] | null }[] = await this.runtime
         .em()
-        .execute(`select code, message, details from consent.refused_user_actions where event_id in (${eventIds.map(() => '?').join(', ')}) limit 1`, eventIds);
+        .execute(`select code, message, details from consent.refused_user_actions where event_id in (${marks}) limit 1`, ids);
       if (refusal) throw new DomainError(refusal.code, refusal.message, refusal.details ?? undefined);
+      caused = (
+        await this.runtime
+          .em()
+          .execute<{ event_id: string; type: string }[]>(`select event_id, type from consent.events where metadata->>'causationId' in (${marks}) order by position`, ids)
+      ).map((row) => ({ eventId: row.event_id, type: row.type }));
     }
-    if (typeof p.appId !== 'string' || typeof p.userId !== 'string') return { appUserId: null, consent: null };
+    if (typeof p.appId !== 'string' || typeof p.userId !== 'string') return { appUserId: null, consent: null, events: caused };
     const appUserId = appUserIdFor(this.config.appUserIdSecret, p.appId, p.userId);
     const [row]: ConsentRow[] = await this.runtime
       .em()
@@ -130,7 +139,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
         p.appId,
         appUserId,
       ]);
-    return { appUserId, consent: row ? consentResource(row) : null };
+    return { appUserId, consent: row ? consentResource(row) : null, events: caused };
   }
 
   private window(lastUserMessageAt: Timestamp | null) {

@@ -1,4 +1,4 @@
-import { appUserIdFor, RPC_SERVICES } from '@platform/contracts';
+import { appUserIdFor, RPC_SERVICES, type EventRef, type RpcCaller } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
@@ -20,6 +20,7 @@ import {
 } from './admin.dto';
 import type { AdminRoute } from './admin-route';
 import { audienceRoutes } from './audience-routes';
+import { platformSettle } from './platform-settle';
 
 export interface AdminDeps {
   rpc: RpcClient;
@@ -42,10 +43,12 @@ interface AppReply {
 
 /** Admin calls return only once the gateway's own view of the app has caught up (no sleeps in tests). */
 export function adminRoutes(deps: AdminDeps): AdminRoute[] {
-  const settle = async (appId: string, version: number) => {
+  const platform = platformSettle(deps.rpc);
+  const settle = async (appId: string, version: number, caller: RpcCaller) => {
     if (!(await deps.apps.waitForVersion(appId, version))) {
       throw new DomainError('internal_error', 'The change was made but the gateway has not seen it yet; retry the read.');
     }
+    await platform.afterAppChange(caller, appId, version);
   };
   const publicApp = ({ version: _version, ...rest }: AppReply) => rest;
   const knownApp = async (appId: string) => {
@@ -58,9 +61,10 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       path: '/orgs',
       body: CreateOrgDto,
       handle: async (ctx) => {
-        const org = await deps.rpc.call<{ id: string }>('chat-sim', 'orgs.create', ctx.caller, ctx.body);
-        // Apps can be created for the org as soon as this returns.
+        const { events, ...org } = await deps.rpc.call<{ id: string; events: EventRef[] }>('chat-sim', 'orgs.create', ctx.caller, ctx.body);
+        // Apps can be created for the org, and users of it reached, as soon as this returns.
         await waitUntil(async () => (await deps.rpc.call<{ exists: boolean }>('profile', 'orgs.exists', ctx.caller, { orgId: org.id })).exists);
+        await platform.afterChatEvents(ctx.caller, events);
         return { status: 201, body: org };
       },
     },
@@ -68,22 +72,30 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'PATCH',
       path: '/orgs/:orgId',
       body: UpdateOrgDto,
-      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('chat-sim', 'orgs.update', ctx.caller, { orgId: ctx.params.orgId, ...ctx.body }) }),
+      handle: async (ctx) => {
+        const { events, ...org } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'orgs.update', ctx.caller, { orgId: ctx.params.orgId, ...ctx.body });
+        await platform.afterChatEvents(ctx.caller, events);
+        return { status: 200, body: org };
+      },
     },
     {
       method: 'POST',
       path: '/users',
       body: CreateUserDto,
-      handle: async (ctx) => ({ status: 201, body: await deps.rpc.call('chat-sim', 'users.create', ctx.caller, ctx.body) }),
+      handle: async (ctx) => {
+        const { events, ...user } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'users.create', ctx.caller, ctx.body);
+        await platform.afterChatEvents(ctx.caller, events);
+        return { status: 201, body: user };
+      },
     },
     {
       method: 'PATCH',
       path: '/users/:userId',
       body: UpdateUserDto,
       handle: async (ctx) => {
-        const { eventIds, ...user } = await deps.rpc.call<{ eventIds: string[] }>('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body });
-        // A deletion opts the user out of every app: return once the consent service has done it.
-        await deps.rpc.call('consent', 'userActions.settle', ctx.caller, { eventIds });
+        const { events, ...user } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body });
+        // A deletion opts the user out of every app: return once consent and messaging have it.
+        await platform.afterChatEvents(ctx.caller, events);
         return { status: 200, body: user };
       },
     },
@@ -93,7 +105,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       body: CreateAppDto,
       handle: async (ctx) => {
         const created = await deps.rpc.call<AppReply>('profile', 'apps.create', ctx.caller, ctx.body);
-        await settle(created.id, created.version);
+        await settle(created.id, created.version, ctx.caller);
         return { status: 201, body: { id: created.id, orgId: created.orgId, handle: created.handle, status: created.status } };
       },
     },
@@ -112,7 +124,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
           action: ctx.body.action,
           reason: ctx.body.reason ?? null,
         });
-        await settle(ctx.params.appId, moved.version);
+        await settle(ctx.params.appId, moved.version, ctx.caller);
         return { status: 200, body: { status: moved.status, previousStatus: moved.previousStatus } };
       },
     },
@@ -125,7 +137,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
           appId: ctx.params.appId,
           status: ctx.body.status,
         });
-        await settle(ctx.params.appId, version);
+        await settle(ctx.params.appId, version, ctx.caller);
         return { status: 200, body: profile };
       },
     },
@@ -135,7 +147,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       body: UpdateAppDto,
       handle: async (ctx) => {
         const updated = await deps.rpc.call<AppReply>('profile', 'apps.update', ctx.caller, { appId: ctx.params.appId, dailyQuota: ctx.body.dailyQuota });
-        await settle(updated.id, updated.version);
+        await settle(updated.id, updated.version, ctx.caller);
         return { status: 200, body: publicApp(updated) };
       },
     },
@@ -173,7 +185,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
         return { status: 200, body: { appUserId: appUserIdFor(deps.appUserIdSecret, ctx.params.appId, ctx.params.userId) } };
       },
     },
-    ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret }),
+    ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret, settle: platform }),
   ];
 
   // DESIGN section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.

@@ -1,18 +1,20 @@
-import { appUserIdFor, type RpcCaller } from '@platform/contracts';
+import { appUserIdFor, type EventRef, type RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import type { AppAccessCache } from '../app-status/app-access.cache';
 import type { AdminRoute } from './admin-route';
+import type { PlatformSettle } from './platform-settle';
 import { InviteTesterDto, SimMediaDto, SimReceiptDto, SimSendMessageDto } from './sim.dto';
 
 export interface AudienceDeps {
   rpc: RpcClient;
   apps: AppAccessCache;
   appUserIdSecret: string;
+  settle: PlatformSettle;
 }
 
 interface Published {
-  eventIds: string[];
+  events: EventRef[];
 }
 
 const APP_ACTIONS = ['allow', 'stop', 'block', 'unblock', 'accept-tester'];
@@ -26,8 +28,7 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
   const knownApp = async (appId: string) => {
     if (!(await deps.apps.get(appId))) throw new DomainError('not_found', 'No such app.');
   };
-  const settle = (caller: RpcCaller, published: Published, appId: string, userId: string) =>
-    deps.rpc.call<{ appUserId: string; consent: unknown }>('consent', 'userActions.settle', caller, { eventIds: published.eventIds, appId, userId });
+  const settle = (caller: RpcCaller, published: Published, appId?: string, userId?: string) => deps.settle.afterChatEvents(caller, published.events, appId, userId);
   const consentOf = (settled: { consent: unknown }) => {
     if (settled.consent === null) throw new DomainError('not_found', 'The user has no consent for this app.');
     return settled.consent;
@@ -76,7 +77,8 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       path: '/sim/users/:userId/receipts',
       body: SimReceiptDto,
       handle: async (ctx) => {
-        await deps.rpc.call('chat-sim', 'sim.receipt', ctx.caller, { userId: ctx.params.userId, messageId: ctx.body.messageId, status: ctx.body.status });
+        const published = await deps.rpc.call<Published>('chat-sim', 'sim.receipt', ctx.caller, { userId: ctx.params.userId, messageId: ctx.body.messageId, status: ctx.body.status });
+        await settle(ctx.caller, published);
         return { status: 200, body: { messageId: ctx.body.messageId, status: ctx.body.status } };
       },
     },

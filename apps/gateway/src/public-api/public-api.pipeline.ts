@@ -10,7 +10,9 @@ import { readJsonBody } from '../http/body-reader';
 import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
-import type { PublicRoute } from './public-route';
+import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
+import type { IdempotencyStore } from '../idempotency/idempotency.store';
+import type { PublicResult, PublicRoute } from './public-route';
 import type { RateLimiter } from './rate-limiter';
 
 export interface PublicPipelineDeps {
@@ -21,6 +23,7 @@ export interface PublicPipelineDeps {
   clock: Clock;
   docsUrl: string;
   metrics: ServiceMetrics;
+  idempotency: IdempotencyStore;
 }
 
 /**
@@ -64,17 +67,39 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       }
 
       const raw = await readJsonBody(req);
-      const body = match.route.body ? validateBody(match.route.body, raw) : raw;
       deps.keys.touch(key);
-      const result = await match.route.handle({
-        requestId,
-        params: match.params,
-        query: url.searchParams,
-        body,
-        key,
-        app,
-        caller: { requestId, appId: app.appId, keyEnvironment: key.environment },
-      });
+      let idempotency: { key: string; bodyHash: string } | null = null;
+      if (match.route.idempotent) {
+        idempotency = { key: checkIdempotencyKey(req.headers['idempotency-key']), bodyHash: bodyHash(raw) };
+        const begun = await deps.idempotency.begin(app.appId, idempotency.key, idempotency.bodyHash);
+        if (begun.kind === 'replay') {
+          deps.metrics.idempotencyReplays.inc();
+          sendJson(res, begun.status, begun.body, { 'Idempotent-Replayed': 'true' });
+          return;
+        }
+      }
+      let result: PublicResult;
+      try {
+        const body = match.route.body ? validateBody(match.route.body, raw) : raw;
+        result = await match.route.handle({
+          requestId,
+          params: match.params,
+          query: url.searchParams,
+          body,
+          key,
+          app,
+          caller: { requestId, appId: app.appId, keyEnvironment: key.environment },
+          idempotency,
+        });
+      } catch (error) {
+        // Only 2xx answers are kept: a refusal or a failure frees the key for a retry.
+        if (idempotency) await deps.idempotency.release(app.appId, idempotency.key).catch(() => undefined);
+        throw error;
+      }
+      if (idempotency) {
+        if (result.status >= 200 && result.status < 300) await deps.idempotency.complete(app.appId, idempotency.key, result.status, result.body);
+        else await deps.idempotency.release(app.appId, idempotency.key);
+      }
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {
       sendError(res, error, requestId, deps.docsUrl);

@@ -11,6 +11,8 @@ export interface PublicContext<B = unknown> {
   key: ApiKeyRecord;
   app: AppAccess;
   caller: RpcCaller;
+  /** The request's Idempotency-Key and body hash, on idempotent routes. */
+  idempotency: { key: string; bodyHash: string } | null;
 }
 
 export interface PublicResult {
@@ -25,5 +27,7 @@ export interface PublicRoute<B = any> {
   path: string;
   scope: Scope | null;
   body?: DtoClass<B & object>;
+  /** Needs an Idempotency-Key; 2xx answers are stored and replayed (DESIGN section 3, step 6). */
+  idempotent?: boolean;
   handle: (ctx: PublicContext<B>) => Promise<PublicResult>;
 }

@@ -2,6 +2,7 @@ import { API_VERSION } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import type { RpcClient } from '@platform/kafka';
 import { consentRoutes } from './consent-routes';
+import { messageRoutes } from './message-routes';
 import type { PublicRoute } from './public-route';
 import { UpdateBusinessProfileDto } from './update-business-profile.dto';
 
@@ -43,5 +44,6 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
       }),
     },
     ...consentRoutes(deps),
+    ...messageRoutes(deps),
   ];
 }

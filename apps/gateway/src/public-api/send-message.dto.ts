@@ -1,0 +1,91 @@
+import { Type } from 'class-transformer';
+import {
+  IsDefined,
+  IsEmail,
+  IsIn,
+  IsObject,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Validate,
+  ValidateIf,
+  ValidateNested,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+import { APP_USER_ID_PATTERN, CHAT_MESSAGE_TYPES, type ChatMessageType } from '@platform/contracts';
+
+/** `to` is exactly one of two shapes (spec, POST /messages). */
+@ValidatorConstraint({ name: 'exactlyOneRecipient' })
+class ExactlyOneRecipient implements ValidatorConstraintInterface {
+  validate(to: unknown): boolean {
+    if (to === null || typeof to !== 'object') return true;
+    const given = ['appUserId', 'email'].filter((k) => (to as Record<string, unknown>)[k] !== undefined);
+    return given.length === 1;
+  }
+  defaultMessage(): string {
+    return 'must have exactly one of appUserId or email';
+  }
+}
+
+/** A text message carries no media. */
+@ValidatorConstraint({ name: 'onlyForMediaTypes' })
+class OnlyForMediaTypes implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as { type?: unknown }).type !== 'text';
+  }
+  defaultMessage(): string {
+    return 'is only for image, video, audio and file messages';
+  }
+}
+
+export class RecipientDto {
+  /** Shape A: the user's id within the app. */
+  @ValidateIf((o) => o.appUserId !== undefined)
+  @IsString()
+  @Matches(APP_USER_ID_PATTERN, { message: 'must match ^u_[0-9A-Za-z]{22}$' })
+  appUserId?: string;
+
+  /** Shape B: a work email; internal_live apps with a live key, recipients in the app's organization. */
+  @ValidateIf((o) => o.email !== undefined)
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'must be an email address' })
+  email?: string;
+}
+
+const MEDIA_TYPES = ['image', 'video', 'audio', 'file'];
+
+/** POST /messages body (spec, Endpoints; DESIGN D11). Unknown properties are refused by the pipeline. */
+export class SendMessageDto {
+  @IsDefined()
+  @IsObject()
+  @Validate(ExactlyOneRecipient)
+  @ValidateNested()
+  @Type(() => RecipientDto)
+  to!: RecipientDto;
+
+  @IsIn(CHAT_MESSAGE_TYPES)
+  type!: ChatMessageType;
+
+  /** Required for text (max 4096); an optional caption for media. */
+  @ValidateIf((o) => o.type === 'text' || (o.text !== undefined && o.text !== null))
+  @IsString()
+  @Length(1, 4096)
+  text?: string | null;
+
+  /** Required for media types; the id from POST /media. */
+  @ValidateIf((o) => MEDIA_TYPES.includes(o.type) || (o.mediaId !== undefined && o.mediaId !== null))
+  @IsString()
+  @Length(1, 64)
+  @Validate(OnlyForMediaTypes)
+  mediaId?: string | null;
+
+  /** Echoed in message.status events. */
+  @ValidateIf((o) => o.clientReference !== undefined && o.clientReference !== null)
+  @IsString()
+  @Length(1, 128)
+  clientReference?: string | null;
+}

@@ -1,0 +1,89 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  appUserIdFor,
+  inboundMediaId,
+  TOPICS,
+  type DeviceReceiptSent,
+  type DomainEvent,
+  type MessageDeliveryRefused,
+  type UserSentMessage,
+} from '@platform/contracts';
+import { isDomainError } from '@platform/errors';
+import { decideInTransaction } from '@platform/event-store';
+import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { audienceHandlers } from '../audience/audience.projection';
+import { messageDecider, type MessageCommand } from '../messages/message.decider';
+import { projectMessageEvents } from '../messages/message.projection';
+
+export const USER_EVENTS_CONSUMER = 'user-events';
+
+/**
+ * What users do, from chat.user-events: their messages become inbound messages (status received,
+ * message.received) and open the reply window; device receipts move outbound messages to delivered
+ * and read; refused handoffs fail them (D4). Orgs and users feed the send rules. One consumer, so
+ * one user's events apply in their order.
+ */
+export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: string): ConsumerSpec {
+  const decide = async (em: EntityManager, messageId: string, appId: string, command: MessageCommand, cause: DomainEvent) => {
+    try {
+      await decideInTransaction({
+        em,
+        eventStore: runtime.eventStore,
+        decider: messageDecider,
+        streamId: `message-${messageId}`,
+        command,
+        meta: { now: new Date(cause.occurredAt), appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
+        project: (tx, events) => projectMessageEvents(tx, events),
+      });
+    } catch (error) {
+      // A receipt for a message that is not this app's outbound message changes nothing.
+      if (!isDomainError(error)) throw error;
+    }
+  };
+
+  return {
+    name: USER_EVENTS_CONSUMER,
+    topics: [TOPICS.chatUserEvents],
+    handlers: {
+      ...audienceHandlers,
+      UserSentMessage: async (em, event) => {
+        const d = (event as unknown as UserSentMessage).data;
+        const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
+        const sentAt = new Date(event.occurredAt);
+        await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [d.appId, appUserId, d.userId]);
+        await decide(
+          em,
+          d.messageId,
+          d.appId,
+          {
+            type: 'RecordInboundMessage',
+            data: {
+              messageId: d.messageId,
+              appUserId,
+              userId: d.userId,
+              type: d.type,
+              text: d.text,
+              media: d.media.map((file, i) => ({ id: inboundMediaId(d.messageId, sentAt.getTime(), i), mimeType: file.mimeType, fileName: file.fileName, size: file.size, objectKey: file.objectKey })),
+              replyTo: d.replyTo,
+            },
+          },
+          event,
+        );
+        // D6: the window follows the user's last message; a late older event never shortens it.
+        await em.execute(
+          `insert into messaging.windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
+           on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(messaging.windows.last_user_message_at, excluded.last_user_message_at)`,
+          [d.appId, appUserId, sentAt],
+        );
+      },
+      DeviceReceiptSent: async (em, event) => {
+        const d = (event as unknown as DeviceReceiptSent).data;
+        await decide(em, d.messageId, d.appId, { type: 'RecordReceipt', data: { status: d.status } }, event);
+      },
+      MessageDeliveryRefused: async (em, event) => {
+        const d = (event as unknown as MessageDeliveryRefused).data;
+        await decide(em, d.messageId, d.appId, { type: 'RecordDeliveryRefusal', data: { reason: d.reason } }, event);
+      },
+    },
+  };
+}
