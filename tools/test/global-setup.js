@@ -23,6 +23,8 @@ module.exports = async () => {
     TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
     TEST_ADMIN_TOKEN: TEST_ENV.ADMIN_TOKEN,
     TEST_BASE_PORT: String(TEST_BASE_PORT),
+    // Tests that replace a stack process (crash tests) list the replacement here; teardown stops it.
+    TEST_EXTRA_PIDS_FILE: path.join(root, '.data/run', `test-extra-pids-${TEST_BASE_PORT}.json`),
     TEST_STACK_PIDS: JSON.stringify(Object.fromEntries(Object.entries(children).map(([app, child]) => [app, child.pid]))),
   });
 };

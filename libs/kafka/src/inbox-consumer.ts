@@ -34,6 +34,8 @@ export interface InboxConsumerOptions {
  */
 export class InboxConsumer {
   private consumer: Consumer | null = null;
+  /** Set once the consumer first joined its group: until then the service is not ready. */
+  joined = false;
 
   constructor(private readonly options: InboxConsumerOptions) {}
 
@@ -47,6 +49,7 @@ export class InboxConsumer {
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => (this.joined = true));
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
     await consumer.run({

@@ -150,8 +150,10 @@ export class ServiceRuntime {
     } catch {
       postgres = false;
     }
-    const checks = { postgres, kafka: this.kafkaUp };
-    return { ok: postgres && this.kafkaUp, checks };
+    // A consumer that has not joined its group yet would leave callers waiting on its effects.
+    const consumers = this.consumers.every((consumer) => consumer.joined);
+    const checks = { postgres, kafka: this.kafkaUp, consumers };
+    return { ok: postgres && this.kafkaUp && consumers, checks };
   }
 
   async close(): Promise<void> {

@@ -1,2 +1,3 @@
 export * from './decider-spec';
 export * from './e2e';
+export * from './processes';

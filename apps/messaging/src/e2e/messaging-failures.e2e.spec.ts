@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { RPC_SERVICES } from '@platform/contracts';
+import { RpcClient } from '@platform/kafka';
+import { api, createTestApp, createTestUser, eventually, expectStatus, simSendText, spawnApp, stackPid, unique, waitForExit, waitReady, admin, simAppAction } from '@platform/testing';
+import { appWithTester, inbox, send } from './messaging.test-helpers';
+
+describe('messaging when things go wrong (e2e)', () => {
+  it('a message sent after the user stopped the app, before messaging knew, never reaches the inbox and ends failed', async () => {
+    // Call chat-sim directly, as the chat product would act, without waiting for the platform to catch up.
+    const rpc = new RpcClient({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), instanceId: `test-${randomBytes(4).toString('hex')}`, services: RPC_SERVICES, timeoutMs: 8000 });
+    await rpc.connect();
+    try {
+      const app = await createTestApp();
+      let raced: { id: string; userId: string } | null = null;
+      for (let attempt = 0; attempt < 5 && !raced; attempt++) {
+        const user = await createTestUser(app.orgId);
+        expectStatus(await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id }), 201);
+        const { appUserId } = expectStatus(await simAppAction(user.id, app.appId, 'accept-tester'), 200).body;
+        await rpc.call('chat-sim', 'sim.appAction', { requestId: unique('req_') }, { userId: user.id, appId: app.appId, action: 'stop' });
+        const res = await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'too late' });
+        // Messaging had already learned of the stop: try again with another user.
+        if (res.status === 202) raced = { id: res.body.id, userId: user.id };
+        else expect(res.body.error.code).toBe('consent_required');
+      }
+      expect(raced).not.toBeNull();
+      const { id, userId } = raced!;
+      await eventually(async () => (await api('GET', `/messages/${id}`, app.sandboxKey)).body.status === 'failed');
+      expect(await inbox(userId, app.appId)).toEqual([]);
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it('killing messaging while sends are in flight loses nothing: every 202 has its message, its sent status and one inbox entry', async () => {
+    const testers = await Promise.all(Array.from({ length: 3 }, () => appWithTester()));
+    // Open the windows, so the business-initiated cap stays out of the way.
+    for (const t of testers) await simSendText(t.userId, t.app.appId);
+    const sends = Array.from({ length: 90 }, (_, i) => ({ tester: testers[i % testers.length], key: unique(`crash-${i}-`), text: `crash ${i}` }));
+
+    const port = Number(process.env.TEST_BASE_PORT ?? 4000) + 10;
+    const pid = stackPid('messaging');
+    let killed = false;
+    const results = await Promise.all(
+      sends.map(async (s, i) => {
+        // Spread the requests so some are before, some during and some after the kill.
+        await new Promise((resolve) => setTimeout(resolve, i * 8));
+        if (i === 30 && !killed) {
+          killed = true;
+          process.kill(pid, 'SIGKILL');
+        }
+        return send(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key);
+      }),
+    );
+    await waitForExit(pid);
+    const replacement = spawnApp('messaging', port, { logName: 'test-messaging-after-crash', replaces: true });
+    await waitReady(`http://127.0.0.1:${port}/readyz`, replacement);
+
+    const accepted = results.map((r, i) => ({ r, s: sends[i] })).filter(({ r }) => r.status === 202);
+    const failed = results.map((r, i) => ({ r, s: sends[i] })).filter(({ r }) => r.status !== 202);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const { r } of failed) expect(r.body.error.code).toBe('internal_error');
+
+    // Every 202 has its message, sent, in the user's inbox.
+    for (const { r, s } of accepted) {
+      const message = expectStatus(await api('GET', `/messages/${r.body.id}`, s.tester.app.sandboxKey), 200).body;
+      expect(message).toMatchObject({ status: 'sent', text: s.text });
+    }
+    // The 500s are retried with their keys, as the spec tells clients to: each ends with one message.
+    const retried = await Promise.all(failed.map(({ s }) => send(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key)));
+    for (const r of retried) expectStatus(r, 202);
+
+    const all = [...accepted.map(({ r, s }) => ({ id: r.body.id as string, s })), ...retried.map((r, i) => ({ id: r.body.id as string, s: failed[i].s }))];
+    for (const t of testers) {
+      const expected = all.filter(({ s }) => s.tester === t);
+      const entries = (await eventually(async () => {
+        const data = await inbox(t.userId, t.app.appId);
+        return expected.every(({ id }) => data.some((m) => m.messageId === id)) ? data : null;
+      }, 30_000))!;
+      expect(entries).toHaveLength(expected.length);
+      expect(new Set(entries.map((m) => m.messageId)).size).toBe(expected.length);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The pid of one app of the running test stack. */
+export function stackPid(app: string): number {
+  const pids = JSON.parse(process.env.TEST_STACK_PIDS ?? '{}') as Record<string, number>;
+  if (!pids[app]) throw new Error(`no ${app} in TEST_STACK_PIDS`);
+  return pids[app];
+}
+
+/**
+ * Starts an app from dist/ like the stack does, on its port, logging to .data/logs. With `replaces`
+ * the process takes over from a stack process for the rest of the run (global teardown stops it).
+ */
+export function spawnApp(app: string, port: number, options: { logName: string; env?: Record<string, string>; replaces?: boolean }): ChildProcess {
+  const logDir = path.join(ROOT, '.data/logs');
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(path.join(logDir, `${options.logName}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+    cwd: ROOT,
+    env: { ...process.env, ...(options.env ?? {}), PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.replaces === true,
+  });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  if (options.replaces) {
+    child.unref();
+    const file = process.env.TEST_EXTRA_PIDS_FILE;
+    if (!file) throw new Error('TEST_EXTRA_PIDS_FILE is not set');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const pids: number[] = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
+    writeFileSync(file, JSON.stringify([...pids, child.pid]));
+  }
+  return child;
+}
+
+/** Waits until `url` answers 2xx (a /readyz), failing early when the process exits. */
+export async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} not ready in ${timeoutMs} ms`);
+}
+
+/** Resolves once the process with this pid is gone. */
+export async function waitForExit(pid: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`process ${pid} still running`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
