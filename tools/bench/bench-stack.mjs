@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
+import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { startStack, stopChildren } from '../dev/stack.mjs';
 
 // Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
@@ -31,6 +32,7 @@ export async function withBenchStack(body) {
   await client.query(`drop database if exists ${DB} with (force)`);
   await client.query(`create database ${DB}`);
   await client.end();
+  benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
   const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, tag: 'bench' });
   try {
     return await body({

@@ -14,6 +14,9 @@ module.exports = async () => {
   const { resetDatabase, TEST_ENV, TEST_BASE_PORT } = await import(path.join(root, 'tools/test/test-env.mjs'));
   await infra.ensureInfra({ quiet: true });
   await resetDatabase();
+  // A namespace of its own per run (unless one is forced), so nothing replays earlier runs' events.
+  const { freshKafkaNamespace } = await import(path.join(root, 'tools/infra/kafka-namespace.mjs'));
+  if (!process.env.KAFKA_NAMESPACE) TEST_ENV.KAFKA_NAMESPACE = await freshKafkaNamespace(`${TEST_ENV.KAFKA_NAMESPACE.replace(/\.$/, '')}_`);
   const started = Date.now();
   const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test' });
   process.stdout.write(`\nstack up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -13,7 +13,8 @@ export const TEST_ENV = {
   DOCS_URL: 'https://docs.example.com/platform',
   APP_USER_ID_SECRET: 'test-app-user-id-secret',
   RPC_TIMEOUT_MS: '8000',
-  // Its own topics and groups, so a dev stack or a benchmark on the same broker never interferes.
+  // Its own topics and groups, so a dev stack or a benchmark on the same broker never interferes;
+  // global setup makes it fresh per run (`<database>_<time>.`) unless KAFKA_NAMESPACE is given.
   KAFKA_NAMESPACE: process.env.KAFKA_NAMESPACE ?? `${TEST_DATABASE}.`,
 };
 
