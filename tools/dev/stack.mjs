@@ -31,7 +31,9 @@ function readyUrl(app, ports) {
 export function spawnApp(app, { port, env, logDir, tag }) {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${tag}-${app}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
+  const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
