@@ -11,6 +11,10 @@ export interface HandleCommandArgs<State, Command, Event extends NewEvent> {
   streamId: string;
   command: Command;
   meta: AppendMeta;
+  /** The stream cannot exist yet (its id was just minted): skip reading it. */
+  newStream?: boolean;
+  /** Outbox-only events derived from the appended ones, written with them (see EventStore.append). */
+  alsoPublish?: (stored: DomainEvent[]) => DomainEvent[];
   /** Inline projections, updated in the same transaction as the append. */
   project?: (em: EntityManager, events: DomainEvent[], state: State) => Promise<void>;
   maxRetries?: number;
@@ -43,9 +47,11 @@ export async function decideInTransaction<State, Command, Event extends NewEvent
   args: Omit<HandleCommandArgs<State, Command, Event>, 'maxRetries'>,
 ): Promise<{ events: DomainEvent[]; state: State; version: number }> {
   const tx = args.em;
-  const { state, version } = await args.eventStore.aggregate(tx, args.streamId, args.decider);
+  const { state, version } = args.newStream
+    ? { state: args.decider.initialState(), version: 0 }
+    : await args.eventStore.aggregate(tx, args.streamId, args.decider);
   const newEvents = args.decider.decide(args.command, state);
-  const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta);
+  const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta, args.alsoPublish);
   const nextState = newEvents.reduce(args.decider.evolve, state);
   if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
   return { events: stored, state: nextState, version: version + stored.length };

@@ -101,6 +101,8 @@ export class EventStore {
     expectedVersion: ExpectedVersion,
     newEvents: NewEvent[],
     meta: AppendMeta,
+    /** Outbox-only events derived from the appended ones (a handoff to another topic), written in the same statement. */
+    alsoPublish?: (stored: DomainEvent[]) => DomainEvent[],
   ): Promise<DomainEvent[]> {
     if (newEvents.length === 0) return [];
     let base: number;
@@ -146,7 +148,7 @@ export class EventStore {
       if (isUniqueViolation(error)) throw new StreamVersionConflict(streamId, expectedVersion);
       throw error;
     }
-    await this.writeOutbox(em, events);
+    await this.writeOutbox(em, alsoPublish ? [...events, ...alsoPublish(events)] : events);
     return events;
   }
 
@@ -173,12 +175,12 @@ export class EventStore {
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
     }
     if (placeholders.length === 0) return;
+    // One round trip: the rows, and the notification that is delivered at commit, so the relay wakes only for rows it can see.
     await em.execute(
-      `insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')}`,
-      values,
+      `with written as (insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')} returning 1)
+       select pg_notify(?, '') from (select count(*) from written) as n`,
+      [...values, outboxChannel(this.schema)],
     );
-    // Delivered at commit, so the relay wakes only for rows it can see.
-    await em.execute(`select pg_notify(?, '')`, [outboxChannel(this.schema)]);
   }
 
   private toDomainEvent(streamId: string, row: EventRow): DomainEvent {

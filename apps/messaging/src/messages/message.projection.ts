@@ -4,6 +4,8 @@ import type { MessageEvent } from './message.state';
 
 /** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts). */
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
+  // A send appends MessageAccepted and MessageSent together: one insert with the final status.
+  const handedOver = new Set(events.filter((e) => e.type === 'MessageSent').map((e) => (e.data as { messageId: string }).messageId));
   for (const stored of events) {
     const event = stored as unknown as MessageEvent & DomainEvent;
     const at = new Date(stored.occurredAt);
@@ -13,12 +15,26 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
         const d = event.data;
         await em.execute(
           `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
-           values (?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, 'accepted', ?, ?, ?, ?)`,
-          [d.messageId, stored.appId, d.appUserId, d.userId, d.type, d.text, JSON.stringify(d.media), d.clientReference, d.businessInitiated, at, v],
+           values (?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)`,
+          [
+            d.messageId,
+            stored.appId,
+            d.appUserId,
+            d.userId,
+            d.type,
+            d.text,
+            JSON.stringify(d.media),
+            handedOver.has(d.messageId) ? 'sent' : 'accepted',
+            d.clientReference,
+            d.businessInitiated,
+            at,
+            handedOver.has(d.messageId) ? v + 1 : v,
+          ],
         );
         break;
       }
       case 'MessageSent':
+        if (handedOver.has(event.data.messageId)) break;
         await em.execute(`update messaging.messages set status = 'sent', version = ? where message_id = ?`, [v, event.data.messageId]);
         break;
       case 'MessageDelivered':

@@ -98,7 +98,7 @@ export class SendMessageHandler implements OnModuleInit {
       if (facts.recipient && !facts.windowOpen) facts.businessInitiatedLast24h = await this.countBusinessInitiated(tx, request.appId, appUserId, now);
       const body = request.body;
       const streamId = `message-${messageId}`;
-      const { events } = await decideInTransaction({
+      await decideInTransaction({
         em: tx,
         eventStore: this.runtime.eventStore,
         decider: messageDecider,
@@ -108,9 +108,10 @@ export class SendMessageHandler implements OnModuleInit {
           data: { messageId, type: body.type, text: body.text ?? null, media: [], clientReference: body.clientReference ?? null, facts },
         },
         meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+        newStream: true,
+        alsoPublish: (stored) => [this.handover(stored, facts)],
         project: (projectTx, stored) => projectMessageEvents(projectTx, stored),
       });
-      await this.handOver(tx, events, facts);
       await this.countAgainstQuota(tx, request.appId, facts.app.dailyQuota, now);
       return {
         acceptance: { id: messageId, status: 'accepted', appUserId, type: body.type, createdAt: now.toISOString(), clientReference: body.clientReference ?? null },
@@ -158,8 +159,7 @@ export class SendMessageHandler implements OnModuleInit {
       appUserId = userId ? appUserIdFor(this.config.appUserIdSecret, request.appId, userId) : '';
     } else {
       appUserId = to.appUserId!;
-      const [mapped]: { user_id: string }[] = await tx.execute(`select user_id from messaging.app_users where app_id = ? and app_user_id = ?`, [request.appId, appUserId]);
-      userId = mapped?.user_id ?? null;
+      userId = null;
     }
     const [row]: FactsRow[] = await tx.execute(
       `select a.org_id as app_org_id, a.status as app_status, a.daily_quota,
@@ -169,10 +169,10 @@ export class SendMessageHandler implements OnModuleInit {
               (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = ?) as last_user_message_at,
               (select d.accepted from messaging.daily_counts d where d.app_id = a.app_id and d.day = ?) as accepted_today
        from messaging.apps a
-       left join messaging.recipients r on r.user_id = ?
+       left join messaging.recipients r on r.user_id = coalesce(?, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = ?))
        left join messaging.orgs o on o.org_id = r.org_id
        where a.app_id = ?`,
-      [appUserId, appUserId, utcDay(now), userId, request.appId],
+      [appUserId, appUserId, utcDay(now), userId, appUserId, request.appId],
     );
     if (!row) throw new DomainError('internal_error', 'The app has not reached the messaging service yet; retry with the same Idempotency-Key.');
     const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
@@ -206,7 +206,7 @@ export class SendMessageHandler implements OnModuleInit {
   }
 
   /** DESIGN D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
-  private async handOver(tx: EntityManager, events: DomainEvent[], facts: SendFacts): Promise<void> {
+  private handover(events: DomainEvent[], facts: SendFacts): DomainEvent {
     const accepted = events.find((e) => e.type === 'MessageAccepted')!;
     const sent = events.find((e) => e.type === 'MessageSent')!;
     const d = accepted.data as { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null };
@@ -217,7 +217,7 @@ export class SendMessageHandler implements OnModuleInit {
       causationId: sent.eventId,
       data: { messageId: d.messageId, appId: facts.app.appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media: [] },
     };
-    await this.runtime.eventStore.writeOutbox(tx, [handover]);
+    return handover;
   }
 
   /** D8: the last statement before commit, so the per-app counter row is locked as briefly as possible. */
