@@ -1,56 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { admin, createTestApp, expectStatus, http, type TestApp } from '@platform/testing';
+import type { ChildProcess } from 'node:child_process';
+import { admin, createTestApp, expectStatus, http, spawnApp, stopProcess as stop, waitReady, type TestApp } from '@platform/testing';
 
 /**
  * Request/reply under the Kubernetes topology of issue 2: three gateway replicas and two (then three,
  * then two again) profile replicas at once. Every request is answered, by the right replica, with the
  * caller's own data, while the profile consumer group rebalances; a hung service gives 500 internal_error.
  */
-const ROOT = path.resolve(__dirname, '../../..');
 const base = Number(process.env.TEST_BASE_PORT ?? 4000);
 const started: ChildProcess[] = [];
 
-function startApp(app: 'gateway' | 'profile', port: number, extraEnv: Record<string, string> = {}): ChildProcess {
-  const logDir = path.join(ROOT, '.data/logs');
-  mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(path.join(logDir, `test-scale-${app}-${port}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
-    cwd: ROOT,
-    env: { ...process.env, ...extraEnv, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+function startApp(app: 'gateway' | 'profile', port: number, env: Record<string, string> = {}): ChildProcess {
+  const child = spawnApp(app, port, { logName: `test-scale-${app}-${port}`, env });
   started.push(child);
   return child;
-}
-
-async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} not ready in ${timeoutMs} ms`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 describe('Kafka request/reply with 3 gateway and 2+ profile replicas (e2e)', () => {

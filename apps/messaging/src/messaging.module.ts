@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ServiceRuntime } from '@platform/service-kit';
+import { AppsVersionHandler } from './audience/apps-version.handler';
 import { GetMessageHandler } from './get-message/get-message.handler';
 import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
 import { SendMessageHandler } from './send-message/send-message.handler';
@@ -9,6 +10,7 @@ import { SendMessageHandler } from './send-message/send-message.handler';
     { provide: MESSAGING_CONFIG, useFactory: (runtime: ServiceRuntime) => loadMessagingConfig(runtime.config), inject: [ServiceRuntime] },
     SendMessageHandler,
     GetMessageHandler,
+    AppsVersionHandler,
   ],
 })
 export class MessagingModule {}

@@ -30,3 +30,8 @@ export interface EventRef {
   eventId: string;
   type: string;
 }
+
+/** The references of events a call appended, for the caller to wait on. */
+export function eventRefs(events: { eventId: string; type: string }[]): EventRef[] {
+  return events.map((e) => ({ eventId: e.eventId, type: e.type }));
+}

@@ -53,6 +53,26 @@ export function expectStatus<T>(result: HttpResult<T>, status: number): HttpResu
   return result;
 }
 
+/** Fails unless the answer is the error envelope with this status and code. */
+export function expectError(res: { status: number; body: any }, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+}
+
+/** Runs `fn` over items with at most `concurrency` in flight; results in the items' order. */
+export async function inParallel<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return results;
+}
+
 export function unique(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }

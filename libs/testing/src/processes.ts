@@ -66,3 +66,16 @@ export async function waitForExit(pid: number, timeoutMs = 15_000): Promise<void
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** SIGTERM, then SIGKILL after 15 s; resolves once the process has exited. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

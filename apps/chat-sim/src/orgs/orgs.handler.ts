@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type DomainEvent, type RpcCaller } from '@platform/contracts';
+import { eventRefs, ID_PREFIX, newId, type RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -7,9 +7,6 @@ import { ServiceRuntime } from '@platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 import { orgDecider, type OrgCommand } from './org.decider';
 import { projectOrgEvents } from './orgs.projection';
-
-/** What the gateway waits for other services to apply before answering. */
-const refs = (events: DomainEvent[]) => events.map((e) => ({ eventId: e.eventId, type: e.type }));
 
 /** The chat product's organizations (admin API /orgs), served on chat-sim.rpc. */
 @Injectable()
@@ -34,13 +31,13 @@ export class OrgsHandler implements OnModuleInit {
       { type: 'CreateOrg', data: { orgId, name: p.name, allowsExternalBusinesses: p.allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } },
       caller,
     );
-    return { ...(await this.getOrg(orgId)), events: refs(events) };
+    return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 
   async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller) {
     await this.view(orgId);
     const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } }, caller);
-    return { ...(await this.getOrg(orgId)), events: refs(events) };
+    return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 
   async getOrg(orgId: string) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { eventRefs, ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
@@ -129,7 +129,7 @@ export class SimHandler implements OnModuleInit {
     const account = await this.accountStatus(userId);
     const command = build((appId) => ({ userId, appId: String(appId), account }));
     const events: DomainEvent[] = await runRelationshipCommand(this.runtime, command, caller.requestId ?? null);
-    return { events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
+    return { events: eventRefs(events) };
   }
 
   private async accountStatus(userId: string): Promise<UserStatus> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { eventRefs, ID_PREFIX, newId, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -46,14 +46,14 @@ export class UsersHandler implements OnModuleInit {
       throw error;
     }
     // The gateway waits until messaging knows the new recipient.
-    return { ...(await this.getUser(userId)), events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
+    return { ...(await this.getUser(userId)), events: eventRefs(events) };
   }
 
   async changeStatus(userId: string, status: UserStatus, caller: RpcCaller) {
     await this.view(userId);
     const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
     // The gateway waits for the platform to take these in (a deletion opts the user out everywhere).
-    return { ...(await this.getUser(userId)), events: events.map((e) => ({ eventId: e.eventId, type: e.type })) };
+    return { ...(await this.getUser(userId)), events: eventRefs(events) };
   }
 
   async getUser(userId: string) {

@@ -5,6 +5,7 @@ import {
   appUserIdOf,
   createTestApp,
   createTestUser,
+  expectError,
   expectStatus,
   platformNow,
   simAppAction,
@@ -13,10 +14,6 @@ import {
 } from '@platform/testing';
 
 const DAY = 24 * 3600;
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-}
 
 describe('consent through the public and admin APIs (e2e)', () => {
   let app: TestApp;

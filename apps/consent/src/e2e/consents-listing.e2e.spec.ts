@@ -1,23 +1,9 @@
-import { admin, api, createTestApp, createTestUser, expectStatus, simAppAction, simSendText, type HttpResult, type TestApp } from '@platform/testing';
+import { admin, api, createTestApp, createTestUser, expectStatus, inParallel, simAppAction, simSendText, type HttpResult, type TestApp } from '@platform/testing';
 
 interface Consent {
   appUserId: string;
   status: string;
   updatedAt: string;
-}
-
-async function inParallel<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i]);
-      }
-    }),
-  );
-  return results;
 }
 
 describe('GET /consents (e2e)', () => {

@@ -1,5 +1,5 @@
-import { admin, api, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique } from '@platform/testing';
-import { appWithTester, expectError, inbox, send } from './messaging.test-helpers';
+import { admin, api, expectError, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique } from '@platform/testing';
+import { appWithTester, inbox, send } from './messaging.test-helpers';
 
 describe('messaging through HTTP (e2e)', () => {
   describe('send and lifecycle', () => {

@@ -22,7 +22,3 @@ export function send(key: string, body: unknown, idempotencyKey: string | null =
 export async function inbox(userId: string, appId: string): Promise<{ messageId: string; text: string | null }[]> {
   return expectStatus(await admin('GET', `/sim/users/${userId}/inbox?appId=${appId}`), 200).body.data;
 }
-
-export function expectError(res: { status: number; body: any }, status: number, code: string): void {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-}

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { MessageMediaFile } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
-import { pollUntil, ServiceRuntime } from '@platform/service-kit';
+import { ServiceRuntime } from '@platform/service-kit';
 
 type Timestamp = Date | string;
 const iso = (value: Timestamp | null) => (value === null ? null : new Date(value).toISOString());
@@ -16,20 +16,7 @@ export class GetMessageHandler implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.rpc.registerAll({
-      'messages.get': (p) => this.get(p.appId, p.messageId),
-      // Admin calls that change an app return once messaging's projection has the change too.
-      'apps.awaitVersion': async (p) => ({
-        caughtUp: await pollUntil(
-          async () => {
-            const [row]: { version: number }[] = await this.runtime.em().execute(`select version from messaging.apps where app_id = ?`, [p.appId]);
-            return (row?.version ?? 0) >= p.version;
-          },
-          Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000),
-          10,
-        ),
-      }),
-    });
+    this.rpc.register('messages.get', (p) => this.get(p.appId, p.messageId));
   }
 
   async get(appId: string, messageId: string) {

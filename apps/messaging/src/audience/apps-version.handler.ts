@@ -1,0 +1,25 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { RpcDispatcher } from '@platform/kafka';
+import { pollUntil, ServiceRuntime } from '@platform/service-kit';
+
+/** Admin calls that change an app return once messaging's projection of apps has the change too. */
+@Injectable()
+export class AppsVersionHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.register('apps.awaitVersion', async (p: { appId: string; version: number }) => ({
+      caughtUp: await pollUntil(
+        async () => {
+          const [row]: { version: number }[] = await this.runtime.em().execute(`select version from messaging.apps where app_id = ?`, [p.appId]);
+          return (row?.version ?? 0) >= p.version;
+        },
+        Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000),
+        10,
+      ),
+    }));
+  }
+}
