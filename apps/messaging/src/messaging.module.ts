@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ServiceRuntime } from '@platform/service-kit';
 import { AppsVersionHandler } from './audience/apps-version.handler';
+import { MessageExpirySweeper } from './expire-messages/message-expiry.sweeper';
 import { GetMessageHandler } from './get-message/get-message.handler';
 import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
 import { SendMessageHandler } from './send-message/send-message.handler';
@@ -11,6 +12,7 @@ import { SendMessageHandler } from './send-message/send-message.handler';
     SendMessageHandler,
     GetMessageHandler,
     AppsVersionHandler,
+    MessageExpirySweeper,
   ],
 })
 export class MessagingModule {}

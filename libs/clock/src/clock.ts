@@ -7,6 +7,10 @@ export abstract class Clock {
   nowMs(): number {
     return this.now().getTime();
   }
+  /** Called whenever the clock jumps ahead (only a test clock does), so time-driven jobs need not wait for their next tick. */
+  onAdvance(_listener: () => void): void {
+    // The system clock never jumps.
+  }
 }
 
 export class SystemClock extends Clock {
@@ -18,6 +22,7 @@ export class SystemClock extends Clock {
 /** System time plus an offset that only ever grows, so the platform clock never runs backwards. */
 export class TestClock extends Clock {
   private offsetMs = 0;
+  private readonly listeners: (() => void)[] = [];
 
   now(): Date {
     return new Date(Date.now() + this.offsetMs);
@@ -29,7 +34,13 @@ export class TestClock extends Clock {
 
   /** Sets the total offset; a smaller value than the current one is ignored. */
   setOffset(offsetMs: number): void {
-    if (offsetMs > this.offsetMs) this.offsetMs = offsetMs;
+    if (offsetMs <= this.offsetMs) return;
+    this.offsetMs = offsetMs;
+    for (const listener of this.listeners) listener();
+  }
+
+  override onAdvance(listener: () => void): void {
+    this.listeners.push(listener);
   }
 }
 

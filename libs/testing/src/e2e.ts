@@ -133,3 +133,15 @@ export async function platformNow(): Promise<Date> {
 export async function advanceClock(seconds: number): Promise<Date> {
   return new Date(expectStatus(await admin('POST', '/clock/advance', { seconds }), 200).body.now);
 }
+
+/** One query against a database (the stack's own by default), for tests that check what a service stored. */
+export async function queryDatabase<T = Record<string, unknown>>(sql: string, params: unknown[] = [], url = process.env.DATABASE_URL as string): Promise<T[]> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

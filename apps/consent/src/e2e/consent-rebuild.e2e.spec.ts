@@ -1,21 +1,12 @@
 import { Kafka, logLevel } from 'kafkajs';
-import pg from 'pg';
 import { kafkaNamespace, TOPICS } from '@platform/contracts';
-import { admin, api, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText } from '@platform/testing';
+import { admin, api, createTestApp, createTestUser, eventually, expectStatus, queryDatabase, simAppAction, simSendText } from '@platform/testing';
 import { startConsent } from '../main';
 
 const ADMIN_DB = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const liveDbUrl = () => process.env.DATABASE_URL as string;
 
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const query = <T>(url: string, sql: string, params: unknown[] = []) => queryDatabase<T>(sql, params, url);
 
 /** Everything the consent service derives for these apps, in a stable order. */
 async function snapshot(url: string, appIds: string[]) {

@@ -1,4 +1,4 @@
-import { admin, api, expectError, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique } from '@platform/testing';
+import { admin, advanceClock, api, expectError, queryDatabase, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique } from '@platform/testing';
 import { appWithTester, inbox, send } from './messaging.test-helpers';
 
 describe('messaging through HTTP (e2e)', () => {
@@ -44,6 +44,23 @@ describe('messaging through HTTP (e2e)', () => {
       const message = expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body;
       expect(message.status).toBe('read');
       expect(message.deliveredAt).toBe(message.readAt);
+    });
+
+    it('a message not delivered within 30 days fails as expired (D4); a delivered one stays delivered', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      const waiting = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'anyone there?' }), 202).body.id;
+      const seen = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'got it?' }), 202).body.id;
+      await eventually(async () => (await inbox(userId, app.appId)).some((m) => m.messageId === seen));
+      expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: seen, status: 'delivered' }), 200);
+
+      await advanceClock(30 * 24 * 3600 + 60);
+      await eventually(async () => (await api('GET', `/messages/${waiting}`, app.sandboxKey)).body.status === 'failed');
+      const [failure] = await queryDatabase<{ reason: string }>(`select data->>'reason' as reason from messaging.events where stream_id = $1 and type = 'MessageFailed'`, [`message-${waiting}`]);
+      expect(failure.reason).toBe('expired');
+      expect((await api('GET', `/messages/${seen}`, app.sandboxKey)).body.status).toBe('delivered');
+      // A receipt that comes after the deadline does not revive it.
+      expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: waiting, status: 'delivered' }), 200);
+      expect((await api('GET', `/messages/${waiting}`, app.sandboxKey)).body.status).toBe('failed');
     });
 
     it("a user's message is an inbound message with status received, and a reply carries its context", async () => {

@@ -142,6 +142,23 @@ describe('Message decider', () => {
     it('receipts for unknown messages are refused', () => spec.given([]).when({ type: 'RecordReceipt', data: { status: 'read' } }).thenThrows('not_found'));
   });
 
+  describe('delivery deadline (D4: 30 days)', () => {
+    const handedOverAt = '2026-01-01T00:00:00.000Z';
+    const expire = (now: string): MessageCommand => ({ type: 'ExpireMessage', data: { handedOverAt, now } });
+    const expired: MessageEvent = { type: 'MessageFailed', data: { ...status, reason: 'expired' } };
+    it('an undelivered message fails as expired after 30 days', () => spec.given([accepted(), sent]).when(expire('2026-01-31T00:00:00.000Z')).then([expired]));
+    it('is not expired a millisecond earlier', () => spec.given([accepted(), sent]).when(expire('2026-01-30T23:59:59.999Z')).thenThrows('invalid_transition'));
+    it('a delivered message never expires', () => spec.given([accepted(), sent, delivered]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
+    it('a read message never expires', () => spec.given([accepted(), sent, read]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
+    it('a failed message keeps its first reason', () => spec.given([accepted(), sent, failed]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
+    it('an inbound message cannot expire', () =>
+      spec
+        .given([{ type: 'MessageReceived', data: { messageId: 'msg_1', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: null } }])
+        .when(expire('2026-03-01T00:00:00.000Z'))
+        .thenThrows('not_found'));
+    it('a receipt after expiry changes nothing', () => spec.given([accepted(), sent, expired]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]));
+  });
+
   describe('inbound messages', () => {
     const inbound: MessageCommand = {
       type: 'RecordInboundMessage',

@@ -11,10 +11,15 @@ export type MessageCommand =
     }
   | { type: 'RecordReceipt'; data: { status: 'delivered' | 'read' } }
   | { type: 'RecordDeliveryRefusal'; data: { reason: DeliveryRefusalReason } }
+  /** Sweeper: `handedOverAt` is when the message went to the chat product, `now` the platform clock (both ISO). */
+  | { type: 'ExpireMessage'; data: { handedOverAt: string; now: string } }
   | {
       type: 'RecordInboundMessage';
       data: { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; media: (MessageMediaFile & { objectKey: string })[]; replyTo: string | null };
     };
+
+/** DESIGN D4: a message the chat product has not delivered within 30 days fails as `expired`. */
+export const MESSAGE_DELIVERY_DEADLINE_MS = 30 * 24 * 3600 * 1000;
 
 export function decideMessage(command: MessageCommand, state: MessageState): MessageEvent[] {
   switch (command.type) {
@@ -44,6 +49,15 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
       if (state.status !== 'sent') return [];
       return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: command.data.reason } }];
+    }
+    case 'ExpireMessage': {
+      if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
+      // Delivered, read or already failed: a late sweep changes nothing.
+      if (state.status !== 'sent') return [];
+      if (Date.parse(command.data.now) - Date.parse(command.data.handedOverAt) < MESSAGE_DELIVERY_DEADLINE_MS) {
+        throw new DomainError('invalid_transition', 'The message is within its delivery deadline.');
+      }
+      return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: 'expired' } }];
     }
     default:
       return assertNever(command);

@@ -1,0 +1,97 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { handleCommand, StreamVersionConflict } from '@platform/event-store';
+import { isDomainError } from '@platform/errors';
+import { log, ServiceRuntime } from '@platform/service-kit';
+import { MESSAGE_DELIVERY_DEADLINE_MS, messageDecider } from '../messages/message.decider';
+import { projectMessageEvents } from '../messages/message.projection';
+
+const EVERY_MS = 60 * 1000;
+const BATCH = 200;
+
+interface DueRow {
+  message_id: string;
+  app_id: string;
+  created_at: Date | string;
+}
+
+/**
+ * DESIGN D4: a message handed to the chat product and not delivered within 30 days fails as
+ * `expired`. Runs every minute and whenever the test clock jumps. The decider has the last word, so
+ * a receipt that lands between the query and the command wins, and two replicas sweeping at once
+ * only conflict on the stream version, never fail a message twice.
+ */
+@Injectable()
+export class MessageExpirySweeper implements OnModuleInit, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private again = false;
+
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), EVERY_MS);
+    this.timer.unref();
+    this.runtime.clock.onAdvance(() => void this.sweep());
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Expires every overdue message; a call during a sweep makes that sweep go round once more. */
+  sweep(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.sweepUntilQuiet().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async sweepUntilQuiet(): Promise<number> {
+    let total = 0;
+    do {
+      this.again = false;
+      try {
+        for (;;) {
+          const expired = await this.sweepBatch();
+          total += expired.count;
+          // A batch that expired nothing would only come round to the same rows again.
+          if (expired.seen < BATCH || expired.count === 0) break;
+        }
+      } catch (error) {
+        log('error', 'expiring undelivered messages failed', { error: String(error) });
+      }
+    } while (this.again);
+    return total;
+  }
+
+  private async sweepBatch(): Promise<{ seen: number; count: number }> {
+    const now = this.runtime.clock.now();
+    const due: DueRow[] = await this.runtime.em().execute(
+      `select message_id, app_id, created_at from messaging.messages
+       where direction = 'outbound' and status = 'sent' and created_at <= ? order by created_at limit ?`,
+      [new Date(now.getTime() - MESSAGE_DELIVERY_DEADLINE_MS), BATCH],
+    );
+    let count = 0;
+    for (const row of due) {
+      try {
+        const { events } = await handleCommand({
+          em: this.runtime.em(),
+          eventStore: this.runtime.eventStore,
+          decider: messageDecider,
+          streamId: `message-${row.message_id}`,
+          command: { type: 'ExpireMessage', data: { handedOverAt: new Date(row.created_at).toISOString(), now: now.toISOString() } },
+          // Same message, same deadline: a second replica mints the same event id and loses on the version.
+          meta: { now, appId: row.app_id, correlationId: null, causationId: null, idSeed: `expire:${row.message_id}` },
+          project: (tx, stored) => projectMessageEvents(tx, stored),
+          maxRetries: 1,
+        });
+        count += events.length;
+      } catch (error) {
+        if (!isDomainError(error) && !(error instanceof StreamVersionConflict)) throw error;
+      }
+    }
+    return { seen: due.length, count };
+  }
+}
