@@ -6,4 +6,5 @@ export * from './topics';
 export * from './domain-event';
 export * from './rpc';
 export * from './ids';
+export * from './media';
 export * from './events';

@@ -1,6 +1,7 @@
 import { CHAT_OUTBOUND_EVENT_SCHEMAS, CHAT_USER_EVENT_SCHEMAS } from './chat.events';
 import { CONSENT_EVENT_SCHEMAS } from './consent.events';
 import { MESSAGING_EVENT_SCHEMAS } from './messaging.events';
+import { MEDIA_EVENT_SCHEMAS } from './media.events';
 import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
 import { PROFILE_EVENT_SCHEMAS } from './profile.events';
 import type { JsonSchema } from './schema-builders';
@@ -13,4 +14,5 @@ export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
   ...CHAT_OUTBOUND_EVENT_SCHEMAS,
   ...CONSENT_EVENT_SCHEMAS,
   ...MESSAGING_EVENT_SCHEMAS,
+  ...MEDIA_EVENT_SCHEMAS,
 };
