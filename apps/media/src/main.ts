@@ -1,10 +1,17 @@
 import 'reflect-metadata';
-import { TOPICS } from '@platform/contracts';
-import { routeByApp, runMain, startService } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '@platform/contracts';
+import type { OutboxRoute } from '@platform/event-store';
+import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
+import { userMediaConsumer } from './inbound/user-media.consumer';
 import { MediaModule } from './media.module';
 import { mediaMigrations } from './persistence/migrations';
 
-export function startMedia(env: NodeJS.ProcessEnv = process.env) {
+/** Media events go to media.events keyed by mediaId (DESIGN section 2): one file's events stay in order. */
+export function mediaOutboxRoute(event: DomainEvent): OutboxRoute {
+  return { topic: TOPICS.mediaEvents, key: (event.data as { mediaId: string }).mediaId, aggregateType: 'media' };
+}
+
+export function startMedia(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   return startService(
     {
       name: 'media',
@@ -13,10 +20,12 @@ export function startMedia(env: NodeJS.ProcessEnv = process.env) {
       rpcService: 'media',
       entities: [],
       migrations: mediaMigrations,
-      outboxRoute: routeByApp(() => TOPICS.mediaEvents),
+      outboxRoute: mediaOutboxRoute,
+      consumers: (runtime) => [userMediaConsumer(runtime)],
       module: MediaModule,
     },
     env,
+    options,
   );
 }
 

@@ -1,5 +1,18 @@
 import { Module } from '@nestjs/common';
+import { ServiceRuntime } from '@platform/service-kit';
+import { loadS3Config, MediaBucket } from '@platform/storage';
+import { GetMediaHandler } from './get-media/get-media.handler';
+import { CreateUploadHandler } from './upload/create-upload.handler';
+import { PendingUploadsSweeper } from './verification/pending-uploads.sweeper';
+import { UploadVerification } from './verification/upload-verification.service';
 
-/** Domain providers arrive with later issues; ServiceKitModule gives health, metrics and `media.rpc` (clock.offset). */
-@Module({})
+@Module({
+  providers: [
+    { provide: MediaBucket, useFactory: (runtime: ServiceRuntime) => new MediaBucket(loadS3Config(runtime.config.env)), inject: [ServiceRuntime] },
+    UploadVerification,
+    CreateUploadHandler,
+    GetMediaHandler,
+    PendingUploadsSweeper,
+  ],
+})
 export class MediaModule {}

@@ -3,6 +3,7 @@ import { TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
 import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
 import { appsConsumer, consentConsumer } from './audience/audience.projection';
+import { mediaConsumer } from './audience/media.projection';
 import { userEventsConsumer } from './inbound/user-events.consumer';
 import { loadMessagingConfig } from './messaging.config';
 import { MessagingModule } from './messaging.module';
@@ -28,7 +29,7 @@ export function startMessaging(env: NodeJS.ProcessEnv = process.env, options: Se
       entities: [],
       migrations: messagingMigrations,
       outboxRoute: messagingOutboxRoute,
-      consumers: (runtime) => [userEventsConsumer(runtime, loadMessagingConfig(runtime.config).appUserIdSecret), consentConsumer, appsConsumer],
+      consumers: (runtime) => [userEventsConsumer(runtime, loadMessagingConfig(runtime.config).appUserIdSecret), consentConsumer, appsConsumer, mediaConsumer],
       module: MessagingModule,
     },
     env,

@@ -1,4 +1,5 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /** S3 settings (DESIGN section 9: S3_*; `.env.example` documents them). */
 export interface S3Config {
@@ -44,4 +45,61 @@ export function createS3Client(config: S3Config, endpoint = config.endpoint): S3
 /** Stores bytes under `key` in the configured bucket. */
 export async function putObject(client: S3Client, config: S3Config, key: string, body: Buffer, contentType: string): Promise<void> {
   await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }));
+}
+
+/**
+ * The media bucket as services use it: reads and deletes through the internal endpoint, presigned
+ * URLs for the public one (the host is part of the signature). Presigned URLs are signed with the
+ * real time, because S3 judges them by its own clock; callers show lifetimes on the platform clock.
+ */
+export class MediaBucket {
+  private readonly internal: S3Client;
+  private readonly presigner: S3Client;
+
+  constructor(private readonly config: S3Config) {
+    this.internal = createS3Client(config);
+    this.presigner = createS3Client(config, config.publicEndpoint);
+  }
+
+  /** A PUT URL that signs Content-Type and Content-Length: other bytes or another type are refused by S3. */
+  presignUpload(key: string, contentType: string, size: number, ttlSeconds: number): Promise<string> {
+    return getSignedUrl(this.presigner, new PutObjectCommand({ Bucket: this.config.bucket, Key: key, ContentType: contentType, ContentLength: size }), {
+      expiresIn: ttlSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+  }
+
+  presignDownload(key: string, ttlSeconds: number): Promise<string> {
+    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.config.bucket, Key: key }), { expiresIn: ttlSeconds });
+  }
+
+  /** The stored size, or null when nothing was uploaded. */
+  async size(key: string): Promise<number | null> {
+    try {
+      const head = await this.internal.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: key }));
+      return head.ContentLength ?? 0;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  /** The first `bytes` bytes only (a ranged GET), so a 100 MiB file is never read whole. */
+  async readStart(key: string, bytes: number): Promise<Buffer> {
+    const object = await this.internal.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }));
+    return Buffer.from(await object.Body!.transformToByteArray());
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.internal.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: key }));
+  }
+
+  put(key: string, body: Buffer, contentType: string): Promise<void> {
+    return putObject(this.internal, this.config, key, body, contentType);
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }

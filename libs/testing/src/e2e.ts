@@ -145,3 +145,30 @@ export async function queryDatabase<T = Record<string, unknown>>(sql: string, pa
     await client.end();
   }
 }
+
+/** A sandbox app and a user who accepted its tester invitation (opted in, window closed). */
+export async function appWithTester(): Promise<{ app: TestApp; userId: string; appUserId: string }> {
+  const app = await createTestApp();
+  const { userId, appUserId } = await addTester(app);
+  return { app, userId, appUserId };
+}
+
+export async function addTester(app: TestApp): Promise<{ userId: string; appUserId: string }> {
+  const user = await createTestUser(app.orgId);
+  expectStatus(await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id }), 201);
+  const consent = expectStatus(await simAppAction(user.id, app.appId, 'accept-tester'), 200).body;
+  return { userId: user.id, appUserId: consent.appUserId };
+}
+
+/** POST /messages with a fresh Idempotency-Key unless one is given. */
+export function sendMessage(key: string, body: unknown, idempotencyKey: string | null = unique('idem-')): Promise<HttpResult> {
+  return api('POST', '/messages', key, body, idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey });
+}
+
+/** What the simulated user's inbox shows for one app. */
+export async function simInbox(
+  userId: string,
+  appId: string,
+): Promise<{ messageId: string; type: string; text: string | null; media: { id: string; fileName: string; mimeType: string; size: number; url: string }[] }[]> {
+  return expectStatus(await admin('GET', `/sim/users/${userId}/inbox?appId=${appId}`), 200).body.data;
+}

@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { eventRefs, ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { DOWNLOAD_URL_TTL_SECONDS, eventRefs, ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
-import { createS3Client, loadS3Config, putObject, type S3Config } from '@platform/storage';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Config, MediaBucket } from '@platform/storage';
 import { InboxMessageView } from '../persistence/inbox-message.entity';
 import { UserView } from '../persistence/user-view.entity';
 import type { RelationshipCommand } from './relationship.decider';
@@ -38,15 +37,13 @@ export type SimAppAction = keyof typeof APP_ACTIONS;
  */
 @Injectable()
 export class SimHandler implements OnModuleInit {
-  private readonly s3Config: S3Config;
-  private readonly s3: S3Client;
+  private readonly bucket: MediaBucket;
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
   ) {
-    this.s3Config = loadS3Config(runtime.config.env);
-    this.s3 = createS3Client(this.s3Config);
+    this.bucket = new MediaBucket(loadS3Config(runtime.config.env));
   }
 
   onModuleInit(): void {
@@ -89,7 +86,7 @@ export class SimHandler implements OnModuleInit {
       uploads.map(async (upload, i) => {
         const bytes = Buffer.from(upload.base64, 'base64');
         const objectKey = `inbound/${messageId}/${i}`;
-        await putObject(this.s3, this.s3Config, objectKey, bytes, upload.mimeType);
+        await this.bucket.put(objectKey, bytes, upload.mimeType);
         return { objectKey, fileName: upload.fileName, mimeType: upload.mimeType, size: bytes.length };
       }),
     );
@@ -105,14 +102,26 @@ export class SimHandler implements OnModuleInit {
   async inbox(p: { userId: string; appId: string }) {
     await this.accountStatus(p.userId);
     const rows = await this.runtime.em().find(InboxMessageView, { userId: p.userId, appId: p.appId }, { orderBy: { receivedAt: 'asc', messageId: 'asc' } });
+    // The user's device downloads what it shows: each file with a URL good for an hour.
     return {
-      data: rows.map((row) => ({
-        messageId: row.messageId,
-        type: row.type,
-        text: row.text,
-        media: row.media.map((m) => ({ id: m.mediaId, fileName: m.fileName, mimeType: m.mimeType, size: m.size, objectKey: m.objectKey })),
-        receivedAt: row.receivedAt.toISOString(),
-      })),
+      data: await Promise.all(
+        rows.map(async (row) => ({
+          messageId: row.messageId,
+          type: row.type,
+          text: row.text,
+          media: await Promise.all(
+            row.media.map(async (m) => ({
+              id: m.mediaId,
+              fileName: m.fileName,
+              mimeType: m.mimeType,
+              size: m.size,
+              objectKey: m.objectKey,
+              url: await this.bucket.presignDownload(m.objectKey, DOWNLOAD_URL_TTL_SECONDS),
+            })),
+          ),
+          receivedAt: row.receivedAt.toISOString(),
+        })),
+      ),
     };
   }
 

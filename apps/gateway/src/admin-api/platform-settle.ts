@@ -11,7 +11,8 @@ export interface Settled {
 /**
  * Admin and simulator calls return once the platform has taken their effect in (DESIGN section 8):
  * consent has applied the chat events (or refused them: the refusal is the answer), and messaging
- * has applied both the chat events and the consent events they caused. Each service skips the types
+ * has applied both the chat events and the consent events they caused, and media has registered
+ * the files users sent. Each service skips the types
  * it does not consume, so callers pass whatever they published.
  */
 export function platformSettle(rpc: RpcClient) {
@@ -21,6 +22,8 @@ export function platformSettle(rpc: RpcClient) {
       await Promise.all([
         rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'user-events', events }),
         rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'consent', events: settled.events }),
+        // Files a user sent are media (GET /media/{id}) by the time the call returns.
+        events.some((e) => e.type === 'UserSentMessage') ? rpc.call('media', 'events.awaitApplied', caller, { consumer: 'user-media', events }) : null,
       ]);
       return { appUserId: settled.appUserId, consent: settled.consent };
     },

@@ -1,7 +1,18 @@
+import type { EventRef, RpcCaller } from '@platform/contracts';
 import type { RpcClient } from '@platform/kafka';
 import { checkPathId } from './consent-routes';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
+
+/**
+ * D12 "checked on first use": media verifies a pending upload now, and the send waits until
+ * messaging's projection holds the media's events, so messaging decides on the verdict just reached.
+ * An unknown id has no events; messaging then answers 400 on mediaId in D9 order.
+ */
+async function prepareMedia(rpc: RpcClient, caller: RpcCaller, appId: string, mediaId: string): Promise<void> {
+  const { events } = await rpc.call<{ events: EventRef[] }>('media', 'media.prepare', caller, { appId, mediaId });
+  if (events.length > 0) await rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'media', events });
+}
 
 /** POST /messages (idempotent) and GET /messages/{id}: decided and answered by messaging. */
 export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
@@ -14,6 +25,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       idempotent: true,
       handle: async (ctx) => {
         const body = ctx.body as SendMessageDto;
+        if (body.mediaId) await prepareMedia(deps.rpc, ctx.caller, ctx.app.appId, body.mediaId);
         const { acceptance, replayed } = await deps.rpc.call<{ acceptance: unknown; replayed: boolean }>('messaging', 'messages.send', ctx.caller, {
           appId: ctx.app.appId,
           keyEnvironment: ctx.key.environment,

@@ -198,7 +198,7 @@ describe('gateway pipeline (e2e)', () => {
       const cleared = expectStatus(await api('PATCH', '/business-profile', app.sandboxKey, { websiteUrl: null, about: null }), 200).body;
       expect(cleared).toMatchObject({ websiteUrl: null, domain: null, about: null, displayName: 'Renamed Co' });
     });
-    it('avatarMediaId is refused until media exists', async () => {
+    it('an unknown avatarMediaId is 400 invalid_request on that field', async () => {
       const res = await api('PATCH', '/business-profile', app.sandboxKey, { avatarMediaId: 'med_123' });
       expectEnvelope(res, 400, 'invalid_request', 'invalid_request_error');
       expect(res.body.error.details).toEqual([{ field: 'avatarMediaId', issue: expect.any(String) }]);

@@ -2,6 +2,7 @@ import { API_VERSION } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import type { RpcClient } from '@platform/kafka';
 import { consentRoutes } from './consent-routes';
+import { mediaRoutes } from './media-routes';
 import { messageRoutes } from './message-routes';
 import type { PublicRoute } from './public-route';
 import { UpdateBusinessProfileDto } from './update-business-profile.dto';
@@ -38,12 +39,15 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
       path: '/business-profile',
       scope: 'profile:write',
       body: UpdateBusinessProfileDto,
-      handle: async (ctx) => ({
-        status: 200,
-        body: await deps.rpc.call('profile', 'profile.update', ctx.caller, { appId: ctx.app.appId, patch: { ...(ctx.body as object) } }),
-      }),
+      handle: async (ctx) => {
+        const patch = { ...(ctx.body as UpdateBusinessProfileDto) };
+        // The avatar's facts come from media, which checks a pending upload first (D12 "on first use").
+        const avatar = typeof patch.avatarMediaId === 'string' ? await deps.rpc.call('media', 'media.prepare', ctx.caller, { appId: ctx.app.appId, mediaId: patch.avatarMediaId }) : undefined;
+        return { status: 200, body: await deps.rpc.call('profile', 'profile.update', ctx.caller, { appId: ctx.app.appId, patch, avatar }) };
+      },
     },
     ...consentRoutes(deps),
     ...messageRoutes(deps),
+    ...mediaRoutes(deps),
   ];
 }

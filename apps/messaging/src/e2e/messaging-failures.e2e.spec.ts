@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { RPC_SERVICES } from '@platform/contracts';
 import { RpcClient } from '@platform/kafka';
-import { api, createTestApp, createTestUser, eventually, expectStatus, simSendText, spawnApp, stackPid, unique, waitForExit, waitReady, admin, simAppAction } from '@platform/testing';
-import { appWithTester, inbox, send } from './messaging.test-helpers';
+import { api, createTestApp, createTestUser, eventually, expectStatus, simSendText, spawnApp, stackPid, unique, waitForExit, waitReady, admin, simAppAction, appWithTester, sendMessage, simInbox } from '@platform/testing';
 
 describe('messaging when things go wrong (e2e)', () => {
   it('a message sent after the user stopped the app, before messaging knew, never reaches the inbox and ends failed', async () => {
@@ -17,7 +16,7 @@ describe('messaging when things go wrong (e2e)', () => {
         expectStatus(await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id }), 201);
         const { appUserId } = expectStatus(await simAppAction(user.id, app.appId, 'accept-tester'), 200).body;
         await rpc.call('chat-sim', 'sim.appAction', { requestId: unique('req_') }, { userId: user.id, appId: app.appId, action: 'stop' });
-        const res = await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'too late' });
+        const res = await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'too late' });
         // Messaging had already learned of the stop: try again with another user.
         if (res.status === 202) raced = { id: res.body.id, userId: user.id };
         else expect(res.body.error.code).toBe('consent_required');
@@ -25,7 +24,7 @@ describe('messaging when things go wrong (e2e)', () => {
       expect(raced).not.toBeNull();
       const { id, userId } = raced!;
       await eventually(async () => (await api('GET', `/messages/${id}`, app.sandboxKey)).body.status === 'failed');
-      expect(await inbox(userId, app.appId)).toEqual([]);
+      expect(await simInbox(userId, app.appId)).toEqual([]);
     } finally {
       await rpc.close();
     }
@@ -48,7 +47,7 @@ describe('messaging when things go wrong (e2e)', () => {
           killed = true;
           process.kill(pid, 'SIGKILL');
         }
-        return send(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key);
+        return sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key);
       }),
     );
     await waitForExit(pid);
@@ -67,14 +66,14 @@ describe('messaging when things go wrong (e2e)', () => {
       expect(message).toMatchObject({ status: 'sent', text: s.text });
     }
     // The 500s are retried with their keys, as the spec tells clients to: each ends with one message.
-    const retried = await Promise.all(failed.map(({ s }) => send(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key)));
+    const retried = await Promise.all(failed.map(({ s }) => sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key)));
     for (const r of retried) expectStatus(r, 202);
 
     const all = [...accepted.map(({ r, s }) => ({ id: r.body.id as string, s })), ...retried.map((r, i) => ({ id: r.body.id as string, s: failed[i].s }))];
     for (const t of testers) {
       const expected = all.filter(({ s }) => s.tester === t);
       const entries = (await eventually(async () => {
-        const data = await inbox(t.userId, t.app.appId);
+        const data = await simInbox(t.userId, t.app.appId);
         return expected.every(({ id }) => data.some((m) => m.messageId === id)) ? data : null;
       }, 30_000))!;
       expect(entries).toHaveLength(expected.length);

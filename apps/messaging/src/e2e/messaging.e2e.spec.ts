@@ -1,12 +1,11 @@
-import { admin, advanceClock, api, expectError, queryDatabase, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique } from '@platform/testing';
-import { appWithTester, inbox, send } from './messaging.test-helpers';
+import { admin, advanceClock, api, expectError, queryDatabase, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique, appWithTester, sendMessage, simInbox } from '@platform/testing';
 
 describe('messaging through HTTP (e2e)', () => {
   describe('send and lifecycle', () => {
     it('accepts a text to an opted-in tester, hands it over (sent), then delivered and read from receipts', async () => {
       const { app, userId, appUserId } = await appWithTester();
       const before = await platformNow();
-      const res = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'Your order shipped', clientReference: 'order-42' }), 202);
+      const res = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'Your order shipped', clientReference: 'order-42' }), 202);
       expect(res.body).toEqual({ id: expect.stringMatching(/^msg_/), status: 'accepted', appUserId, type: 'text', createdAt: expect.any(String), clientReference: 'order-42' });
       expect(Date.parse(res.body.createdAt)).toBeGreaterThanOrEqual(before.getTime());
       const id = res.body.id;
@@ -26,7 +25,7 @@ describe('messaging through HTTP (e2e)', () => {
         readAt: null,
       });
 
-      const delivered = (await eventually(async () => (await inbox(userId, app.appId)).find((m) => m.messageId === id)))!;
+      const delivered = (await eventually(async () => (await simInbox(userId, app.appId)).find((m) => m.messageId === id)))!;
       expect(delivered.text).toBe('Your order shipped');
       expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: id, status: 'delivered' }), 200);
       const afterDelivery = expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body;
@@ -37,8 +36,8 @@ describe('messaging through HTTP (e2e)', () => {
 
     it('a read receipt before the delivery one leaves the message read', async () => {
       const { app, userId, appUserId } = await appWithTester();
-      const id = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'hi' }), 202).body.id;
-      await eventually(async () => (await inbox(userId, app.appId)).some((m) => m.messageId === id));
+      const id = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'hi' }), 202).body.id;
+      await eventually(async () => (await simInbox(userId, app.appId)).some((m) => m.messageId === id));
       expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: id, status: 'read' }), 200);
       expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: id, status: 'delivered' }), 200);
       const message = expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body;
@@ -48,9 +47,9 @@ describe('messaging through HTTP (e2e)', () => {
 
     it('a message not delivered within 30 days fails as expired (D4); a delivered one stays delivered', async () => {
       const { app, userId, appUserId } = await appWithTester();
-      const waiting = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'anyone there?' }), 202).body.id;
-      const seen = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'got it?' }), 202).body.id;
-      await eventually(async () => (await inbox(userId, app.appId)).some((m) => m.messageId === seen));
+      const waiting = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'anyone there?' }), 202).body.id;
+      const seen = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'got it?' }), 202).body.id;
+      await eventually(async () => (await simInbox(userId, app.appId)).some((m) => m.messageId === seen));
       expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: seen, status: 'delivered' }), 200);
 
       await advanceClock(30 * 24 * 3600 + 60);
@@ -65,7 +64,7 @@ describe('messaging through HTTP (e2e)', () => {
 
     it("a user's message is an inbound message with status received, and a reply carries its context", async () => {
       const { app, userId, appUserId } = await appWithTester();
-      const outbound = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'How was it?' }), 202).body.id;
+      const outbound = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'How was it?' }), 202).body.id;
       const sent = expectStatus(await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'text', text: 'Great!', replyTo: outbound }), 201).body;
       expect(expectStatus(await api('GET', `/messages/${sent.id}`, app.sandboxKey), 200).body).toEqual({
         id: sent.id,
@@ -89,7 +88,7 @@ describe('messaging through HTTP (e2e)', () => {
       expectStatus(await simAppAction(user.id, app.appId, 'accept-tester'), 200);
       const { appUserId } = await simSendText(user.id, app.appId);
       // Inside the window the cap does not apply.
-      for (let i = 0; i < 5; i++) expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: `reply ${i}` }), 202);
+      for (let i = 0; i < 5; i++) expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `reply ${i}` }), 202);
     });
   });
 
@@ -98,21 +97,21 @@ describe('messaging through HTTP (e2e)', () => {
       const { app, userId, appUserId } = await appWithTester();
       const key = unique('idem-');
       const body = { to: { appUserId }, type: 'text', text: 'once', clientReference: 'c1' };
-      const first = expectStatus(await send(app.sandboxKey, body, key), 202);
+      const first = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
       // Same value, other key order: the same body.
-      const again = expectStatus(await send(app.sandboxKey, { clientReference: 'c1', text: 'once', type: 'text', to: { appUserId } }, key), 202);
+      const again = expectStatus(await sendMessage(app.sandboxKey, { clientReference: 'c1', text: 'once', type: 'text', to: { appUserId } }, key), 202);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body).toEqual(first.body);
-      await eventually(async () => (await inbox(userId, app.appId)).length === 1);
-      expectError(await send(app.sandboxKey, { ...body, text: 'different' }, key), 422, 'idempotency_key_reused');
-      expect((await inbox(userId, app.appId)).filter((m) => m.text === 'once')).toHaveLength(1);
+      await eventually(async () => (await simInbox(userId, app.appId)).length === 1);
+      expectError(await sendMessage(app.sandboxKey, { ...body, text: 'different' }, key), 422, 'idempotency_key_reused');
+      expect((await simInbox(userId, app.appId)).filter((m) => m.text === 'once')).toHaveLength(1);
     });
 
     it('20 concurrent requests with one key make exactly one message', async () => {
       const { app, userId, appUserId } = await appWithTester();
       const key = unique('idem-');
-      const results = await Promise.all(Array.from({ length: 20 }, () => send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'concurrent' }, key)));
+      const results = await Promise.all(Array.from({ length: 20 }, () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'concurrent' }, key)));
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 202 || s === 409)).toBe(true);
       expect(statuses).toContain(202);
@@ -120,17 +119,17 @@ describe('messaging through HTTP (e2e)', () => {
       const ids = new Set(results.filter((r) => r.status === 202).map((r) => r.body.id));
       expect(ids.size).toBe(1);
       const [id] = ids;
-      await eventually(async () => (await inbox(userId, app.appId)).some((m) => m.messageId === id));
+      await eventually(async () => (await simInbox(userId, app.appId)).some((m) => m.messageId === id));
       // Anything still in flight has landed by now: still exactly one.
       expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200);
-      expect(await inbox(userId, app.appId)).toHaveLength(1);
+      expect(await simInbox(userId, app.appId)).toHaveLength(1);
     });
 
     it('a missing key is 400 idempotency_key_required; a bad one 400 invalid_request', async () => {
       const { app, appUserId } = await appWithTester();
       const body = { to: { appUserId }, type: 'text', text: 'x' };
-      expectError(await send(app.sandboxKey, body, null), 400, 'idempotency_key_required');
-      expectError(await send(app.sandboxKey, body, 'k'.repeat(256)), 400, 'invalid_request');
+      expectError(await sendMessage(app.sandboxKey, body, null), 400, 'idempotency_key_required');
+      expectError(await sendMessage(app.sandboxKey, body, 'k'.repeat(256)), 400, 'invalid_request');
     });
 
     it('a refused send does not keep its key: the same key works once the problem is fixed', async () => {
@@ -139,10 +138,10 @@ describe('messaging through HTTP (e2e)', () => {
       const { appUserId } = await simSendText(user.id, app.appId);
       const key = unique('idem-');
       const body = { to: { appUserId }, type: 'text', text: 'retry me' };
-      expectError(await send(app.sandboxKey, body, key), 403, 'recipient_not_tester');
+      expectError(await sendMessage(app.sandboxKey, body, key), 403, 'recipient_not_tester');
       expectStatus(await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id }), 201);
       expectStatus(await simAppAction(user.id, app.appId, 'accept-tester'), 200);
-      const ok = expectStatus(await send(app.sandboxKey, body, key), 202);
+      const ok = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
       expect(ok.headers.get('idempotent-replayed')).toBeNull();
     });
 
@@ -150,8 +149,8 @@ describe('messaging through HTTP (e2e)', () => {
       const a = await appWithTester();
       const b = await appWithTester();
       const key = unique('idem-');
-      const first = expectStatus(await send(a.app.sandboxKey, { to: { appUserId: a.appUserId }, type: 'text', text: 'x' }, key), 202);
-      const second = expectStatus(await send(b.app.sandboxKey, { to: { appUserId: b.appUserId }, type: 'text', text: 'x' }, key), 202);
+      const first = expectStatus(await sendMessage(a.app.sandboxKey, { to: { appUserId: a.appUserId }, type: 'text', text: 'x' }, key), 202);
+      const second = expectStatus(await sendMessage(b.app.sandboxKey, { to: { appUserId: b.appUserId }, type: 'text', text: 'x' }, key), 202);
       expect(second.body.id).not.toBe(first.body.id);
     });
   });
@@ -179,13 +178,13 @@ describe('messaging through HTTP (e2e)', () => {
       ['several at once', { to: 'u_x', type: 7 }, ['to', 'type']],
     ])('%s → 400 on its fields', async (_label, body, fields) => {
       const app = await sharedApp();
-      const res = await send(app.sandboxKey, body);
+      const res = await sendMessage(app.sandboxKey, body);
       expectError(res, 400, 'invalid_request');
       expect([...new Set(res.body.error.details.map((d: { field: string }) => d.field))].sort()).toEqual([...fields].sort());
     });
     it('accepts text of exactly 4096 characters and a 128-character clientReference', async () => {
       const { app, appUserId: tester } = await appWithTester();
-      expectStatus(await send(app.sandboxKey, { to: { appUserId: tester }, type: 'text', text: 'x'.repeat(4096), clientReference: 'c'.repeat(128) }), 202);
+      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId: tester }, type: 'text', text: 'x'.repeat(4096), clientReference: 'c'.repeat(128) }), 202);
     });
     it('a body that is not JSON is 400 invalid_json', async () => {
       const app = await sharedApp();
@@ -201,52 +200,52 @@ describe('messaging through HTTP (e2e)', () => {
   describe('reach, consent, caps and quota (D9)', () => {
     it('unknown appUserId → 404 recipient_not_found', async () => {
       const app = await sharedApp();
-      expectError(await send(app.sandboxKey, { to: { appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA' }, type: 'text', text: 'x' }), 404, 'recipient_not_found');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA' }, type: 'text', text: 'x' }), 404, 'recipient_not_found');
     });
     it('a deactivated account → 403 recipient_unavailable', async () => {
       const { app, userId, appUserId } = await appWithTester();
       expectStatus(await admin('PATCH', `/users/${userId}`, { status: 'deactivated' }), 200);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_unavailable');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_unavailable');
     });
     it('sandbox key to a user who is not an accepted tester → 403 recipient_not_tester', async () => {
       const app = await sharedApp();
       const user = await createTestUser(app.orgId);
       const { appUserId } = await simSendText(user.id, app.appId);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_not_tester');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_not_tester');
     });
     it('a tester who stopped the app → 403 consent_required; blocked too', async () => {
       const { app, userId, appUserId } = await appWithTester();
       expectStatus(await simAppAction(userId, app.appId, 'stop'), 200);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'consent_required');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'consent_required');
       expectStatus(await simAppAction(userId, app.appId, 'allow'), 200);
-      expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'back' }), 202);
+      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'back' }), 202);
       expectStatus(await simAppAction(userId, app.appId, 'block'), 200);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'consent_required');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'consent_required');
     });
     it('an invited tester who has not accepted → 403 recipient_not_tester', async () => {
       const app = await createTestApp();
       const user = await createTestUser(app.orgId);
       expectStatus(await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id }), 201);
       const appUserId = expectStatus(await admin('GET', `/apps/${app.appId}/users/${user.id}`), 200).body.appUserId;
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_not_tester');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_not_tester');
     });
     it('a fourth business-initiated message in 24 h → 429 business_initiated_cap; a user message opens the window', async () => {
       const { app, userId, appUserId } = await appWithTester();
-      for (let i = 0; i < 3; i++) expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: `bi ${i}` }), 202);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'bi 4' }), 429, 'business_initiated_cap');
+      for (let i = 0; i < 3; i++) expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `bi ${i}` }), 202);
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'bi 4' }), 429, 'business_initiated_cap');
       await simSendText(userId, app.appId);
-      expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'a reply' }), 202);
+      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'a reply' }), 202);
     });
     it('the daily quota → 429 daily_quota_exceeded', async () => {
       const { app, userId, appUserId } = await appWithTester();
       await simSendText(userId, app.appId);
       expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 2 }), 200);
-      for (let i = 0; i < 2; i++) expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: `q ${i}` }), 202);
-      expectError(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'q 3' }), 429, 'daily_quota_exceeded');
+      for (let i = 0; i < 2; i++) expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `q ${i}` }), 202);
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'q 3' }), 429, 'daily_quota_exceeded');
     });
     it('an unknown mediaId → 400 invalid_request on mediaId (after consent)', async () => {
       const { app, appUserId } = await appWithTester();
-      const res = await send(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId: 'med_unknown' });
+      const res = await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId: 'med_unknown' });
       expectError(res, 400, 'invalid_request');
       expect(res.body.error.details).toEqual([{ field: 'mediaId', issue: 'no such media for this app' }]);
     });
@@ -267,8 +266,8 @@ describe('messaging through HTTP (e2e)', () => {
       it('internal_live reaches its own org, by appUserId and by email', async () => {
         const app = await liveApp('internal_live');
         const { user, appUserId } = await optedInUser(app.appId, app.orgId);
-        expectStatus(await send(app.liveKey, { to: { appUserId }, type: 'text', text: 'x' }), 202);
-        const byEmail = expectStatus(await send(app.liveKey, { to: { email: user.email.toUpperCase() }, type: 'text', text: 'by email' }), 202);
+        expectStatus(await sendMessage(app.liveKey, { to: { appUserId }, type: 'text', text: 'x' }), 202);
+        const byEmail = expectStatus(await sendMessage(app.liveKey, { to: { email: user.email.toUpperCase() }, type: 'text', text: 'by email' }), 202);
         expect(byEmail.body.appUserId).toBe(appUserId);
       });
       it('internal_live to another org → 403 recipient_outside_org; email of another org → 403 email_addressing_not_allowed', async () => {
@@ -276,9 +275,9 @@ describe('messaging through HTTP (e2e)', () => {
         const other = await createTestApp({ allowsExternalBusinesses: true });
         const outsider = await createTestUser(other.orgId);
         const { appUserId } = await simSendText(outsider.id, app.appId);
-        expectError(await send(app.liveKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_outside_org');
-        expectError(await send(app.liveKey, { to: { email: outsider.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
-        expectError(await send(app.liveKey, { to: { email: 'nobody@nowhere.example' }, type: 'text', text: 'x' }), 404, 'recipient_not_found');
+        expectError(await sendMessage(app.liveKey, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'recipient_outside_org');
+        expectError(await sendMessage(app.liveKey, { to: { email: outsider.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
+        expectError(await sendMessage(app.liveKey, { to: { email: 'nobody@nowhere.example' }, type: 'text', text: 'x' }), 404, 'recipient_not_found');
       });
       it('public_live: orgs that allow outside businesses yes, others 403 recipient_org_blocks_businesses; no email addressing', async () => {
         const app = await liveApp('public_live');
@@ -286,17 +285,17 @@ describe('messaging through HTTP (e2e)', () => {
         const closed = await createTestApp({ allowsExternalBusinesses: false });
         const reachable = await optedInUser(app.appId, open.orgId);
         const unreachable = await optedInUser(app.appId, closed.orgId);
-        expectStatus(await send(app.liveKey, { to: { appUserId: reachable.appUserId }, type: 'text', text: 'x' }), 202);
-        expectError(await send(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }), 403, 'recipient_org_blocks_businesses');
-        expectError(await send(app.liveKey, { to: { email: reachable.user.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
+        expectStatus(await sendMessage(app.liveKey, { to: { appUserId: reachable.appUserId }, type: 'text', text: 'x' }), 202);
+        expectError(await sendMessage(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }), 403, 'recipient_org_blocks_businesses');
+        expectError(await sendMessage(app.liveKey, { to: { email: reachable.user.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
         // The org changes its mind.
         expectStatus(await admin('PATCH', `/orgs/${closed.orgId}`, { allowsExternalBusinesses: true }), 200);
-        expectStatus(await send(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }), 202);
+        expectStatus(await sendMessage(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }), 202);
       });
       it('email addressing with a sandbox key → 403 email_addressing_not_allowed', async () => {
         const app = await liveApp('internal_live');
         const { user } = await optedInUser(app.appId, app.orgId);
-        expectError(await send(app.sandboxKey, { to: { email: user.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
+        expectError(await sendMessage(app.sandboxKey, { to: { email: user.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
       });
     });
   });
@@ -305,7 +304,7 @@ describe('messaging through HTTP (e2e)', () => {
     it("another app's message is 404 not_found; an id over 64 characters 400 invalid_request", async () => {
       const { app, appUserId } = await appWithTester();
       const other = await createTestApp();
-      const id = expectStatus(await send(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'mine' }), 202).body.id;
+      const id = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'mine' }), 202).body.id;
       expectError(await api('GET', `/messages/${id}`, other.sandboxKey), 404, 'not_found');
       expectError(await api('GET', '/messages/msg_nothing', app.sandboxKey), 404, 'not_found');
       const long = await api('GET', `/messages/${'m'.repeat(65)}`, app.sandboxKey);
@@ -315,7 +314,7 @@ describe('messaging through HTTP (e2e)', () => {
     it('needs messages:read; sending needs messages:send', async () => {
       const { app, appUserId } = await appWithTester();
       const readOnly = expectStatus(await admin('POST', `/apps/${app.appId}/keys`, { environment: 'sandbox', scopes: ['messages:read'] }), 201).body;
-      expectError(await send(readOnly.key, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'insufficient_scope');
+      expectError(await sendMessage(readOnly.key, { to: { appUserId }, type: 'text', text: 'x' }), 403, 'insufficient_scope');
       expectStatus(await admin('DELETE', `/apps/${app.appId}/keys/${readOnly.id}`), 200);
       const sendOnly = expectStatus(await admin('POST', `/apps/${app.appId}/keys`, { environment: 'sandbox', scopes: ['messages:send'] }), 201).body;
       expectError(await api('GET', '/messages/msg_x', sendOnly.key), 403, 'insufficient_scope');

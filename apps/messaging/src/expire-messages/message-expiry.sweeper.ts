@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { handleCommand, StreamVersionConflict } from '@platform/event-store';
 import { isDomainError } from '@platform/errors';
-import { log, ServiceRuntime } from '@platform/service-kit';
+import { CoalescedRuns, log, ServiceRuntime } from '@platform/service-kit';
 import { MESSAGE_DELIVERY_DEADLINE_MS, messageDecider } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 
@@ -23,8 +23,7 @@ interface DueRow {
 @Injectable()
 export class MessageExpirySweeper implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private again = false;
+  private readonly runs = new CoalescedRuns(() => this.sweepOnce());
 
   constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
 
@@ -38,32 +37,21 @@ export class MessageExpirySweeper implements OnModuleInit, OnApplicationShutdown
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Expires every overdue message; a call during a sweep makes that sweep go round once more. */
-  sweep(): Promise<number> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.sweepUntilQuiet().finally(() => (this.running = null));
-    return this.running;
+  /** Expires every overdue message. */
+  sweep(): Promise<void> {
+    return this.runs.run();
   }
 
-  private async sweepUntilQuiet(): Promise<number> {
-    let total = 0;
-    do {
-      this.again = false;
-      try {
-        for (;;) {
-          const expired = await this.sweepBatch();
-          total += expired.count;
-          // A batch that expired nothing would only come round to the same rows again.
-          if (expired.seen < BATCH || expired.count === 0) break;
-        }
-      } catch (error) {
-        log('error', 'expiring undelivered messages failed', { error: String(error) });
+  private async sweepOnce(): Promise<void> {
+    try {
+      for (;;) {
+        const expired = await this.sweepBatch();
+        // A batch that expired nothing would only come round to the same rows again.
+        if (expired.seen < BATCH || expired.count === 0) break;
       }
-    } while (this.again);
-    return total;
+    } catch (error) {
+      log('error', 'expiring undelivered messages failed', { error: String(error) });
+    }
   }
 
   private async sweepBatch(): Promise<{ seen: number; count: number }> {

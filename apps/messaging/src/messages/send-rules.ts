@@ -1,11 +1,8 @@
-import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, UserStatus } from '@platform/contracts';
+import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 
 /** DESIGN D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
 export const BUSINESS_INITIATED_CAP = 3;
-
-/** D10: what a media file is, by its MIME type. */
-export type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'other';
 
 /** A media file as messaging's projection of media.events knows it. */
 export type MediaFacts =

@@ -10,6 +10,9 @@ import {
   type DomainEvent,
   type KeyEnvironment,
   type MessageHandedOver,
+  type MediaKind,
+  type MessageMediaFile,
+  type OutboundMediaFile,
   type RpcCaller,
   type AppStatus,
   type UserStatus,
@@ -20,7 +23,7 @@ import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
 import { messageDecider } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
-import type { SendFacts } from '../messages/send-rules';
+import type { MediaFacts, SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 
 /** What the gateway passes after its own checks (DESIGN section 3): the validated body and the key's context. */
@@ -95,6 +98,8 @@ export class SendMessageHandler implements OnModuleInit {
       if (claimed !== messageId) return { acceptance: await this.replay(tx, request, claimed), replayed: true };
 
       const { facts, appUserId } = await this.loadFacts(tx, request, now);
+      const file = await this.loadMedia(tx, request);
+      facts.media = file ? file.facts : null;
       if (facts.recipient && !facts.windowOpen) facts.businessInitiatedLast24h = await this.countBusinessInitiated(tx, request.appId, appUserId, now);
       const body = request.body;
       const streamId = `message-${messageId}`;
@@ -105,11 +110,11 @@ export class SendMessageHandler implements OnModuleInit {
         streamId,
         command: {
           type: 'SendMessage',
-          data: { messageId, type: body.type, text: body.text ?? null, media: [], clientReference: body.clientReference ?? null, facts },
+          data: { messageId, type: body.type, text: body.text ?? null, media: file?.listed ?? [], clientReference: body.clientReference ?? null, facts },
         },
         meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
         newStream: true,
-        alsoPublish: (stored) => [this.handover(stored, facts)],
+        alsoPublish: (stored) => [this.handover(stored, facts, file?.handedOver ?? [])],
         project: (projectTx, stored) => projectMessageEvents(projectTx, stored),
       });
       await this.countAgainstQuota(tx, request.appId, facts.app.dailyQuota, now);
@@ -186,13 +191,29 @@ export class SendMessageHandler implements OnModuleInit {
           : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
       isAcceptedTester: row.tester,
       consent: row.consent,
-      // Media comes with the media service: until it projects media.events here, no media id is known.
-      media: request.body.type === 'text' ? null : { found: false },
+      media: null,
       windowOpen: lastMessage !== null && now.getTime() < lastMessage + WINDOW_MS,
       businessInitiatedLast24h: 0,
       acceptedToday: row.accepted_today ?? 0,
     };
     return { facts, appUserId };
+  }
+
+  /** The media of a media message, from messaging's projection of media.events (D9 media checks, D11). */
+  private async loadMedia(tx: EntityManager, request: SendMessageRequest): Promise<{ facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] } | null> {
+    if (request.body.type === 'text') return null;
+    const [row]: { kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[] = await tx.execute(
+      `select kind, status, mime_type, file_name, size, object_key from messaging.media where media_id = ? and app_id = ?`,
+      [String(request.body.mediaId), request.appId],
+    );
+    if (!row) return { facts: { found: false }, listed: [], handedOver: [] };
+    const mediaId = String(request.body.mediaId);
+    const size = Number(row.size);
+    return {
+      facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
+      listed: [{ id: mediaId, mimeType: row.mime_type, fileName: row.file_name, size }],
+      handedOver: [{ mediaId, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
+    };
   }
 
   /** D7 under a per-(app, user) lock, so concurrent business-initiated sends cannot pass the cap together. */
@@ -206,7 +227,7 @@ export class SendMessageHandler implements OnModuleInit {
   }
 
   /** DESIGN D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
-  private handover(events: DomainEvent[], facts: SendFacts): DomainEvent {
+  private handover(events: DomainEvent[], facts: SendFacts, media: OutboundMediaFile[]): DomainEvent {
     const accepted = events.find((e) => e.type === 'MessageAccepted')!;
     const sent = events.find((e) => e.type === 'MessageSent')!;
     const d = accepted.data as { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null };
@@ -215,7 +236,7 @@ export class SendMessageHandler implements OnModuleInit {
       eventId: derivedUuidv7(new Date(sent.occurredAt).getTime(), `${sent.eventId}:handover`),
       type: 'MessageHandedOver',
       causationId: sent.eventId,
-      data: { messageId: d.messageId, appId: facts.app.appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media: [] },
+      data: { messageId: d.messageId, appId: facts.app.appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media },
     };
     return handover;
   }

@@ -4,14 +4,16 @@ import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
+import { MediaBucket } from '@platform/storage';
 import { toBusinessProfile } from '../business-profile/business-profile.view';
 import { AppView } from '../persistence/app-view.entity';
 import { OrgView } from '../persistence/org-view.entity';
-import { appDecider, type AppCommand, type AppStatusAction } from './app.decider';
+import { appDecider, type AppCommand, type AppStatusAction, type AvatarFacts } from './app.decider';
 import type { BusinessProfileFields } from './app.state';
 import { projectAppEvents } from './app-view.projection';
 
 const DEFAULT_DAILY_QUOTA = 10000;
+const AVATAR_URL_TTL_SECONDS = 2 * 3600;
 
 /** App lifecycle and business profile operations, served on profile.rpc. */
 @Injectable()
@@ -19,6 +21,7 @@ export class AppLifecycleHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(MediaBucket) private readonly bucket: MediaBucket,
   ) {}
 
   onModuleInit(): void {
@@ -29,7 +32,7 @@ export class AppLifecycleHandler implements OnModuleInit {
       'apps.setVerification': (p, caller) => this.setVerification(p.appId, p.status, caller),
       'apps.update': (p, caller) => this.updateApp(p.appId, p.dailyQuota, caller),
       'profile.get': (p) => this.getProfile(p.appId),
-      'profile.update': (p, caller) => this.updateProfile(p.appId, p.patch, caller),
+      'profile.update': (p, caller) => this.updateProfile(p.appId, p.patch, caller, p.avatar),
       'orgs.exists': async (p) => ({ exists: (await this.runtime.em().count(OrgView, { orgId: p.orgId })) > 0 }),
     });
   }
@@ -76,11 +79,14 @@ export class AppLifecycleHandler implements OnModuleInit {
   }
 
   async getProfile(appId: string) {
-    return toBusinessProfile(await this.view(appId));
+    const view = await this.view(appId);
+    // Signed for two hours at each read, so the URL outlives the hour D17 promises.
+    const avatarUrl = view.avatarObjectKey ? await this.bucket.presignDownload(view.avatarObjectKey, AVATAR_URL_TTL_SECONDS) : null;
+    return toBusinessProfile(view, avatarUrl);
   }
 
-  async updateProfile(appId: string, patch: Partial<BusinessProfileFields>, caller: RpcCaller) {
-    await this.execute(appId, { type: 'UpdateBusinessProfile', data: patch, meta: { now: this.runtime.clock.now() } }, caller);
+  async updateProfile(appId: string, patch: Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>>, caller: RpcCaller, avatar?: AvatarFacts) {
+    await this.execute(appId, { type: 'UpdateBusinessProfile', data: { ...patch, avatar }, meta: { now: this.runtime.clock.now() } }, caller);
     return this.getProfile(appId);
   }
 

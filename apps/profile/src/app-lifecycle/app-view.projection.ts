@@ -47,6 +47,7 @@ export async function projectAppEvents(em: EntityManager, events: DomainEvent[])
         view.websiteUrl = event.data.websiteUrl;
         view.category = event.data.category;
         view.avatarMediaId = event.data.avatarMediaId;
+        view.avatarObjectKey = event.data.avatarObjectKey ?? null;
         break;
     }
     view.updatedAt = at;

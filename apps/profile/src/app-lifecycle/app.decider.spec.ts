@@ -1,5 +1,5 @@
 import { deciderSpecification } from '@platform/testing';
-import { appDecider } from './app.decider';
+import { appDecider, type AppCommand, type AvatarFacts } from './app.decider';
 import type { AppEvent } from './app.state';
 
 const meta = { now: new Date('2026-11-01T10:00:00Z') };
@@ -87,18 +87,41 @@ describe('App decider', () => {
         .then([
           {
             type: 'BusinessProfileUpdated',
-            data: { appId: 'app_1', displayName: 'Acme', about: 'We sell anvils', websiteUrl: 'https://acme.example', category: null, avatarMediaId: null },
+            data: { appId: 'app_1', displayName: 'Acme', about: 'We sell anvils', websiteUrl: 'https://acme.example', category: null, avatarMediaId: null, avatarObjectKey: null },
           },
         ]));
     it('clears a field set to null', () =>
       spec
-        .given([created, { type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: 'retail', avatarMediaId: null } }])
+        .given([created, { type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: 'retail', avatarMediaId: null, avatarObjectKey: null } }])
         .when({ type: 'UpdateBusinessProfile', data: { category: null }, meta })
-        .then([{ type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: null, avatarMediaId: null } }]));
-    it('refuses an avatar media id until media exists', () =>
-      spec.given([created]).when({ type: 'UpdateBusinessProfile', data: { avatarMediaId: 'med_x' }, meta }).thenThrows('invalid_request', (e) => {
-        expect(e.details?.[0].field).toBe('avatarMediaId');
-      }));
+        .then([{ type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: null, avatarMediaId: null, avatarObjectKey: null } }]));
+    describe('avatar: a ready image from POST /media of at most 5 MiB', () => {
+      const image = { found: true as const, source: 'app' as const, kind: 'image', status: 'ready' as const, size: 5 * 1024 * 1024, objectKey: 'uploads/app_1/med_a' };
+      const setAvatar = (avatar: AvatarFacts): AppCommand => ({ type: 'UpdateBusinessProfile', data: { avatarMediaId: 'med_a', avatar }, meta });
+      const withAvatar = { appId: 'app_1', displayName: 'Acme', about: null, websiteUrl: null, category: null, avatarMediaId: 'med_a', avatarObjectKey: 'uploads/app_1/med_a' };
+      it('takes a ready image of exactly 5 MiB and keeps where its bytes are', () =>
+        spec.given([created]).when(setAvatar(image)).then([{ type: 'BusinessProfileUpdated', data: withAvatar }]));
+      it('null removes it', () =>
+        spec
+          .given([created, { type: 'BusinessProfileUpdated', data: withAvatar }])
+          .when({ type: 'UpdateBusinessProfile', data: { avatarMediaId: null }, meta })
+          .then([{ type: 'BusinessProfileUpdated', data: { ...withAvatar, avatarMediaId: null, avatarObjectKey: null } }]));
+      it.each([
+        ['unknown media', { found: false } as AvatarFacts, 'no such media'],
+        ['a file a user sent', { ...image, source: 'user' } as AvatarFacts, 'no such media'],
+        ['a document', { ...image, kind: 'document' } as AvatarFacts, 'must be an image'],
+        ['a pending upload', { ...image, status: 'pending_upload' } as AvatarFacts, 'not been uploaded'],
+        ['bytes that are no image', { ...image, status: 'invalid' } as AvatarFacts, 'not the declared image'],
+        ['an image over 5 MiB', { ...image, size: 5 * 1024 * 1024 + 1 } as AvatarFacts, 'at most 5242880 bytes'],
+      ])('refuses %s with 400 on avatarMediaId', (_name, avatar, issue) =>
+        spec
+          .given([created])
+          .when(setAvatar(avatar))
+          .thenThrows('invalid_request', (e) => {
+            expect(e.details?.[0].field).toBe('avatarMediaId');
+            expect(e.details?.[0].issue).toContain(issue);
+          }));
+    });
     it('sets the daily quota', () =>
       spec.given([created]).when({ type: 'SetDailyQuota', data: { dailyQuota: 5 }, meta }).then([{ type: 'AppDailyQuotaChanged', data: { appId: 'app_1', dailyQuota: 5 } }]));
   });

@@ -1,4 +1,4 @@
-import type { AppStatus, VerificationStatus } from '@platform/contracts';
+import { AVATAR_MAX_BYTES, type AppStatus, type VerificationStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { assertNever, type Decider } from '@platform/event-store';
 import { evolveApp, initialAppState, type AppEvent, type AppState, type BusinessProfileFields } from './app.state';
@@ -13,7 +13,12 @@ export type AppCommand =
   | { type: 'ChangeAppStatus'; data: { action: AppStatusAction; reason: string | null }; meta: CommandMeta }
   | { type: 'ChangeVerificationStatus'; data: { status: VerificationStatus }; meta: CommandMeta }
   | { type: 'SetDailyQuota'; data: { dailyQuota: number }; meta: CommandMeta }
-  | { type: 'UpdateBusinessProfile'; data: Partial<BusinessProfileFields>; meta: CommandMeta };
+  | { type: 'UpdateBusinessProfile'; data: Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>> & { avatar?: AvatarFacts }; meta: CommandMeta };
+
+/** What media says of the file given as avatarMediaId (checked just before, D12 "on first use"). */
+export type AvatarFacts =
+  | { found: false }
+  | { found: true; source: 'app' | 'user'; kind: string; status: 'pending_upload' | 'ready' | 'invalid'; size: number; objectKey: string };
 
 export type AppStatusAction = 'approve' | 'suspend' | 'reinstate' | 'reject';
 
@@ -53,19 +58,28 @@ export function decideApp(command: AppCommand, state: AppState): AppEvent[] {
     case 'SetDailyQuota':
       return [{ type: 'AppDailyQuotaChanged', data: { appId: state.appId, dailyQuota: command.data.dailyQuota } }];
     case 'UpdateBusinessProfile': {
-      if (command.data.avatarMediaId !== undefined && command.data.avatarMediaId !== null) {
-        // Media readiness arrives with the media service; until then no media id can be ready.
-        throw DomainError.invalid([{ field: 'avatarMediaId', issue: 'must be a ready image from POST /media of at most 5 MB' }]);
-      }
+      const { avatar, ...fields } = command.data;
       const profile: BusinessProfileFields = { ...state.profile };
-      for (const key of Object.keys(command.data) as (keyof BusinessProfileFields)[]) {
-        if (command.data[key] !== undefined) (profile as unknown as Record<string, unknown>)[key] = command.data[key];
+      for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
+        if (fields[key] !== undefined) (profile as unknown as Record<string, unknown>)[key] = fields[key];
       }
+      if (fields.avatarMediaId === null) profile.avatarObjectKey = null;
+      if (typeof fields.avatarMediaId === 'string') profile.avatarObjectKey = checkAvatar(avatar);
       return [{ type: 'BusinessProfileUpdated', data: { appId: state.appId, ...profile } }];
     }
     default:
       return assertNever(command);
   }
+}
+
+/** Spec and D10: the avatar is a ready image from POST /media of at most 5 MiB. Answers its object key. */
+function checkAvatar(avatar: AvatarFacts | undefined): string {
+  const refuse = (issue: string) => DomainError.invalid([{ field: 'avatarMediaId', issue }]);
+  if (!avatar || !avatar.found || avatar.source !== 'app') throw refuse('no such media from POST /media for this app');
+  if (avatar.kind !== 'image') throw refuse(`must be an image; this is ${avatar.kind === 'other' ? 'another kind of file' : `a ${avatar.kind}`}`);
+  if (avatar.status !== 'ready') throw refuse(avatar.status === 'invalid' ? 'the uploaded bytes are not the declared image' : 'the image has not been uploaded yet');
+  if (avatar.size > AVATAR_MAX_BYTES) throw refuse(`must be at most ${AVATAR_MAX_BYTES} bytes`);
+  return avatar.objectKey;
 }
 
 function nextStatus(state: Extract<AppState, { kind: 'existing' }>, action: AppStatusAction): AppStatus {

@@ -9,6 +9,8 @@ export interface BusinessProfileFields {
   websiteUrl: string | null;
   category: string | null;
   avatarMediaId: string | null;
+  /** Set with avatarMediaId from the media's facts; never from a request body. */
+  avatarObjectKey: string | null;
 }
 
 export type AppState =
@@ -40,7 +42,7 @@ export function evolveApp(state: AppState, event: AppEvent): AppState {
       statusBeforeSuspension: null,
       verificationStatus: 'unverified',
       dailyQuota: d.dailyQuota,
-      profile: { displayName: d.displayName, about: null, websiteUrl: null, category: null, avatarMediaId: null },
+      profile: { displayName: d.displayName, about: null, websiteUrl: null, category: null, avatarMediaId: null, avatarObjectKey: null },
     };
   }
   if (state.kind === 'absent') return state;
@@ -64,7 +66,8 @@ export function evolveApp(state: AppState, event: AppEvent): AppState {
     }
     case 'BusinessProfileUpdated': {
       const { appId: _appId, ...profile } = event.data;
-      return { ...state, profile };
+      // Events written before avatars existed carry no object key.
+      return { ...state, profile: { ...profile, avatarObjectKey: profile.avatarObjectKey ?? null } };
     }
   }
 }

@@ -15,13 +15,13 @@ export interface BusinessProfile {
   updatedAt: string;
 }
 
-export function toBusinessProfile(view: AppView): BusinessProfile {
+/** D17: avatarUrl needs no auth and works for at least an hour after each read (`avatarUrl` is signed per read). */
+export function toBusinessProfile(view: AppView, avatarUrl: string | null): BusinessProfile {
   return {
     appId: view.appId,
     handle: view.handle,
     displayName: view.displayName,
-    // D17: avatar URLs come with media (issue 5); no avatar can be set before then.
-    avatarUrl: null,
+    avatarUrl,
     about: view.about,
     websiteUrl: view.websiteUrl,
     domain: domainOf(view.websiteUrl),

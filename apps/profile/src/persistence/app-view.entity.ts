@@ -41,6 +41,9 @@ export class AppView {
   avatarMediaId: string | null = null;
 
   @Property({ type: 'text', nullable: true })
+  avatarObjectKey: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
   creatorEmail: string | null = null;
 
   @Property({ type: 'timestamptz' })

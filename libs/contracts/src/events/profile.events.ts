@@ -34,6 +34,8 @@ export interface BusinessProfileUpdated {
     websiteUrl: string | null;
     category: string | null;
     avatarMediaId: string | null;
+    /** Where the avatar's bytes are in the media bucket (null without an avatar). */
+    avatarObjectKey: string | null;
   };
 }
 export type ProfileEvent = AppCreated | AppStatusChanged | AppDailyQuotaChanged | VerificationStatusChanged | BusinessProfileUpdated;
@@ -69,6 +71,7 @@ export const PROFILE_EVENT_SCHEMAS: Record<ProfileEvent['type'], JsonSchema> = {
     websiteUrl: nullableStr('Website (absolute http(s) URL).'),
     category: nullableStr('Business category.'),
     avatarMediaId: nullableStr('Ready image used as the avatar (`med_…`).'),
-  }),
+    avatarObjectKey: nullableStr("Key of the avatar's object in the media bucket."),
+  }, ['avatarObjectKey']),
 };
 

@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100MediaInit } from './migration-20261122-0001-init';
+import { Migration20261122000200MediaTables } from './migration-20261122-0002-media';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const mediaMigrations: MigrationObject[] = [{ name: 'Migration20261122000100MediaInit', class: Migration20261122000100MediaInit }];
+export const mediaMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100MediaInit', class: Migration20261122000100MediaInit },
+  { name: 'Migration20261122000200MediaTables', class: Migration20261122000200MediaTables },
+];

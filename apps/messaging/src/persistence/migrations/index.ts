@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100MessagingInit } from './migration-20261122-0001-init';
 import { Migration20261122000200MessagingTables } from './migration-20261122-0002-messages';
 import { Migration20261122000300MessageDeadline } from './migration-20261122-0003-message-deadline';
+import { Migration20261122000400MessagingMedia } from './migration-20261122-0004-media';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100MessagingInit', class: Migration20261122000100MessagingInit },
   { name: 'Migration20261122000200MessagingTables', class: Migration20261122000200MessagingTables },
   { name: 'Migration20261122000300MessageDeadline', class: Migration20261122000300MessageDeadline },
+  { name: 'Migration20261122000400MessagingMedia', class: Migration20261122000400MessagingMedia },
 ];

@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100ProfileInit } from './migration-20261122-0001-init';
+import { Migration20261122000200ProfileAvatar } from './migration-20261122-0002-avatar';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const profileMigrations: MigrationObject[] = [{ name: 'Migration20261122000100ProfileInit', class: Migration20261122000100ProfileInit }];
+export const profileMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100ProfileInit', class: Migration20261122000100ProfileInit },
+  { name: 'Migration20261122000200ProfileAvatar', class: Migration20261122000200ProfileAvatar },
+];

@@ -1,0 +1,50 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EventRef, MediaKind, RpcCaller } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { RpcDispatcher } from '@platform/kafka';
+import { ServiceRuntime } from '@platform/service-kit';
+import { MediaBucket } from '@platform/storage';
+import { findMedia, publicMedia } from '../media/media.records';
+import { UploadVerification } from '../verification/upload-verification.service';
+
+/** What a service that uses a media file (messaging for sends, profile for avatars) learns of it. */
+export type MediaForUse =
+  | { found: false; events: EventRef[] }
+  | { found: true; source: 'app' | 'user'; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mimeType: string; fileName: string; size: number; objectKey: string; events: EventRef[] };
+
+/**
+ * GET /media/{id} (checks a pending upload first, D12) and `media.prepare`: the check on first use.
+ * prepare answers with the media's events so the gateway can wait until the user of the media
+ * (messaging's projection) has them before it decides.
+ */
+@Injectable()
+export class GetMediaHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(MediaBucket) private readonly bucket: MediaBucket,
+    @Inject(UploadVerification) private readonly verification: UploadVerification,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.register('media.get', (p, caller) => this.get(p.appId, p.mediaId, caller));
+    this.rpc.register('media.prepare', (p, caller) => this.prepare(p.appId, p.mediaId, caller));
+  }
+
+  async get(appId: string, mediaId: string, caller: RpcCaller) {
+    const row = await findMedia(this.runtime.em(), appId, String(mediaId));
+    if (!row) throw new DomainError('not_found', 'No such media for this app.');
+    row.status = await this.verification.verify(row, caller.requestId ?? null);
+    return publicMedia(row, this.bucket, this.runtime.clock);
+  }
+
+  async prepare(appId: string, mediaId: string, caller: RpcCaller): Promise<MediaForUse> {
+    const row = await findMedia(this.runtime.em(), appId, String(mediaId));
+    if (!row) return { found: false, events: [] };
+    row.status = await this.verification.verify(row, caller.requestId ?? null);
+    const events: EventRef[] = await this.runtime
+      .em()
+      .execute(`select event_id as "eventId", type from media.events where stream_id = ? order by stream_version`, [`media-${row.media_id}`]);
+    return { found: true, source: row.source, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size: Number(row.size), objectKey: row.object_key, events };
+  }
+}

@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DomainEvent } from '@platform/contracts';
+import type { MediaEvent } from './media.state';
+
+/** Inline projection of media streams into media.media. */
+export async function projectMediaEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
+  for (const stored of events) {
+    const event = stored as unknown as MediaEvent & DomainEvent;
+    const v = stored.streamVersion;
+    switch (event.type) {
+      case 'MediaUploadRequested':
+      case 'MediaReceivedFromUser': {
+        const d = event.data;
+        const fromUser = event.type === 'MediaReceivedFromUser';
+        await em.execute(
+          `insert into media.media (media_id, app_id, source, kind, mime_type, file_name, size, object_key, status, upload_expires_at, message_id, created_at, version)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            d.mediaId,
+            stored.appId,
+            fromUser ? 'user' : 'app',
+            d.kind,
+            d.mimeType,
+            d.fileName,
+            d.size,
+            d.objectKey,
+            fromUser ? 'ready' : 'pending_upload',
+            fromUser ? null : new Date((d as { uploadExpiresAt: string }).uploadExpiresAt),
+            fromUser ? (d as { messageId: string }).messageId : null,
+            new Date(stored.occurredAt),
+            v,
+          ],
+        );
+        break;
+      }
+      case 'MediaUploadVerified':
+        await em.execute(`update media.media set status = 'ready', version = ? where media_id = ?`, [v, event.data.mediaId]);
+        break;
+      case 'MediaUploadRejected':
+        await em.execute(`update media.media set status = 'invalid', rejection_reason = ?, version = ? where media_id = ?`, [event.data.reason, v, event.data.mediaId]);
+        break;
+      case 'MediaDiscarded':
+        await em.execute(`delete from media.media where media_id = ?`, [event.data.mediaId]);
+        break;
+    }
+  }
+}

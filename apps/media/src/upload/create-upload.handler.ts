@@ -1,0 +1,76 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type RpcCaller } from '@platform/contracts';
+import { decideInTransaction } from '@platform/event-store';
+import { RpcDispatcher } from '@platform/kafka';
+import { ServiceRuntime } from '@platform/service-kit';
+import { MediaBucket } from '@platform/storage';
+import { mediaDecider } from '../media/media.decider';
+import { projectMediaEvents } from '../media/media.projection';
+import { findMedia, publicMedia } from '../media/media.records';
+
+/** What the gateway passes after validating the body (fileName 1–255, size a positive integer). */
+export interface CreateUploadRequest {
+  appId: string;
+  fileName: string;
+  mimeType: string;
+  size: number;
+}
+
+const HOUR_MS = 3600 * 1000;
+
+/**
+ * POST /media: records the pending upload and hands out a presigned PUT that signs Content-Type and
+ * Content-Length, so S3 itself refuses other bytes counts or types. The D14 count and the append run
+ * under a per-app lock, so concurrent requests cannot slip past the hourly limit together.
+ */
+@Injectable()
+export class CreateUploadHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(MediaBucket) private readonly bucket: MediaBucket,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.register('media.create', (p, caller) => this.create(p, caller));
+  }
+
+  async create(request: CreateUploadRequest, caller: RpcCaller) {
+    const now = this.runtime.clock.now();
+    const mediaId = newId(ID_PREFIX.media, now.getTime());
+    const expiresAt = new Date(now.getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
+    const objectKey = `uploads/${request.appId}/${mediaId}`;
+    const row = await this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`media-rate:${request.appId}`]);
+      const [{ count }]: { count: string }[] = await tx.execute(`select count(*) as count from media.media where app_id = ? and source = 'app' and created_at > ?`, [
+        request.appId,
+        new Date(now.getTime() - HOUR_MS),
+      ]);
+      await decideInTransaction({
+        em: tx,
+        eventStore: this.runtime.eventStore,
+        decider: mediaDecider,
+        streamId: `media-${mediaId}`,
+        command: {
+          type: 'RequestUpload',
+          data: { mediaId, mimeType: request.mimeType, fileName: request.fileName, size: request.size, objectKey, uploadExpiresAt: expiresAt.toISOString(), uploadsLastHour: Number(count) },
+        },
+        meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+        newStream: true,
+        project: (projectTx, stored) => projectMediaEvents(projectTx, stored),
+      });
+      return (await findMedia(tx, request.appId, mediaId))!;
+    });
+    return {
+      media: await publicMedia(row, this.bucket, this.runtime.clock),
+      upload: {
+        url: await this.bucket.presignUpload(objectKey, request.mimeType, request.size, UPLOAD_URL_TTL_SECONDS),
+        method: 'PUT',
+        headers: { 'Content-Type': request.mimeType, 'Content-Length': String(request.size) },
+        expiresAt: expiresAt.toISOString(),
+      },
+    };
+  }
+}

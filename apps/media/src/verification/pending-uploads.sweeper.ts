@@ -1,0 +1,83 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { LAPSED_UPLOAD_RETENTION_MS } from '@platform/contracts';
+import { handleCommand } from '@platform/event-store';
+import { CoalescedRuns, log, ServiceRuntime } from '@platform/service-kit';
+import { MediaBucket } from '@platform/storage';
+import { mediaDecider } from '../media/media.decider';
+import { projectMediaEvents } from '../media/media.projection';
+import type { MediaRow } from '../media/media.records';
+import { UploadVerification } from './upload-verification.service';
+
+const EVERY_MS = 60 * 1000;
+const BATCH = 100;
+const COLUMNS = `media_id, app_id, source, kind, mime_type, file_name, size, object_key, status, created_at`;
+
+/**
+ * D12 and D13 in the background: pending uploads whose window is open (or just closed) are checked,
+ * so media becomes ready without anyone asking; 24 h after a window lapsed without an upload, the
+ * record and any object go. Runs every minute and whenever the test clock jumps.
+ */
+@Injectable()
+export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly runs = new CoalescedRuns(() => this.sweepOnce());
+
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(MediaBucket) private readonly bucket: MediaBucket,
+    @Inject(UploadVerification) private readonly verification: UploadVerification,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), EVERY_MS);
+    this.timer.unref();
+    this.runtime.clock.onAdvance(() => void this.sweep());
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  sweep(): Promise<void> {
+    return this.runs.run();
+  }
+
+  private async sweepOnce(): Promise<void> {
+    try {
+      const now = this.runtime.clock.now();
+      // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
+      const open: MediaRow[] = await this.runtime
+        .em()
+        .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at > ? order by upload_expires_at limit ?`, [
+          new Date(now.getTime() - 5 * 60 * 1000),
+          BATCH,
+        ]);
+      for (const row of open) await this.verification.verify(row, null);
+
+      const lapsed: MediaRow[] = await this.runtime
+        .em()
+        .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at <= ? order by upload_expires_at limit ?`, [
+          new Date(now.getTime() - LAPSED_UPLOAD_RETENTION_MS),
+          BATCH,
+        ]);
+      for (const row of lapsed) await this.discard(row, now);
+    } catch (error) {
+      log('error', 'sweeping pending uploads failed', { error: String(error) });
+    }
+  }
+
+  private async discard(row: MediaRow, now: Date): Promise<void> {
+    // A late upload may still be there (or arrive while we look): check once more before letting go.
+    if ((await this.verification.verify(row, null)) !== 'pending_upload') return;
+    await handleCommand({
+      em: this.runtime.em(),
+      eventStore: this.runtime.eventStore,
+      decider: mediaDecider,
+      streamId: `media-${row.media_id}`,
+      command: { type: 'DiscardLapsedUpload', data: { now: now.toISOString() } },
+      meta: { now, appId: row.app_id, correlationId: null, causationId: null, idSeed: `discard:${row.media_id}` },
+      project: (tx, stored) => projectMediaEvents(tx, stored),
+    });
+    await this.bucket.delete(row.object_key);
+  }
+}

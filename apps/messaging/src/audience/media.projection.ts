@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  TOPICS,
+  type DomainEvent,
+  type MediaDiscarded,
+  type MediaReceivedFromUser,
+  type MediaUploadRejected,
+  type MediaUploadRequested,
+  type MediaUploadVerified,
+} from '@platform/contracts';
+import type { ConsumerSpec } from '@platform/service-kit';
+
+export const MEDIA_CONSUMER = 'media';
+
+async function insertMedia(em: EntityManager, event: DomainEvent, d: Omit<MediaUploadRequested['data'], 'uploadExpiresAt'>, status: string): Promise<void> {
+  await em.execute(
+    `insert into messaging.media (media_id, app_id, kind, status, mime_type, file_name, size, object_key) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (media_id) do nothing`,
+    [d.mediaId, event.appId, d.kind, status, d.mimeType, d.fileName, d.size, d.objectKey],
+  );
+}
+
+async function setStatus(em: EntityManager, mediaId: string, status: 'ready' | 'invalid'): Promise<void> {
+  await em.execute(`update messaging.media set status = ? where media_id = ? and status = 'pending_upload'`, [status, mediaId]);
+}
+
+/**
+ * Media readiness for the send rules (D9 media checks, D11), from media.events. A media stream's
+ * events share its key, so they arrive in order; a verdict only ever moves a pending upload.
+ */
+export const mediaConsumer: ConsumerSpec = {
+  name: MEDIA_CONSUMER,
+  topics: [TOPICS.mediaEvents],
+  handlers: {
+    MediaUploadRequested: (em: EntityManager, event: DomainEvent) => insertMedia(em, event, (event as unknown as MediaUploadRequested).data, 'pending_upload'),
+    MediaReceivedFromUser: (em: EntityManager, event: DomainEvent) => insertMedia(em, event, (event as unknown as MediaReceivedFromUser).data, 'ready'),
+    MediaUploadVerified: (em: EntityManager, event: DomainEvent) => setStatus(em, (event as unknown as MediaUploadVerified).data.mediaId, 'ready'),
+    MediaUploadRejected: (em: EntityManager, event: DomainEvent) => setStatus(em, (event as unknown as MediaUploadRejected).data.mediaId, 'invalid'),
+    MediaDiscarded: async (em: EntityManager, event: DomainEvent) => {
+      await em.execute(`delete from messaging.media where media_id = ?`, [(event as unknown as MediaDiscarded).data.mediaId]);
+    },
+  },
+};
