@@ -46,29 +46,41 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
     try {
       const now = this.runtime.clock.now();
       // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
-      const open: MediaRow[] = await this.runtime
-        .em()
-        .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at > ? order by upload_expires_at limit ?`, [
-          new Date(now.getTime() - 5 * 60 * 1000),
-          BATCH,
-        ]);
-      for (const row of open) await this.verification.verify(row, null);
+      let after: { at: Date; id: string } = { at: new Date(now.getTime() - 5 * 60 * 1000), id: '' };
+      for (;;) {
+        const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime
+          .em()
+          .execute(
+            `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
+             order by upload_expires_at, media_id limit ?`,
+            [after.at, after.id, BATCH],
+          );
+        for (const row of open) await this.verification.verify(row, null);
+        if (open.length < BATCH) break;
+        const last = open[open.length - 1];
+        after = { at: new Date(last.upload_expires_at), id: last.media_id };
+      }
 
-      const lapsed: MediaRow[] = await this.runtime
-        .em()
-        .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at <= ? order by upload_expires_at limit ?`, [
-          new Date(now.getTime() - LAPSED_UPLOAD_RETENTION_MS),
-          BATCH,
-        ]);
-      for (const row of lapsed) await this.discard(row, now);
+      for (;;) {
+        const lapsed: MediaRow[] = await this.runtime
+          .em()
+          .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at <= ? order by upload_expires_at limit ?`, [
+            new Date(now.getTime() - LAPSED_UPLOAD_RETENTION_MS),
+            BATCH,
+          ]);
+        let discarded = 0;
+        for (const row of lapsed) if (await this.discard(row, now)) discarded++;
+        // Rows that turned out uploaded leave the query; a batch that discarded nothing would repeat.
+        if (lapsed.length < BATCH || discarded === 0) break;
+      }
     } catch (error) {
       log('error', 'sweeping pending uploads failed', { error: String(error) });
     }
   }
 
-  private async discard(row: MediaRow, now: Date): Promise<void> {
+  private async discard(row: MediaRow, now: Date): Promise<boolean> {
     // A late upload may still be there (or arrive while we look): check once more before letting go.
-    if ((await this.verification.verify(row, null)) !== 'pending_upload') return;
+    if ((await this.verification.verify(row, null)) !== 'pending_upload') return false;
     await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,
@@ -79,5 +91,6 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
       project: (tx, stored) => projectMediaEvents(tx, stored),
     });
     await this.bucket.delete(row.object_key);
+    return true;
   }
 }
