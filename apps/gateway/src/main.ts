@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { TestClock } from '@platform/clock';
 import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS } from '@platform/contracts';
 import { RpcClient } from '@platform/kafka';
-import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { BackgroundJob, log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache } from './api-keys/api-key.cache';
@@ -73,8 +73,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
 
   // A running send holds its key for longer than the gateway waits for messaging.
   const idempotency = new IdempotencyStore(runtime, runtime.clock, config.rpcTimeoutMs + 10_000);
-  const pruning = setInterval(() => void idempotency.prune().catch((error) => log('error', 'pruning idempotency records failed', { error: String(error) })), 10 * 60_000);
-  pruning.unref();
+  const pruning = new BackgroundJob('pruning idempotency records', async () => void (await idempotency.prune()));
+  pruning.start(10 * 60_000, runtime.clock);
   const pipeline = createPublicPipeline({
     routes: publicRoutes({ rpc, clock: runtime.clock }),
     keys: keyCache,
@@ -93,7 +93,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   return {
     runtime,
     close: async () => {
-      clearInterval(pruning);
+      pruning.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await nest.close();

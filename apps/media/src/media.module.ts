@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ServiceRuntime } from '@platform/service-kit';
-import { loadS3Config, MediaBucket } from '@platform/storage';
+import { MediaBucket } from '@platform/storage';
 import { GetMediaHandler } from './get-media/get-media.handler';
 import { CreateUploadHandler } from './upload/create-upload.handler';
 import { PendingUploadsSweeper } from './verification/pending-uploads.sweeper';
@@ -8,7 +8,7 @@ import { UploadVerification } from './verification/upload-verification.service';
 
 @Module({
   providers: [
-    { provide: MediaBucket, useFactory: (runtime: ServiceRuntime) => new MediaBucket(loadS3Config(runtime.config.env)), inject: [ServiceRuntime] },
+    { provide: MediaBucket, useFactory: (runtime: ServiceRuntime) => MediaBucket.fromEnv(runtime.config.env), inject: [ServiceRuntime] },
     UploadVerification,
     CreateUploadHandler,
     GetMediaHandler,

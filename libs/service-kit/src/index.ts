@@ -12,4 +12,4 @@ export * from './http-metrics';
 export * from './start-service';
 export * from './poll-until';
 export * from './wait-for-applied';
-export * from './coalesced-runs';
+export * from './background-job';

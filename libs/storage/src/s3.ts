@@ -61,6 +61,11 @@ export class MediaBucket {
     this.presigner = createS3Client(config, config.publicEndpoint);
   }
 
+  /** The bucket the S3_* variables describe. */
+  static fromEnv(env: NodeJS.ProcessEnv): MediaBucket {
+    return new MediaBucket(loadS3Config(env));
+  }
+
   /** A PUT URL that signs Content-Type and Content-Length: other bytes or another type are refused by S3. */
   presignUpload(key: string, contentType: string, size: number, ttlSeconds: number): Promise<string> {
     return getSignedUrl(this.presigner, new PutObjectCommand({ Bucket: this.config.bucket, Key: key, ContentType: contentType, ContentLength: size }), {

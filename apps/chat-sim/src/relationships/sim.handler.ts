@@ -3,7 +3,7 @@ import { DOWNLOAD_URL_TTL_SECONDS, eventRefs, ID_PREFIX, newId, type ChatMediaFi
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
-import { loadS3Config, MediaBucket } from '@platform/storage';
+import { MediaBucket } from '@platform/storage';
 import { InboxMessageView } from '../persistence/inbox-message.entity';
 import { UserView } from '../persistence/user-view.entity';
 import type { RelationshipCommand } from './relationship.decider';
@@ -43,7 +43,7 @@ export class SimHandler implements OnModuleInit {
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
   ) {
-    this.bucket = new MediaBucket(loadS3Config(runtime.config.env));
+    this.bucket = MediaBucket.fromEnv(runtime.config.env);
   }
 
   onModuleInit(): void {

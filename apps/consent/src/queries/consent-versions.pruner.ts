@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { log, ServiceRuntime } from '@platform/service-kit';
+import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
 import { CURSOR_LIFETIME_MS } from './consent-cursor';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -10,27 +10,22 @@ const EVERY_MS = 10 * 60 * 1000;
  */
 @Injectable()
 export class ConsentVersionsPruner implements OnModuleInit, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly job = new BackgroundJob('pruning consent versions', async () => void (await this.prune()));
 
   constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.prune(), EVERY_MS);
-    this.timer.unref();
+    this.job.start(EVERY_MS, this.runtime.clock);
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.job.stop();
   }
 
+  /** Deletes what no cursor can reach any more; answers how many versions went. */
   async prune(): Promise<number> {
-    try {
-      const cutoff = new Date(this.runtime.clock.nowMs() - CURSOR_LIFETIME_MS - 3600 * 1000);
-      const deleted: unknown[] = await this.runtime.em().execute(`delete from consent.consent_versions where superseded_at < ? returning 1`, [cutoff]);
-      return deleted.length;
-    } catch (error) {
-      log('error', 'pruning consent versions failed', { error: String(error) });
-      return 0;
-    }
+    const cutoff = new Date(this.runtime.clock.nowMs() - CURSOR_LIFETIME_MS - 3600 * 1000);
+    const deleted: unknown[] = await this.runtime.em().execute(`delete from consent.consent_versions where superseded_at < ? returning 1`, [cutoff]);
+    return deleted.length;
   }
 }

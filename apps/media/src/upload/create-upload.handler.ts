@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type RpcCaller } from '@platform/contracts';
+import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type MediaUploadRequested, type RpcCaller } from '@platform/contracts';
 import { decideInTransaction } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
 import { MediaBucket } from '@platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
-import { findMedia, publicMedia } from '../media/media.records';
+import { publicMedia, type MediaRow } from '../media/media.records';
 
 /** What the gateway passes after validating the body (fileName 1–255, size a positive integer). */
 export interface CreateUploadRequest {
@@ -48,7 +48,7 @@ export class CreateUploadHandler implements OnModuleInit {
         request.appId,
         new Date(now.getTime() - HOUR_MS),
       ]);
-      await decideInTransaction({
+      const { events } = await decideInTransaction({
         em: tx,
         eventStore: this.runtime.eventStore,
         decider: mediaDecider,
@@ -61,7 +61,21 @@ export class CreateUploadHandler implements OnModuleInit {
         newStream: true,
         project: (projectTx, stored) => projectMediaEvents(projectTx, stored),
       });
-      return (await findMedia(tx, request.appId, mediaId))!;
+      // The row just projected, without reading it back.
+      const requested = events[0].data as MediaUploadRequested['data'];
+      const created: MediaRow = {
+        media_id: mediaId,
+        app_id: request.appId,
+        source: 'app',
+        kind: requested.kind,
+        mime_type: requested.mimeType,
+        file_name: requested.fileName,
+        size: requested.size,
+        object_key: objectKey,
+        status: 'pending_upload',
+        created_at: now,
+      };
+      return created;
     });
     return {
       media: await publicMedia(row, this.bucket, this.runtime.clock),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { LAPSED_UPLOAD_RETENTION_MS } from '@platform/contracts';
 import { handleCommand } from '@platform/event-store';
-import { CoalescedRuns, log, ServiceRuntime } from '@platform/service-kit';
+import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
 import { MediaBucket } from '@platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
@@ -19,8 +19,7 @@ const COLUMNS = `media_id, app_id, source, kind, mime_type, file_name, size, obj
  */
 @Injectable()
 export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly runs = new CoalescedRuns(() => this.sweepOnce());
+  private readonly job = new BackgroundJob('sweeping pending uploads', () => this.sweepOnce());
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -29,52 +28,46 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.sweep(), EVERY_MS);
-    this.timer.unref();
-    this.runtime.clock.onAdvance(() => void this.sweep());
+    this.job.start(EVERY_MS, this.runtime.clock);
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.job.stop();
   }
 
   sweep(): Promise<void> {
-    return this.runs.run();
+    return this.job.run();
   }
 
   private async sweepOnce(): Promise<void> {
-    try {
-      const now = this.runtime.clock.now();
-      // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
-      let after: { at: Date; id: string } = { at: new Date(now.getTime() - 5 * 60 * 1000), id: '' };
-      for (;;) {
-        const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime
-          .em()
-          .execute(
-            `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
-             order by upload_expires_at, media_id limit ?`,
-            [after.at, after.id, BATCH],
-          );
-        for (const row of open) await this.verification.verify(row, null);
-        if (open.length < BATCH) break;
-        const last = open[open.length - 1];
-        after = { at: new Date(last.upload_expires_at), id: last.media_id };
-      }
+    const now = this.runtime.clock.now();
+    // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
+    let after: { at: Date; id: string } = { at: new Date(now.getTime() - 5 * 60 * 1000), id: '' };
+    for (;;) {
+      const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime
+        .em()
+        .execute(
+          `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
+           order by upload_expires_at, media_id limit ?`,
+          [after.at, after.id, BATCH],
+        );
+      for (const row of open) await this.verification.verify(row, null);
+      if (open.length < BATCH) break;
+      const last = open[open.length - 1];
+      after = { at: new Date(last.upload_expires_at), id: last.media_id };
+    }
 
-      for (;;) {
-        const lapsed: MediaRow[] = await this.runtime
-          .em()
-          .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at <= ? order by upload_expires_at limit ?`, [
-            new Date(now.getTime() - LAPSED_UPLOAD_RETENTION_MS),
-            BATCH,
-          ]);
-        let discarded = 0;
-        for (const row of lapsed) if (await this.discard(row, now)) discarded++;
-        // Rows that turned out uploaded leave the query; a batch that discarded nothing would repeat.
-        if (lapsed.length < BATCH || discarded === 0) break;
-      }
-    } catch (error) {
-      log('error', 'sweeping pending uploads failed', { error: String(error) });
+    for (;;) {
+      const lapsed: MediaRow[] = await this.runtime
+        .em()
+        .execute(`select ${COLUMNS} from media.media where status = 'pending_upload' and upload_expires_at <= ? order by upload_expires_at limit ?`, [
+          new Date(now.getTime() - LAPSED_UPLOAD_RETENTION_MS),
+          BATCH,
+        ]);
+      let discarded = 0;
+      for (const row of lapsed) if (await this.discard(row, now)) discarded++;
+      // Rows that turned out uploaded leave the query; a batch that discarded nothing would repeat.
+      if (lapsed.length < BATCH || discarded === 0) break;
     }
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { handleCommand, StreamVersionConflict } from '@platform/event-store';
 import { isDomainError } from '@platform/errors';
-import { CoalescedRuns, log, ServiceRuntime } from '@platform/service-kit';
+import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
 import { MESSAGE_DELIVERY_DEADLINE_MS, messageDecider } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 
@@ -16,41 +16,34 @@ interface DueRow {
 
 /**
  * DESIGN D4: a message handed to the chat product and not delivered within 30 days fails as
- * `expired`. Runs every minute and whenever the test clock jumps. The decider has the last word, so
+ * `expired`. Runs every minute and whenever the test clock jumps (BackgroundJob). The decider has the last word, so
  * a receipt that lands between the query and the command wins, and two replicas sweeping at once
  * only conflict on the stream version, never fail a message twice.
  */
 @Injectable()
 export class MessageExpirySweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly runs = new CoalescedRuns(() => this.sweepOnce());
+  private readonly job = new BackgroundJob('expiring undelivered messages', () => this.sweepOnce());
 
   constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.sweep(), EVERY_MS);
-    this.timer.unref();
-    this.runtime.clock.onAdvance(() => void this.sweep());
+    this.job.start(EVERY_MS, this.runtime.clock);
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.job.stop();
   }
 
   /** Expires every overdue message. */
   sweep(): Promise<void> {
-    return this.runs.run();
+    return this.job.run();
   }
 
   private async sweepOnce(): Promise<void> {
-    try {
-      for (;;) {
-        const expired = await this.sweepBatch();
-        // A batch that expired nothing would only come round to the same rows again.
-        if (expired.seen < BATCH || expired.count === 0) break;
-      }
-    } catch (error) {
-      log('error', 'expiring undelivered messages failed', { error: String(error) });
+    for (;;) {
+      const expired = await this.sweepBatch();
+      // A batch that expired nothing would only come round to the same rows again.
+      if (expired.seen < BATCH || expired.count === 0) break;
     }
   }
 
