@@ -4,3 +4,4 @@ export * from './event-store';
 export * from './outbox-relay';
 export * from './inbox';
 export * from './command-handler';
+export * from './pg-listener';

@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
-import { Client, Pool, type PoolClient } from 'pg';
+import { Pool, type PoolClient } from 'pg';
+import { PgListener } from './pg-listener';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
 export interface OutboxRelayOptions {
@@ -32,7 +33,7 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private readonly pool: Pool;
-  private listener: Client | null = null;
+  private readonly listener: PgListener;
   private running = false;
   private wake: (() => void) | null = null;
   private pending = false;
@@ -49,12 +50,19 @@ export class OutboxRelay {
     });
     this.pool.on('error', (error) => options.onError?.(error));
     this.lockKey = `${options.schema}.outbox-relay`;
+    this.listener = new PgListener({
+      databaseUrl: options.databaseUrl,
+      channel: outboxChannel(options.schema),
+      applicationName: `${options.schema}-outbox-listen`,
+      onNotify: () => this.kick(),
+      onError: options.onError,
+    });
   }
 
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.listen();
+    await this.listener.start();
     this.loop = this.run();
   }
 
@@ -62,8 +70,7 @@ export class OutboxRelay {
     this.running = false;
     this.kick();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
+    await this.listener.stop();
     await this.pool.end().catch(() => undefined);
   }
 
@@ -91,34 +98,6 @@ export class OutboxRelay {
   private kick(): void {
     this.pending = true;
     this.wake?.();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-listen` });
-    client.on('notification', () => this.kick());
-    client.on('error', (error) => {
-      this.options.onError?.(error);
-      this.listener = null;
-      void client.end().catch(() => undefined);
-      // The poll keeps rows moving meanwhile; reconnect the listener in the background until it works.
-      void this.relisten();
-    });
-    await client.connect();
-    await client.query(`listen "${outboxChannel(this.options.schema)}"`);
-    this.listener = client;
-  }
-
-  private async relisten(): Promise<void> {
-    for (let attempt = 1; this.running && !this.listener; attempt++) {
-      await sleep(Math.min(1000 * attempt, 10_000));
-      if (!this.running) return;
-      try {
-        await this.listen();
-        this.kick();
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-    }
   }
 
   private async run(): Promise<void> {
