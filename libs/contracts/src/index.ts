@@ -8,3 +8,4 @@ export * from './rpc';
 export * from './ids';
 export * from './media';
 export * from './events';
+export * from './webhooks';

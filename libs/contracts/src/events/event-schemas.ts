@@ -4,6 +4,7 @@ import { MESSAGING_EVENT_SCHEMAS } from './messaging.events';
 import { MEDIA_EVENT_SCHEMAS } from './media.events';
 import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
 import { PROFILE_EVENT_SCHEMAS } from './profile.events';
+import { WEBHOOKS_EVENT_SCHEMAS } from './webhooks.events';
 import type { JsonSchema } from './schema-builders';
 
 /** JSON Schema of every domain event's `data`, by event type. Consumers validate payloads against these. */
@@ -15,4 +16,5 @@ export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
   ...CONSENT_EVENT_SCHEMAS,
   ...MESSAGING_EVENT_SCHEMAS,
   ...MEDIA_EVENT_SCHEMAS,
+  ...WEBHOOKS_EVENT_SCHEMAS,
 };

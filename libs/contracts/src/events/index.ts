@@ -5,4 +5,5 @@ export * from './chat.events';
 export * from './consent.events';
 export * from './messaging.events';
 export * from './media.events';
+export * from './webhooks.events';
 export * from './event-schemas';

@@ -1,0 +1,71 @@
+import type { AppStatus } from './app-status';
+import type { ConsentReason, ConsentSource, ConsentStatus } from './events/consent.events';
+import type { MessageFailureReason, MessageMediaFile } from './events/messaging.events';
+
+/** The public event types (spec, Events): what an endpoint can subscribe to. */
+export const PUBLIC_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed', 'webhook.test'] as const;
+export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
+
+/** Limits and timings of webhooks (spec Limits, DESIGN section 6 and D20–D26). */
+export const WEBHOOKS = {
+  maxEndpointsPerApp: 5,
+  /** The old secret keeps signing beside the new one this long after a rotation. */
+  rotationOverlapMs: 24 * 3600 * 1000,
+  handshakeTimeoutMs: 5000,
+  answerTimeoutMs: 10_000,
+  firstRetryDelayMs: 10_000,
+  maxRetryDelayMs: 3600 * 1000,
+  /** A delivery is retried for this long after it was created, then failed. */
+  retryWindowMs: 24 * 3600 * 1000,
+  /** An endpoint whose deliveries all failed this long is disabled (D25). */
+  disableAfterFailingMs: 3 * 24 * 3600 * 1000,
+  /** Payloads are kept this long for replay (D24). */
+  payloadRetentionMs: 7 * 24 * 3600 * 1000,
+  verifyTokenPattern: /^[\x20-\x7e]{8,128}$/,
+  maxUrlLength: 2048,
+} as const;
+
+/** Endpoint states (D20). */
+export const WEBHOOK_ENDPOINT_STATES = ['pending_verification', 'enabled', 'disabled'] as const;
+export type WebhookEndpointState = (typeof WEBHOOK_ENDPOINT_STATES)[number];
+
+/** Delivery states (D23). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** The envelope of every public event, byte for byte what a receiver gets (spec, Events). */
+export interface PublicEventEnvelope<T extends PublicEventType = PublicEventType, D = PublicEventData[T]> {
+  /** `evt_…`; the same across retries and replays; derived from the domain event, so a replayed topic mints no new ids. */
+  id: string;
+  type: T;
+  apiVersion: string;
+  /** Unix seconds. */
+  created: number;
+  appId: string;
+  data: D;
+}
+
+export interface PublicEventData {
+  'message.received': {
+    id: string;
+    from: string;
+    type: string;
+    text: string | null;
+    media: MessageMediaFile[];
+    context?: { messageId: string };
+    timestamp: string;
+  };
+  'message.status': {
+    id: string;
+    appUserId: string;
+    status: 'sent' | 'delivered' | 'read' | 'failed';
+    timestamp: string;
+    clientReference?: string;
+    /** Why it failed (DESIGN D4); only with status failed. */
+    reason?: MessageFailureReason;
+  };
+  'consent.updated': { appUserId: string; status: ConsentStatus; source?: ConsentSource; ref?: string; reason?: ConsentReason };
+  'app.status_changed': { status: AppStatus; previousStatus: AppStatus; reason?: string };
+  /** D26. */
+  'webhook.test': { message: string; subscriptionId: string; nonce: string };
+}
