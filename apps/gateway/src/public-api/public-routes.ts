@@ -6,8 +6,9 @@ import { mediaRoutes } from './media-routes';
 import { messageRoutes } from './message-routes';
 import type { PublicRoute } from './public-route';
 import { UpdateBusinessProfileDto } from './update-business-profile.dto';
+import { webhookRoutes } from './webhook-routes';
 
-/** The public endpoints that exist so far; the others come with their services' issues. */
+/** Every public endpoint of the spec. */
 export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRoute[] {
   return [
     {
@@ -49,5 +50,6 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
     ...consentRoutes(deps),
     ...messageRoutes(deps),
     ...mediaRoutes(deps),
+    ...webhookRoutes(deps),
   ];
 }
