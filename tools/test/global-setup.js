@@ -11,7 +11,9 @@ module.exports = async () => {
   require(path.join(root, 'dist/libs/kafka/src/kafka-client.js')).silenceKafkaJsTimeoutNegativeWarning();
   const infra = await import(path.join(root, 'tools/infra/infra.mjs'));
   const stack = await import(path.join(root, 'tools/dev/stack.mjs'));
-  const { resetDatabase, TEST_ENV, TEST_BASE_PORT } = await import(path.join(root, 'tools/test/test-env.mjs'));
+  const { resetDatabase, TEST_ENV, TEST_BASE_PORT, TEST_CERTS_DIR } = await import(path.join(root, 'tools/test/test-env.mjs'));
+  // The local CA the dispatcher trusts (WEBHOOK_CA_FILE) must exist before the stack starts.
+  require(path.join(root, 'dist/libs/testing/src/https-receiver.js')).testCertificates(TEST_CERTS_DIR);
   await infra.ensureInfra({ quiet: true });
   await resetDatabase();
   // A namespace of its own per run (unless one is forced), so nothing replays earlier runs' events.
@@ -26,6 +28,7 @@ module.exports = async () => {
     TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
     TEST_ADMIN_TOKEN: TEST_ENV.ADMIN_TOKEN,
     TEST_BASE_PORT: String(TEST_BASE_PORT),
+    TEST_CERTS_DIR,
     // Tests that replace a stack process (crash tests) list the replacement here; teardown stops it.
     TEST_EXTRA_PIDS_FILE: path.join(root, '.data/run', `test-extra-pids-${TEST_BASE_PORT}.json`),
     TEST_STACK_PIDS: JSON.stringify(Object.fromEntries(Object.entries(children).map(([app, child]) => [app, child.pid]))),

@@ -1,8 +1,21 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The test stack: its own database, its own ports, the test clock on. */
 export const TEST_BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
 export const TEST_DATABASE = process.env.TEST_DATABASE ?? 'platform_test';
+/**
+ * Webhook receivers of the tests: names pinned (WEBHOOK_DEV_HOSTS) to local ports as if they resolved
+ * publicly and listened on 443, certificates from a local CA (WEBHOOK_CA_FILE), and every other name
+ * resolved by the test's own DNS server (WEBHOOK_DNS_SERVERS), so SSRF tests choose the answers.
+ */
+export const WEBHOOK_TEST_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test'];
+export const webhookReceiverPort = (index) => TEST_BASE_PORT + 71 + index;
+export const WEBHOOK_DNS_PORT = TEST_BASE_PORT + 80;
+export const TEST_CERTS_DIR = path.join(ROOT, '.data/test-certs');
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_ENV = {
   NODE_ENV: 'test',
@@ -13,6 +26,9 @@ export const TEST_ENV = {
   DOCS_URL: 'https://docs.example.com/platform',
   APP_USER_ID_SECRET: 'test-app-user-id-secret',
   RPC_TIMEOUT_MS: '8000',
+  WEBHOOK_DEV_HOSTS: WEBHOOK_TEST_HOSTS.map((host, i) => `${host}=127.0.0.1:${webhookReceiverPort(i)}`).join(','),
+  WEBHOOK_CA_FILE: path.join(TEST_CERTS_DIR, 'ca.pem'),
+  WEBHOOK_DNS_SERVERS: `127.0.0.1:${WEBHOOK_DNS_PORT}`,
   // Its own topics and groups, so a dev stack or a benchmark on the same broker never interferes;
   // global setup makes it fresh per run (`<database>_<time>.`) unless KAFKA_NAMESPACE is given.
   KAFKA_NAMESPACE: process.env.KAFKA_NAMESPACE ?? `${TEST_DATABASE}.`,

@@ -1,10 +1,21 @@
 import 'reflect-metadata';
-import { TOPICS } from '@platform/contracts';
-import { routeByApp, runMain, startService } from '@platform/service-kit';
-import { WebhookDispatcherModule } from './webhook-dispatcher.module';
+import { TOPICS, type DomainEvent } from '@platform/contracts';
+import type { OutboxRoute } from '@platform/event-store';
+import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
 import { webhookDispatcherMigrations } from './persistence/migrations';
+import { mediaRegistryConsumer, publicEventsConsumer } from './public-events/public-events.consumer';
+import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 
-export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env) {
+/**
+ * Only WebhookEndpointDisabled leaves the service (D25, on webhooks.events keyed by endpointId, for a
+ * mailer); the other endpoint events stay in the dispatcher's event store.
+ */
+export function webhookOutboxRoute(event: DomainEvent): OutboxRoute | null {
+  if (event.type !== 'WebhookEndpointDisabled') return null;
+  return { topic: TOPICS.webhooksEvents, key: (event.data as { endpointId: string }).endpointId, aggregateType: 'endpoint' };
+}
+
+export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   return startService(
     {
       name: 'webhook-dispatcher',
@@ -13,10 +24,12 @@ export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env) {
       rpcService: 'webhooks',
       entities: [],
       migrations: webhookDispatcherMigrations,
-      outboxRoute: routeByApp(() => TOPICS.webhooksEvents),
+      outboxRoute: webhookOutboxRoute,
+      consumers: (runtime) => [publicEventsConsumer(runtime), mediaRegistryConsumer()],
       module: WebhookDispatcherModule,
     },
     env,
+    options,
   );
 }
 

@@ -1,5 +1,20 @@
 import { Module } from '@nestjs/common';
+import { ServiceRuntime } from '@platform/service-kit';
+import { DeliveriesHandler } from './deliveries/deliveries.handler';
+import { DeliveryWorker } from './deliveries/delivery.worker';
+import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
+import { WebhookNetwork } from './network/webhook-network';
 
-/** Domain providers arrive with later issues; ServiceKitModule gives health, metrics and `webhooks.rpc` (clock.offset). */
-@Module({})
+@Module({
+  providers: [
+    {
+      provide: WebhookNetwork,
+      useFactory: (runtime: ServiceRuntime) => WebhookNetwork.fromEnv(runtime.config.env, runtime.config.production),
+      inject: [ServiceRuntime],
+    },
+    EndpointsHandler,
+    DeliveriesHandler,
+    DeliveryWorker,
+  ],
+})
 export class WebhookDispatcherModule {}

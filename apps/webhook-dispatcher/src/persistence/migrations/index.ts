@@ -1,5 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100WebhookDispatcherInit } from './migration-20261122-0001-init';
+import { Migration20261122000200WebhookTables } from './migration-20261122-0002-webhooks';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const webhookDispatcherMigrations: MigrationObject[] = [{ name: 'Migration20261122000100WebhookDispatcherInit', class: Migration20261122000100WebhookDispatcherInit }];
+export const webhookDispatcherMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100WebhookDispatcherInit', class: Migration20261122000100WebhookDispatcherInit },
+  { name: 'Migration20261122000200WebhookTables', class: Migration20261122000200WebhookTables },
+];

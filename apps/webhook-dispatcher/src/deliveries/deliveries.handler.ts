@@ -1,0 +1,103 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WEBHOOKS, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { RpcDispatcher } from '@platform/kafka';
+import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+import { createDeliveries, DELIVERY_COLUMNS, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
+
+export interface ListDeliveriesRequest {
+  appId: string;
+  status: WebhookDeliveryStatus | null;
+  subscriptionId: string | null;
+  limit: number;
+  cursor: string | null;
+}
+
+const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^wd_[0-9A-Z]{26}$/.test(id)) throw DomainError.invalid([{ field: 'cursor', issue: 'is not a cursor from a previous page' }]);
+  return id;
+}
+
+/**
+ * GET /webhook-deliveries (D23: newest first; delivery ids sort by creation time, so the cursor is
+ * the last id seen) and replay (D24). Payloads are dropped 7 days after their event by a job.
+ */
+@Injectable()
+export class DeliveriesHandler implements OnModuleInit {
+  private readonly retention: BackgroundJob;
+
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+  ) {
+    this.retention = new BackgroundJob('webhook payload retention', () => this.dropExpiredPayloads());
+  }
+
+  onModuleInit(): void {
+    this.rpc.registerAll({
+      'deliveries.list': (p) => this.list(p),
+      'deliveries.replay': (p) => this.replay(String(p.appId), String(p.deliveryId)),
+    });
+    this.retention.start(3600 * 1000, this.runtime.clock);
+  }
+
+  async list(q: ListDeliveriesRequest) {
+    const where = ['app_id = ?'];
+    const params: unknown[] = [q.appId];
+    if (q.status) {
+      where.push('status = ?');
+      params.push(q.status);
+    }
+    if (q.subscriptionId) {
+      where.push('endpoint_id = ?');
+      params.push(q.subscriptionId);
+    }
+    if (q.cursor) {
+      where.push('delivery_id < ?');
+      params.push(decodeCursor(q.cursor));
+    }
+    const rows: DeliveryRow[] = await this.runtime
+      .em()
+      .execute(`select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where ${where.join(' and ')} order by delivery_id desc limit ${q.limit + 1}`, params);
+    const page = rows.slice(0, q.limit);
+    return { data: page.map(publicDelivery), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1].delivery_id) : null };
+  }
+
+  /** D24: a new delivery of the same event (same id, same bytes) to the same endpoint. */
+  async replay(appId: string, deliveryId: string) {
+    const now = this.runtime.clock.now();
+    const newId = await this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      const original = await findDelivery(tx, appId, deliveryId);
+      if (!original) throw new DomainError('not_found', 'No such webhook delivery.');
+      if (original.status === 'pending') throw new DomainError('delivery_in_progress');
+      const [event]: { payload: string | null; created_at: Date }[] = await tx.execute(`select payload, created_at from webhook_dispatcher.public_events where event_id = ?`, [
+        original.event_id,
+      ]);
+      if (!event || event.payload === null || now.getTime() - new Date(event.created_at).getTime() > WEBHOOKS.payloadRetentionMs) {
+        throw new DomainError('payload_expired');
+      }
+      const [endpoint]: { state: string }[] = await tx.execute(`select state from webhook_dispatcher.endpoints where endpoint_id = ? for share`, [original.endpoint_id]);
+      if (!endpoint) throw new DomainError('not_found', 'The endpoint of this delivery was deleted.');
+      if (endpoint.state !== 'enabled') throw new DomainError('subscription_not_verified', 'The endpoint must be enabled to receive a replay.');
+      const [id] = await createDeliveries(tx, {
+        appId,
+        eventId: original.event_id,
+        type: original.event_type as PublicEventType,
+        endpointIds: [original.endpoint_id],
+        now,
+        replayOf: original.delivery_id,
+      });
+      return id;
+    });
+    return publicDelivery((await findDelivery(this.runtime.em(), appId, newId)) as DeliveryRow);
+  }
+
+  private async dropExpiredPayloads(): Promise<void> {
+    const cutoff = new Date(this.runtime.clock.now().getTime() - WEBHOOKS.payloadRetentionMs);
+    await this.runtime.em().execute(`update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, [cutoff]);
+  }
+}

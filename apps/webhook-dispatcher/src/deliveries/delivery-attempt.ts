@@ -1,0 +1,77 @@
+import type { Clock } from '@platform/clock';
+import type { WebhookNetwork } from '../network/webhook-network';
+import { signatureHeader } from '../signing/webhook-signature';
+import type { AttemptResult } from './delivery.decider';
+
+/** A claimed delivery with everything its attempt needs (one query: delivery, payload, endpoint, secrets). */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  appId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** This attempt's number (Svc-Delivery-Attempt). */
+  attempt: number;
+  createdAt: string;
+  payload: string | null;
+  endpointState: string | null;
+  url: string | null;
+  secret: string | null;
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
+}
+
+export interface AttemptReport {
+  delivery: ClaimedDelivery;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  /** null: the endpoint no longer takes deliveries (abandon, no request was made). */
+  result: AttemptResult | null;
+  abandonReason?: string;
+}
+
+/**
+ * One attempt: the URL is checked again (DNS may have changed since registration), the body is
+ * signed with the time of this attempt and every live secret, and the request goes to the checked
+ * address with the 10-second answer limit.
+ */
+export async function attemptDelivery(delivery: ClaimedDelivery, network: WebhookNetwork, clock: Clock): Promise<AttemptReport> {
+  const startedAt = clock.now();
+  const started = performance.now();
+  const report = (result: AttemptResult | null, abandonReason?: string): AttemptReport => ({
+    delivery,
+    startedAt,
+    finishedAt: clock.now(),
+    durationMs: Math.round(performance.now() - started),
+    result,
+    abandonReason,
+  });
+  if (delivery.endpointState !== 'enabled' || !delivery.url || !delivery.secret) return report(null, 'the endpoint no longer takes deliveries');
+  if (delivery.payload === null) return report(null, 'the payload is past its retention');
+  const check = await network.checkForDelivery(delivery.url);
+  if (!check.ok) return report({ kind: 'refused', error: `${check.code}: ${check.message}` });
+  const secrets = [delivery.secret];
+  if (delivery.previousSecret && delivery.previousSecretExpiresAt && Date.parse(delivery.previousSecretExpiresAt) > startedAt.getTime()) secrets.push(delivery.previousSecret);
+  const body = Buffer.from(delivery.payload, 'utf8');
+  const outcome = await network.http.post({
+    target: check.target,
+    url: check.target.url,
+    headers: {
+      'Svc-Signature': signatureHeader(secrets, Math.floor(startedAt.getTime() / 1000), body),
+      'Svc-Event-Id': delivery.eventId,
+      'Svc-Event-Type': delivery.eventType,
+      'Svc-Delivery-Id': delivery.deliveryId,
+      'Svc-Delivery-Attempt': String(delivery.attempt),
+    },
+    body,
+  });
+  switch (outcome.kind) {
+    case 'response':
+      return report({ kind: 'response', status: outcome.status });
+    case 'timeout':
+      return report({ kind: 'timeout' });
+    case 'network':
+      return report({ kind: 'network', error: outcome.error });
+  }
+}

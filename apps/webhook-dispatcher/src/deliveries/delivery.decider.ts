@@ -1,0 +1,69 @@
+import { WEBHOOKS } from '@platform/contracts';
+import { assertNever, type Decider } from '@platform/event-store';
+import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delivery.state';
+
+/** What one attempt gave: an answer, no answer in time, a broken connection, or a URL refused at delivery (SSRF). */
+export type AttemptResult =
+  | { kind: 'response'; status: number }
+  | { kind: 'timeout' }
+  | { kind: 'network'; error: string }
+  | { kind: 'refused'; error: string };
+
+export type DeliveryCommand =
+  /** `attempt` is the number the request carried (Svc-Delivery-Attempt); `at` the platform clock when it ended. */
+  | { type: 'RecordAttempt'; data: { attempt: number; at: string; result: AttemptResult } }
+  /** The endpoint was deleted, disabled or changed its URL: nothing more will be tried. */
+  | { type: 'AbandonDelivery'; data: { at: string; reason: string } };
+
+/** About 10 s, doubling, capped at 1 h (spec, retry rule 2). Attempt 1's failure waits 10 s. */
+export function retryDelayMs(failedAttempt: number): number {
+  return Math.min(WEBHOOKS.firstRetryDelayMs * 2 ** Math.max(0, failedAttempt - 1), WEBHOOKS.maxRetryDelayMs);
+}
+
+/** 408, 429, 5xx and redirects (which are not followed) are worth another try; other 4xx are final. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500 || (status >= 300 && status < 400);
+}
+
+function describe(result: AttemptResult): { responseStatus: number | null; error: string } {
+  switch (result.kind) {
+    case 'response':
+      return { responseStatus: result.status, error: `answered ${result.status}` };
+    case 'timeout':
+      return { responseStatus: null, error: `no answer within ${WEBHOOKS.answerTimeoutMs / 1000} s` };
+    case 'network':
+    case 'refused':
+      return { responseStatus: null, error: result.error };
+  }
+}
+
+export function decideDelivery(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
+  // A late result (say, of an attempt whose lease ran out while another replica finished it) changes nothing.
+  if (state.status !== 'pending') return [];
+  switch (command.type) {
+    case 'RecordAttempt': {
+      const { attempt, at, result } = command.data;
+      if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
+        return [{ type: 'DeliverySucceeded', data: { attempt, at, responseStatus: result.status } }];
+      }
+      const { responseStatus, error } = describe(result);
+      const retryable = result.kind !== 'response' || isRetryableStatus(result.status);
+      const deadline = Date.parse(state.createdAt) + WEBHOOKS.retryWindowMs;
+      const atMs = Date.parse(at);
+      if (!retryable || atMs >= deadline) return [{ type: 'DeliveryFailed', data: { attempt, at, responseStatus, error } }];
+      // The last retry lands on the 24-hour mark rather than beyond it.
+      const nextAttemptAt = new Date(Math.min(atMs + retryDelayMs(attempt), deadline)).toISOString();
+      return [{ type: 'DeliveryAttemptFailed', data: { attempt, at, responseStatus, error, nextAttemptAt } }];
+    }
+    case 'AbandonDelivery':
+      return [{ type: 'DeliveryFailed', data: { attempt: null, at: command.data.at, responseStatus: null, error: command.data.reason } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEvent> = {
+  initialState: () => ({ status: 'absent', attempts: 0, createdAt: '', nextAttemptAt: null }),
+  decide: decideDelivery,
+  evolve: evolveDelivery,
+};

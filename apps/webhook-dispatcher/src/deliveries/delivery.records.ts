@@ -1,0 +1,85 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+
+/** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */
+export const DELIVERIES_CHANNEL = 'webhook_dispatcher_deliveries';
+
+export interface DeliveryRow {
+  delivery_id: string;
+  app_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: PublicEventType;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  created_at: Date | string;
+  next_attempt_at: Date | string | null;
+  last_attempt_at: Date | string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | string | null;
+  failed_at: Date | string | null;
+}
+
+export const DELIVERY_COLUMNS =
+  'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at';
+
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+
+/** The delivery record (D23). */
+export function publicDelivery(row: DeliveryRow) {
+  return {
+    id: row.delivery_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    subscriptionId: row.endpoint_id,
+    status: row.status,
+    attempts: row.attempts,
+    lastAttemptAt: iso(row.last_attempt_at),
+    nextAttemptAt: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    lastResponseStatus: row.last_response_status,
+    lastError: row.last_error,
+    createdAt: iso(row.created_at) as string,
+    deliveredAt: iso(row.delivered_at),
+    failedAt: iso(row.failed_at),
+  };
+}
+
+/** Keeps a public event's exact bytes (for every attempt and replay); a repeat of the same event is a no-op. */
+export async function storePublicEvent(
+  em: EntityManager,
+  event: { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date },
+): Promise<void> {
+  await em.execute(
+    `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do nothing`,
+    [event.eventId, event.appId, event.type, event.payload, `{${event.requiresMedia.join(',')}}`, event.sourceEventId, event.now],
+  );
+}
+
+/**
+ * One delivery per endpoint, due at once. Original deliveries get ids derived from (event, endpoint),
+ * so seeing the same event again creates nothing; replays and test events get fresh ids.
+ */
+export async function createDeliveries(
+  em: EntityManager,
+  args: { appId: string; eventId: string; type: PublicEventType; endpointIds: string[]; now: Date; replayOf?: string },
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const endpointId of args.endpointIds) {
+    const deliveryId = args.replayOf ? newId(ID_PREFIX.webhookDelivery, args.now.getTime()) : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
+    const inserted: unknown[] = await em.execute(
+      `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of)
+       values (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) on conflict do nothing returning delivery_id`,
+      [deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null],
+    );
+    if (inserted.length > 0) ids.push(deliveryId);
+  }
+  if (ids.length > 0) await em.execute(`select pg_notify(?, '')`, [DELIVERIES_CHANNEL]);
+  return ids;
+}
+
+export async function findDelivery(em: EntityManager, appId: string, deliveryId: string): Promise<DeliveryRow | null> {
+  const rows: DeliveryRow[] = await em.execute(`select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where delivery_id = ? and app_id = ?`, [deliveryId, appId]);
+  return rows[0] ?? null;
+}

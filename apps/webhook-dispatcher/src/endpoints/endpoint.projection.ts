@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DomainEvent } from '@platform/contracts';
+import type { EndpointEvent } from './endpoint.state';
+
+/**
+ * Inline projection of endpoint streams into webhook_dispatcher.endpoints. An endpoint that stops
+ * receiving (disabled, deleted, or a new URL awaiting its handshake) also abandons its pending
+ * deliveries: they fail now, with the reason, and can be replayed once it is enabled again.
+ */
+export async function projectEndpointEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
+  for (const stored of events) {
+    const event = stored as unknown as EndpointEvent & DomainEvent;
+    const at = new Date(stored.occurredAt);
+    const v = stored.streamVersion;
+    const id = event.data.endpointId;
+    switch (event.type) {
+      case 'WebhookEndpointRegistered':
+        await em.execute(
+          `insert into webhook_dispatcher.endpoints (endpoint_id, app_id, url, events, state, created_at, updated_at, version)
+           values (?, ?, ?, ?, 'pending_verification', ?, ?, ?)`,
+          [id, stored.appId, event.data.url, `{${event.data.events.join(',')}}`, at, at, v],
+        );
+        break;
+      case 'WebhookEndpointVerified':
+        await em.execute(
+          `update webhook_dispatcher.endpoints set state = 'enabled', verified_at = ?, disabled_at = null, last_verification_error = null, updated_at = ?, version = ? where endpoint_id = ?`,
+          [at, at, v, id],
+        );
+        await em.execute(`delete from webhook_dispatcher.endpoint_health where endpoint_id = ?`, [id]);
+        break;
+      case 'WebhookEndpointVerificationFailed':
+        await em.execute(`update webhook_dispatcher.endpoints set last_verification_error = ?, updated_at = ?, version = ? where endpoint_id = ?`, [event.data.error, at, v, id]);
+        break;
+      case 'WebhookEndpointEventsChanged':
+        await em.execute(`update webhook_dispatcher.endpoints set events = ?, updated_at = ?, version = ? where endpoint_id = ?`, [`{${event.data.events.join(',')}}`, at, v, id]);
+        break;
+      case 'WebhookEndpointUrlChanged':
+        await em.execute(`update webhook_dispatcher.endpoints set url = ?, state = 'pending_verification', updated_at = ?, version = ? where endpoint_id = ?`, [event.data.url, at, v, id]);
+        await abandonPending(em, id, at, 'the endpoint changed its URL');
+        break;
+      case 'WebhookEndpointSecretRotated':
+        await em.execute(`update webhook_dispatcher.endpoints set updated_at = ?, version = ? where endpoint_id = ?`, [at, v, id]);
+        break;
+      case 'WebhookEndpointDisabled':
+        await em.execute(`update webhook_dispatcher.endpoints set state = 'disabled', disabled_at = ?, updated_at = ?, version = ? where endpoint_id = ?`, [at, at, v, id]);
+        await abandonPending(em, id, at, 'the endpoint was disabled');
+        break;
+      case 'WebhookEndpointDeleted':
+        await em.execute(`delete from webhook_dispatcher.endpoints where endpoint_id = ?`, [id]);
+        await em.execute(`delete from webhook_dispatcher.endpoint_credentials where endpoint_id = ?`, [id]);
+        await em.execute(`delete from webhook_dispatcher.endpoint_health where endpoint_id = ?`, [id]);
+        await abandonPending(em, id, at, 'the endpoint was deleted');
+        break;
+    }
+  }
+}
+
+/** DeliveryDecider's AbandonDelivery for every pending delivery of the endpoint, as one statement. */
+async function abandonPending(em: EntityManager, endpointId: string, at: Date, reason: string): Promise<void> {
+  await em.execute(
+    `update webhook_dispatcher.deliveries set status = 'failed', failed_at = ?, last_error = ?, next_attempt_at = null, lease_until = null
+     where endpoint_id = ? and status = 'pending'`,
+    [at, reason, endpointId],
+  );
+}

@@ -1,0 +1,212 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type PublicEventType, type RpcCaller } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
+import { RpcDispatcher } from '@platform/kafka';
+import { ServiceRuntime } from '@platform/service-kit';
+import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
+import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';
+import { projectEndpointEvents } from '../endpoints/endpoint.projection';
+import { ENDPOINT_COLUMNS, publicEndpoint, type EndpointRow, type PublicEndpoint } from '../endpoints/endpoint.records';
+import { WebhookNetwork } from '../network/webhook-network';
+import { envelopeOf } from '../public-events/public-event.mapper';
+import { newWebhookSecret } from '../signing/webhook-signature';
+import type { CheckedTarget } from '../url-safety/url-safety';
+
+interface EndpointRef {
+  appId: string;
+  endpointId: string;
+}
+
+/** Constant-time equality of two strings of any length (their hashes are compared). */
+function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/**
+ * /webhooks (D20–D22, D26): endpoints are event-sourced (stream `endpoint-<id>`); the URL check and
+ * the handshake are I/O and run before the decision, outside any transaction; the secret and the
+ * verify token live in endpoint_credentials, written in the transaction of the decision.
+ */
+@Injectable()
+export class EndpointsHandler implements OnModuleInit {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(WebhookNetwork) private readonly network: WebhookNetwork,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.registerAll({
+      'endpoints.create': (p, caller) => this.create(p, caller),
+      'endpoints.list': (p) => this.list(String(p.appId)),
+      'endpoints.get': (p) => this.get(p),
+      'endpoints.update': (p, caller) => this.update(p, caller),
+      'endpoints.delete': (p, caller) => this.delete(p, caller),
+      'endpoints.verify': (p, caller) => this.verify(p, caller),
+      'endpoints.test': (p, caller) => this.test(p, caller),
+      'endpoints.rotateSecret': (p, caller) => this.rotateSecret(p, caller),
+    });
+  }
+
+  async create(p: { appId: string; url: string; verifyToken: string; events: PublicEventType[] }, caller: RpcCaller) {
+    // Cheap refusals first: no DNS or handshake for an app that is at its limit.
+    await this.countEndpoints(this.runtime.em(), p.appId);
+    const target = await this.checkedUrl(p.url);
+    const handshake = await this.handshake(target, p.verifyToken);
+    const now = this.runtime.clock.now();
+    const endpointId = newId(ID_PREFIX.webhookEndpoint, now.getTime());
+    const secret = newWebhookSecret();
+    await this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`webhook-endpoints:${p.appId}`]);
+      const endpointCount = await this.countEndpoints(tx, p.appId, false);
+      await decideInTransaction({
+        em: tx,
+        eventStore: this.runtime.eventStore,
+        decider: endpointDecider,
+        streamId: `endpoint-${endpointId}`,
+        command: { type: 'RegisterEndpoint', data: { endpointId, url: target.url, events: [...new Set(p.events)], endpointCount, handshake } },
+        meta: this.meta(p.appId, caller),
+        newStream: true,
+        project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
+      });
+      await tx.execute(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values (?, ?, ?)`, [endpointId, p.verifyToken, secret]);
+    });
+    return { ...(await this.get({ appId: p.appId, endpointId })), secret };
+  }
+
+  async list(appId: string) {
+    const rows: EndpointRow[] = await this.runtime.em().execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where app_id = ? order by created_at, endpoint_id`, [appId]);
+    return { data: rows.map(publicEndpoint) };
+  }
+
+  async get(ref: EndpointRef): Promise<PublicEndpoint> {
+    const rows: EndpointRow[] = await this.runtime
+      .em()
+      .execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where endpoint_id = ? and app_id = ?`, [String(ref.endpointId), ref.appId]);
+    if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
+    return publicEndpoint(rows[0]);
+  }
+
+  async update(p: EndpointRef & { url?: string; verifyToken?: string; events?: PublicEventType[] }, caller: RpcCaller) {
+    await this.get(p);
+    let url: { url: string; handshake: HandshakeResult } | undefined;
+    if (p.url !== undefined) {
+      if (p.verifyToken === undefined) throw DomainError.invalid([{ field: 'verifyToken', issue: 'is required with a new url' }]);
+      const target = await this.checkedUrl(p.url);
+      url = { url: target.url, handshake: await this.handshake(target, p.verifyToken) };
+    }
+    const events = p.events ? [...new Set(p.events)] : undefined;
+    await this.decide(p, { type: 'UpdateEndpoint', data: { events, url } }, caller, async (tx) => {
+      if (p.verifyToken !== undefined) await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [p.verifyToken, p.endpointId]);
+    });
+    return this.get(p);
+  }
+
+  async delete(p: EndpointRef, caller: RpcCaller) {
+    await this.get(p);
+    await this.decide(p, { type: 'DeleteEndpoint', data: {} }, caller);
+    return { deleted: true };
+  }
+
+  async verify(p: EndpointRef & { verifyToken: string }, caller: RpcCaller) {
+    const endpoint = await this.get(p);
+    const stored = await this.credentials(p.endpointId);
+    const tokenMatches = sameSecret(String(p.verifyToken), stored.verify_token);
+    let handshake: HandshakeResult | null = null;
+    if (tokenMatches) {
+      const check = await this.network.urlSafety.check(endpoint.url);
+      handshake = check.ok ? await this.handshake(check.target, stored.verify_token) : { ok: false, error: check.message };
+    }
+    await this.decide(p, { type: 'VerifyEndpoint', data: { tokenMatches, handshake } }, caller);
+    return this.get(p);
+  }
+
+  /** D26: a signed webhook.test to this endpoint only; 409 subscription_not_verified unless it is enabled. */
+  async test(p: EndpointRef, caller: RpcCaller) {
+    await this.get(p);
+    const now = this.runtime.clock.now();
+    const eventId = newId(ID_PREFIX.event, now.getTime());
+    // The decision appends nothing; it only refuses an endpoint that is not enabled. A test event
+    // racing a disable is harmless: the worker abandons deliveries to endpoints that are not enabled.
+    await this.decide(p, { type: 'SendTestEvent', data: {} }, caller);
+    const envelope = envelopeOf(eventId, 'webhook.test', p.appId, now.toISOString(), {
+      message: 'This is a test event from the webhook endpoint test call.',
+      subscriptionId: p.endpointId,
+      nonce: randomBase62(24),
+    });
+    const deliveryId = await this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      await storePublicEvent(tx, { eventId, appId: p.appId, type: 'webhook.test', payload: JSON.stringify(envelope), requiresMedia: [], sourceEventId: null, now });
+      const [id] = await createDeliveries(tx, { appId: p.appId, eventId, type: 'webhook.test', endpointIds: [p.endpointId], now });
+      return id;
+    });
+    return { deliveryId, eventId };
+  }
+
+  async rotateSecret(p: EndpointRef, caller: RpcCaller) {
+    await this.get(p);
+    const secret = newWebhookSecret();
+    let previousSecretExpiresAt = '';
+    await this.decide(p, { type: 'RotateSecret', data: { now: this.runtime.clock.now().toISOString() } }, caller, async (tx, events) => {
+      previousSecretExpiresAt = (events[0].data as { previousSecretExpiresAt: string }).previousSecretExpiresAt;
+      await tx.execute(
+        `update webhook_dispatcher.endpoint_credentials set previous_secret = secret, previous_secret_expires_at = ?, secret = ? where endpoint_id = ?`,
+        [new Date(previousSecretExpiresAt), secret, p.endpointId],
+      );
+    });
+    return { secret, previousSecretExpiresAt };
+  }
+
+  private meta(appId: string, caller: RpcCaller): AppendMeta {
+    return { now: this.runtime.clock.now(), appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null };
+  }
+
+  /** Decides a command on the endpoint's stream; `also` writes what belongs to the same transaction. */
+  private async decide(
+    ref: EndpointRef,
+    command: EndpointCommand,
+    caller: RpcCaller,
+    also?: (tx: EntityManager, events: { type: string; data: unknown }[]) => Promise<void>,
+  ): Promise<void> {
+    await handleCommand({
+      em: this.runtime.em(),
+      eventStore: this.runtime.eventStore,
+      decider: endpointDecider,
+      streamId: `endpoint-${ref.endpointId}`,
+      command,
+      meta: this.meta(ref.appId, caller),
+      project: async (tx, stored) => {
+        await projectEndpointEvents(tx, stored);
+        await also?.(tx, stored);
+      },
+    });
+  }
+
+  private async countEndpoints(em: EntityManager, appId: string, refuse = true): Promise<number> {
+    const [{ count }]: { count: string }[] = await em.execute(`select count(*) as count from webhook_dispatcher.endpoints where app_id = ?`, [appId]);
+    if (refuse && Number(count) >= WEBHOOKS.maxEndpointsPerApp) throw new DomainError('subscription_limit_reached');
+    return Number(count);
+  }
+
+  private async credentials(endpointId: string): Promise<{ verify_token: string }> {
+    const rows: { verify_token: string }[] = await this.runtime.em().execute(`select verify_token from webhook_dispatcher.endpoint_credentials where endpoint_id = ?`, [endpointId]);
+    if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
+    return rows[0];
+  }
+
+  /** The URL rules and SSRF check of registration: a refusal is the 422 webhook_url_* code. */
+  private async checkedUrl(url: string): Promise<CheckedTarget> {
+    const check = await this.network.urlSafety.check(url);
+    if (!check.ok) throw new DomainError(check.code, check.message);
+    return check.target;
+  }
+
+  /** D22: the handshake goes to the address just checked, never to a second lookup. */
+  private handshake(target: CheckedTarget, verifyToken: string): Promise<HandshakeResult> {
+    return this.network.http.handshake({ target, url: target.url, verifyToken, challenge: randomBase62(32) });
+  }
+}

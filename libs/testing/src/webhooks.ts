@@ -1,0 +1,54 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { api, expectStatus, unique, type TestApp } from './e2e';
+import { HttpsReceiver, testCertificates, type ReceivedRequest } from './https-receiver';
+
+/** The names the test stack pins to local receivers (tools/test/test-env.mjs, WEBHOOK_DEV_HOSTS). */
+export const TEST_WEBHOOK_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test'];
+
+/** An HTTPS receiver on the port the test stack pins TEST_WEBHOOK_HOSTS[index] to, with the local CA's certificate. */
+export async function startWebhookReceiver(index = 0): Promise<HttpsReceiver> {
+  const base = Number(process.env.TEST_BASE_PORT ?? 4000);
+  const certs = testCertificates(process.env.TEST_CERTS_DIR ?? path.resolve(__dirname, '../../../.data/test-certs'));
+  return HttpsReceiver.start({ port: base + 71 + index, host: '127.0.0.1', certPem: certs.certPem, keyPem: certs.keyPem });
+}
+
+export interface RegisteredWebhook {
+  id: string;
+  url: string;
+  path: string;
+  secret: string;
+  state: string;
+  verifyToken: string;
+  [field: string]: unknown;
+}
+
+/** POST /webhooks for a fresh path on a pinned host; the receiver's default answer completes the handshake. */
+export async function registerWebhook(app: TestApp, events: string[], options: { hostIndex?: number; verifyToken?: string } = {}): Promise<RegisteredWebhook> {
+  const hookPath = `/${unique('hook-')}`;
+  const verifyToken = options.verifyToken ?? unique('token-');
+  const url = `https://${TEST_WEBHOOK_HOSTS[options.hostIndex ?? 0]}${hookPath}`;
+  const res = expectStatus(await api('POST', '/webhooks', app.sandboxKey, { url, verifyToken, events }), 201);
+  return { ...res.body, path: hookPath, verifyToken };
+}
+
+/** Requests a receiver got on one path (each test registers its own). */
+export function requestsTo(receiver: HttpsReceiver, hookPath: string, method = 'POST'): ReceivedRequest[] {
+  return receiver.requests.filter((r) => r.path === hookPath && r.method === method);
+}
+
+/**
+ * An independent check of Svc-Signature, written from the spec's words rather than from the
+ * dispatcher's code: v1 = hex HMAC-SHA256 over `<t>.<raw body>` keyed with the secret's UTF-8 bytes;
+ * a match with any v1 counts. Returns which of `secrets` matched.
+ */
+export function verifiedSecrets(header: string, rawBody: Buffer, secrets: string[]): { t: number; matched: string[]; v1Count: number } {
+  const parts = header.split(',').map((part) => part.split('='));
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  const v1s = parts.filter(([k]) => k === 'v1').map(([, v]) => Buffer.from(v, 'hex'));
+  const matched = secrets.filter((secret) => {
+    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`).update(rawBody).digest();
+    return v1s.some((v1) => v1.length === expected.length && timingSafeEqual(v1, expected));
+  });
+  return { t, matched, v1Count: v1s.length };
+}
