@@ -2,3 +2,4 @@ export * from './decider-spec';
 export * from './e2e';
 export * from './processes';
 export * from './webhooks';
+export * from './fake-dns-server';
