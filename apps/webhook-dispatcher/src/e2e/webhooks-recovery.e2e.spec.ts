@@ -74,14 +74,14 @@ describe('webhook dispatcher recovery (e2e)', () => {
     await waitReady(`http://127.0.0.1:${PORT}/readyz`, replacement, 90_000);
 
     // Every message's `sent` status is delivered; a repeat (a request cut off by the crash) has the same event id.
-    const rows = await eventually(
+    const rows = (await eventually(
       async () => {
         const current = await deliveryRows(app.appId);
         return current.length === sent.length && current.every((r) => r.status === 'delivered') ? current : null;
       },
       60_000,
       250,
-    );
+    ))!;
     const bodies = requestsTo(receiver, hook.path).map((r) => JSON.parse(r.rawBody.toString('utf8')));
     for (const messageId of sent) {
       const eventIds = new Set(bodies.filter((b) => b.data.id === messageId && b.data.status === 'sent').map((b) => b.id));
