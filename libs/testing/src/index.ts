@@ -1,3 +1,4 @@
 export * from './decider-spec';
 export * from './e2e';
 export * from './processes';
+export * from './https-receiver';
