@@ -3,3 +3,4 @@ export * from './e2e';
 export * from './processes';
 export * from './webhooks';
 export * from './fake-dns-server';
+export * from './https-receiver';

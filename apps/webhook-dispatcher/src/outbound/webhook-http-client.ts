@@ -1,0 +1,318 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+
+/**
+ * Where one delivery goes. `address` was resolved from `hostname` and checked against the SSRF rules
+ * by the caller (DESIGN 6); the client connects to exactly `address:port` and never resolves
+ * `hostname` again, so a DNS answer that changes between check and connect (rebinding) cannot
+ * redirect the request. `hostname` is still what TLS (SNI, certificate) and HTTP (Host) see.
+ */
+export interface DeliveryTarget {
+  hostname: string;
+  address: string;
+  port: number;
+}
+
+/** How one attempt ended. Any status is a `response` (3xx included); what it means is the caller's rule. */
+export type AttemptOutcome =
+  | { kind: 'response'; status: number; durationMs: number; bodySnippet: string }
+  | { kind: 'timeout'; durationMs: number }
+  | { kind: 'network'; error: string; durationMs: number };
+
+export type HandshakeResult = { ok: true } | { ok: false; error: string };
+
+export interface WebhookHttpClientOptions {
+  /** A PEM CA trusted on top of the default roots (dev and test only: `WEBHOOK_CA_FILE`). */
+  extraCaPem?: string | null;
+  /** Connections kept per target (address, port and name); more concurrent posts wait for one. */
+  maxSocketsPerTarget?: number;
+}
+
+export const DEFAULT_POST_TIMEOUT_MS = 10_000;
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
+export const USER_AGENT = 'Svc-Webhooks/1.0';
+/** Bytes of a response body read; a longer body is cut there and its connection dropped. */
+export const RESPONSE_READ_LIMIT = 64 * 1024;
+/** Characters of the response body kept for the delivery log. */
+export const BODY_SNIPPET_CHARS = 256;
+
+const DEFAULT_MAX_SOCKETS_PER_TARGET = 10;
+/**
+ * Idle connections are closed after this, a little before the 5 s keep-alive timeout common to
+ * Node and many proxies, so a reused connection is rarely one the receiver is closing.
+ */
+const IDLE_SOCKET_TIMEOUT_MS = 4_000;
+
+/**
+ * Pools connections per (address, port, SNI name). Node's https.Agent already puts the servername
+ * into its pool key when it differs from the host, but the dispatcher's safety depends on a
+ * connection made for one name never carrying another name's request, so the key says it outright.
+ * Every other TLS setting is agent-wide (one secure context), so it needs no place in the key.
+ */
+class TargetAgent extends https.Agent {
+  override getName(options: https.RequestOptions = {}): string {
+    return `${options.host}|${options.port}|${options.servername}`;
+  }
+}
+
+type Exchange =
+  | { kind: 'response'; status: number; body: Buffer; truncated: boolean; durationMs: number }
+  | { kind: 'timeout'; durationMs: number }
+  | { kind: 'network'; error: string; durationMs: number };
+
+interface ExchangeArgs {
+  method: 'GET' | 'POST';
+  target: DeliveryTarget;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  timeoutMs: number;
+}
+
+/**
+ * The dispatcher's only way out to app endpoints: HTTPS to a pre-checked address, keep-alive
+ * connections per target, no redirects, one deadline from connect to the last byte, and never an
+ * exception: every failure is an outcome the retry rules can judge.
+ */
+export class WebhookHttpClient {
+  private readonly agent: TargetAgent;
+  private closed = false;
+
+  constructor(options: WebhookHttpClientOptions = {}) {
+    const maxSockets = options.maxSocketsPerTarget ?? DEFAULT_MAX_SOCKETS_PER_TARGET;
+    if (!Number.isInteger(maxSockets) || maxSockets < 1) throw new Error(`maxSocketsPerTarget must be a positive integer, got ${maxSockets}`);
+    this.agent = new TargetAgent({
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets: maxSockets,
+      scheduling: 'lifo',
+      timeout: IDLE_SOCKET_TIMEOUT_MS,
+      // Built once: a `ca` array per request would be re-parsed for every connection.
+      ...(options.extraCaPem ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, options.extraCaPem] }) } : {}),
+    });
+  }
+
+  /** POSTs `body` as is (the signature covers these exact bytes). Defaults: 10 s, JSON content type. */
+  async post(args: { target: DeliveryTarget; url: string; headers: Record<string, string>; body: Buffer; timeoutMs?: number }): Promise<AttemptOutcome> {
+    const request = this.requestLine(args.target, args.url);
+    if ('error' in request) return { kind: 'network', error: request.error, durationMs: 0 };
+    const headers = mergeHeaders({ 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, args.headers);
+    const result = await this.exchange({ method: 'POST', target: args.target, path: request.path, headers, body: args.body, timeoutMs: args.timeoutMs ?? DEFAULT_POST_TIMEOUT_MS });
+    if (result.kind !== 'response') return result;
+    return { kind: 'response', status: result.status, durationMs: result.durationMs, bodySnippet: snippet(result.body) };
+  }
+
+  /**
+   * The subscription handshake (api-spec, Events): GET the URL with `svc.mode=subscribe`,
+   * `svc.verify_token` and `svc.challenge` appended to its own query. It succeeds only on 200 with
+   * the challenge as the body. One trailing line break (`\n` or `\r\n`) is forgiven, since `echo`,
+   * `print` and many templates add one and it cannot change which challenge was answered; any
+   * other difference (spaces, quotes, a JSON wrapping) fails.
+   */
+  async handshake(args: { target: DeliveryTarget; url: string; verifyToken: string; challenge: string; timeoutMs?: number }): Promise<HandshakeResult> {
+    const request = this.requestLine(args.target, args.url);
+    if ('error' in request) return { ok: false, error: request.error };
+    const added = new URLSearchParams([
+      ['svc.mode', 'subscribe'],
+      ['svc.verify_token', args.verifyToken],
+      ['svc.challenge', args.challenge],
+    ]).toString();
+    // Appended to the query as sent, so the endpoint's own parameters keep their exact encoding.
+    const path = request.path.includes('?') ? `${request.path}&${added}` : `${request.path}?${added}`;
+    const timeoutMs = args.timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    const result = await this.exchange({ method: 'GET', target: args.target, path, headers: { 'User-Agent': USER_AGENT, Accept: 'text/plain, */*' }, timeoutMs });
+    switch (result.kind) {
+      case 'timeout':
+        return { ok: false, error: `timed out after ${seconds(timeoutMs)} s` };
+      case 'network':
+        return { ok: false, error: result.error };
+      case 'response':
+        if (result.status >= 300 && result.status < 400) return { ok: false, error: `redirects are not followed (${result.status})` };
+        if (result.status !== 200) return { ok: false, error: `answered ${result.status}` };
+        if (result.truncated || !answersChallenge(result.body, args.challenge)) return { ok: false, error: 'body did not equal the challenge' };
+        return { ok: true };
+    }
+  }
+
+  /** Drops every connection, idle or busy; attempts in flight end as network outcomes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.agent.destroy();
+  }
+
+  /** The request path from the endpoint URL, or why the URL cannot be sent to this target. */
+  private requestLine(target: DeliveryTarget, url: string): { path: string } | { error: string } {
+    if (this.closed) return { error: 'the HTTP client is closed' };
+    if (isIP(target.address) === 0) return { error: `target address ${JSON.stringify(target.address)} is not an IP address` };
+    if (!Number.isInteger(target.port) || target.port < 1 || target.port > 65535) return { error: `target port ${target.port} is not a TCP port` };
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return { error: 'the endpoint URL is not a valid URL' };
+    }
+    if (parsed.protocol !== 'https:') return { error: 'the endpoint URL is not https' };
+    if (hostKey(parsed.hostname) !== hostKey(target.hostname)) return { error: `the endpoint URL's host ${parsed.hostname} is not the target's ${target.hostname}` };
+    return { path: `${parsed.pathname}${parsed.search}` };
+  }
+
+  private exchange(args: ExchangeArgs): Promise<Exchange> {
+    const { target } = args;
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise<Exchange>((resolve) => {
+      let settled = false;
+      let current: ClientRequest | undefined;
+      const finish = (outcome: Exchange) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve(outcome);
+      };
+      const failWith = (text: string) => finish({ kind: 'network', error: this.closed ? 'the HTTP client is closed' : text, durationMs: elapsed() });
+      const fail = (error: unknown) => failWith(describeNetworkError(error, target));
+      // One deadline for connect, TLS, request, status and body: a slow trickle is a timeout too.
+      const deadline = setTimeout(() => {
+        finish({ kind: 'timeout', durationMs: elapsed() });
+        current?.destroy();
+      }, args.timeoutMs);
+
+      const send = (firstTry: boolean) => {
+        let responded = false;
+        let req: ClientRequest;
+        try {
+          req = https.request({
+            agent: this.agent,
+            host: target.address,
+            port: target.port,
+            // SNI, and the name the certificate is verified against (Node checks `servername`, not
+            // `host`, when both are given); no per-request checkServerIdentity, as Node never reuses
+            // a pooled connection for a request with a different one.
+            servername: target.hostname,
+            rejectUnauthorized: true,
+            method: args.method,
+            path: args.path,
+            // Host is the name without the port, whatever port the pinned target listens on.
+            headers: mergeHeaders(args.headers, { ...(args.body ? { 'Content-Length': String(args.body.length) } : {}), Host: target.hostname }),
+          });
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        current = req;
+        req.on('response', (res: IncomingMessage) => {
+          responded = true;
+          readBody(
+            res,
+            (body, truncated) => finish({ kind: 'response', status: res.statusCode ?? 0, body, truncated, durationMs: elapsed() }),
+            () => failWith(`connection closed before the response (${res.statusCode}) was complete`),
+          );
+        });
+        req.on('error', (error) => {
+          if (settled) return;
+          // A kept-alive connection the receiver closed just as it was reused fails before any
+          // answer; Node's documented remedy is to send once more (deliveries are at-least-once,
+          // receivers dedupe on the event id, so a second copy is allowed where a lost one is not).
+          if (firstTry && req.reusedSocket && !responded && isStaleConnectionError(error)) {
+            send(false);
+            return;
+          }
+          fail(error);
+        });
+        req.end(args.body);
+      };
+      send(true);
+    });
+  }
+}
+
+/**
+ * Reads up to RESPONSE_READ_LIMIT bytes. A longer body is cut there and the connection destroyed
+ * (not drained: the status is what counts, and draining would let a receiver hold the attempt).
+ */
+function readBody(res: IncomingMessage, done: (body: Buffer, truncated: boolean) => void, cutOff: () => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  res.on('data', (chunk: Buffer) => {
+    if (over) return;
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > RESPONSE_READ_LIMIT) {
+      over = true;
+      done(Buffer.concat(chunks).subarray(0, RESPONSE_READ_LIMIT), true);
+      res.destroy();
+    }
+  });
+  res.on('end', () => {
+    if (!over) done(Buffer.concat(chunks), false);
+  });
+  res.on('error', () => {
+    if (!over) cutOff();
+  });
+}
+
+/** Header names are case-insensitive: a later value replaces an earlier one of the same name, keeping the later spelling. */
+function mergeHeaders(first: Record<string, string>, then: Record<string, string>): Record<string, string> {
+  const byName = new Map<string, [string, string]>();
+  for (const [name, value] of [...Object.entries(first), ...Object.entries(then)]) byName.set(name.toLowerCase(), [name, value]);
+  return Object.fromEntries(byName.values());
+}
+
+function answersChallenge(body: Buffer, challenge: string): boolean {
+  const expected = Buffer.from(challenge, 'utf8');
+  return [expected, Buffer.concat([expected, Buffer.from('\n')]), Buffer.concat([expected, Buffer.from('\r\n')])].some((candidate) => body.equals(candidate));
+}
+
+/** The first BODY_SNIPPET_CHARS characters (code points, so no half emoji), decoded leniently. */
+function snippet(body: Buffer): string {
+  return Array.from(new TextDecoder('utf-8').decode(body.subarray(0, BODY_SNIPPET_CHARS * 4)))
+    .slice(0, BODY_SNIPPET_CHARS)
+    .join('');
+}
+
+function hostKey(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, '');
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+function isStaleConnectionError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+const UNTRUSTED_CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/** A short, human reason for the delivery log: what failed, not a stack trace. */
+function describeNetworkError(error: unknown, target: DeliveryTarget): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const at = isIP(target.address) === 6 ? `[${target.address}]:${target.port}` : `${target.address}:${target.port}`;
+  let text: string;
+  if (code === 'ECONNREFUSED') text = `connection refused by ${at}`;
+  else if (code === 'ECONNRESET') text = message === 'socket hang up' ? 'connection closed before a response' : 'connection reset by the receiver';
+  else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') text = `${at} is unreachable (${code})`;
+  else if (code === 'ETIMEDOUT') text = `connecting to ${at} timed out`;
+  else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') text = `TLS: certificate is not valid for ${target.hostname}`;
+  else if (code === 'CERT_HAS_EXPIRED') text = 'TLS: certificate has expired';
+  else if (code === 'CERT_NOT_YET_VALID') text = 'TLS: certificate is not yet valid';
+  else if (code && UNTRUSTED_CERT_CODES.has(code)) text = `TLS: certificate is not signed by a trusted authority (${code})`;
+  else if (code && /CERT/.test(code)) text = `TLS: certificate rejected (${code})`;
+  else if (code && /^ERR_(SSL|TLS)_/.test(code)) text = `TLS: ${message}`;
+  else if (code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN') text = `invalid request header: ${message}`;
+  else text = code ? `${message} (${code})` : String(message ?? error);
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
