@@ -27,7 +27,7 @@ export const TEST_ENV = {
   APP_USER_ID_SECRET: 'test-app-user-id-secret',
   RPC_TIMEOUT_MS: '8000',
   WEBHOOK_DEV_HOSTS: WEBHOOK_TEST_HOSTS.map((host, i) => `${host}=127.0.0.1:${webhookReceiverPort(i)}`).join(','),
-  WEBHOOK_CA_FILE: path.join(TEST_CERTS_DIR, 'ca.pem'),
+  // WEBHOOK_CA_FILE: set by global setup once the local CA exists (its file is named by fingerprint).
   WEBHOOK_DNS_SERVERS: `127.0.0.1:${WEBHOOK_DNS_PORT}`,
   // Its own topics and groups, so a dev stack or a benchmark on the same broker never interferes;
   // global setup makes it fresh per run (`<database>_<time>.`) unless KAFKA_NAMESPACE is given.

@@ -210,7 +210,8 @@ export interface ReceiverResponse {
   headers?: Record<string, string>;
 }
 
-export type ReceiverHandler = (req: ReceivedRequest) => ReceiverResponse | Promise<ReceiverResponse>;
+/** Answers one request; undefined leaves it to the default answer (so a test can handle only its own path). */
+export type ReceiverHandler = (req: ReceivedRequest) => ReceiverResponse | undefined | Promise<ReceiverResponse | undefined>;
 
 /** The default answer: the subscription handshake echoes its challenge; anything else gets an empty 200. */
 export const defaultReceiverHandler: ReceiverHandler = (req) => {
@@ -346,7 +347,7 @@ export class HttpsReceiver {
   private async answer(record: ReceivedRequest, res: ServerResponse): Promise<void> {
     let reply: ReceiverResponse;
     try {
-      reply = await this.handler(record);
+      reply = (await this.handler(record)) ?? (defaultReceiverHandler(record) as ReceiverResponse);
     } catch (error) {
       reply = { status: 500, body: `receiver handler failed: ${(error as Error).message}` };
     }

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PUBLIC_EVENT_TYPES, WEBHOOKS } from '@platform/contracts';
 
 const VERIFY_TOKEN_ISSUE = 'must be 8-128 printable characters';
@@ -6,12 +6,11 @@ const EVENTS_ISSUE = `each must be one of ${PUBLIC_EVENT_TYPES.join(', ')}`;
 
 /**
  * POST /webhooks (spec; D20–D21). The URL's shape is only a string here: the https, port, host and
- * address rules need DNS and are the dispatcher's (422 webhook_url_*).
+ * address rules (length included) need DNS or belong with them: the dispatcher's 422 webhook_url_*.
  */
 export class CreateWebhookDto {
   @IsDefined()
   @IsString()
-  @MaxLength(WEBHOOKS.maxUrlLength)
   url!: string;
 
   @IsDefined()
@@ -31,11 +30,10 @@ export class CreateWebhookDto {
 export class UpdateWebhookDto {
   @IsOptional()
   @IsString()
-  @MaxLength(WEBHOOKS.maxUrlLength)
   url?: string;
 
-  @ValidateIf((o: UpdateWebhookDto) => o.url !== undefined || o.verifyToken !== undefined)
-  @IsDefined({ message: 'is required with a new url' })
+  /** Required with a new url: the dispatcher says so (400 on verifyToken), since a DTO rule cannot depend on another field without repeating itself. */
+  @IsOptional()
   @IsString()
   @Matches(WEBHOOKS.verifyTokenPattern, { message: VERIFY_TOKEN_ISSUE })
   verifyToken?: string;

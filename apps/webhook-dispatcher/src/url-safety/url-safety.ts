@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import type { ErrorCode } from '@platform/contracts';
+import { WEBHOOKS, type ErrorCode } from '@platform/contracts';
 import { blockedAddressReason } from './blocked-addresses';
 import type { DevHostPin } from './dev-hosts';
 import type { HostResolver } from './host-resolver';
@@ -29,7 +29,7 @@ export interface CheckedTarget {
 
 export type UrlCheck = { ok: true; target: CheckedTarget } | { ok: false; code: UrlRefusalCode; message: string };
 
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = WEBHOOKS.maxUrlLength;
 
 /** Special-use and private-use names (RFC 6761, 6762, 7686, 8375, 9476 and common LAN habits) never reach a public host. */
 const INTERNAL_SUFFIXES = ['local', 'localdomain', 'internal', 'home.arpa', 'arpa', 'test', 'invalid', 'example', 'onion', 'lan', 'intranet', 'corp'];
