@@ -24,6 +24,11 @@ export interface InboxConsumerOptions {
   onApplied?: (event: DomainEvent) => void;
   onError?: (error: unknown, context: Record<string, unknown>) => void;
   maxAttempts?: number;
+  /**
+   * Partitions handled at once (default 1). Order holds within a partition, which is all the keys
+   * promise; more lets a consumer whose events wait on the database keep up with its topics.
+   */
+  partitionsConcurrently?: number;
 }
 
 /**
@@ -53,6 +58,7 @@ export class InboxConsumer {
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
     await consumer.run({
+      partitionsConsumedConcurrently: o.partitionsConcurrently ?? 1,
       autoCommitInterval: 500,
       autoCommitThreshold: 200,
       eachBatchAutoResolve: false,

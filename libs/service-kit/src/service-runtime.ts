@@ -30,6 +30,8 @@ export interface ConsumerSpec {
   name: string;
   topics: string[];
   handlers: Record<string, EventHandler>;
+  /** Partitions applied at once (default 1); see InboxConsumerOptions. */
+  partitionsConcurrently?: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export class ServiceRuntime {
       groupId: kafkaNamespace() + (this.options.consumerGroupPrefix ?? '') + name,
       topics: spec.topics,
       handlers: spec.handlers,
+      partitionsConcurrently: spec.partitionsConcurrently,
       fromBeginning,
       onApplied: (event) => {
         this.metrics.eventsApplied.inc({ consumer: name, type: event.type });

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type DomainEvent } from '@platform/contracts';
+import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '@platform/contracts';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { createDeliveries, DELIVERIES_CHANNEL, storePublicEvent } from '../deliveries/delivery.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
@@ -38,6 +38,8 @@ export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
     name: PUBLIC_EVENTS_CONSUMER,
     topics: [TOPICS.messagingEvents, TOPICS.consentEvents, TOPICS.profileEvents],
     handlers: Object.fromEntries(PUBLIC_SOURCE_TYPES.map((type) => [type, fanOut])),
+    // Every event waits on a few round trips to Postgres; partitions in parallel keep the webhook latency low.
+    partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
   };
 }
 
