@@ -289,6 +289,35 @@ describe('webhook deliveries (e2e)', () => {
     expect(requestsTo(receiver2, consentOnly.path).every((r) => JSON.parse(r.rawBody.toString()).type === 'consent.updated')).toBe(true);
   });
 
+  it('message.received with a file arrives once media has registered it: GET /media works when the webhook lands', async () => {
+    const { app, userId, appUserId } = await appWithTester();
+    const hook = await registerWebhook(app, ['message.received']);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAAAASUVORK5CYII=', 'base64');
+    let mediaAtArrival: number | null = null;
+    receiver.respond(async (req) => {
+      if (req.path !== hook.path || req.method !== 'POST') return undefined;
+      const body = JSON.parse(req.rawBody.toString('utf8'));
+      mediaAtArrival = (await api('GET', `/media/${body.data.media[0].id}`, app.sandboxKey)).status;
+      return { status: 200 };
+    });
+    const inbound = expectStatus(
+      await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'image', text: 'a photo', media: [{ fileName: 'dot.png', mimeType: 'image/png', base64: png.toString('base64') }] }),
+      201,
+    ).body;
+    const { body } = await deliveryOf(hook.path, (b) => b.data.id === inbound.id);
+    await eventually(async () => mediaAtArrival !== null);
+    receiver.respond(() => undefined);
+    expect(body.data).toEqual({
+      id: inbound.id,
+      from: appUserId,
+      type: 'image',
+      text: 'a photo',
+      media: [{ id: expect.stringMatching(/^med_/), mimeType: 'image/png', fileName: 'dot.png', size: png.length }],
+      timestamp: expect.any(String),
+    });
+    expect(mediaAtArrival).toBe(200);
+  });
+
   it('POST …/test delivers a signed webhook.test to that endpoint only', async () => {
     const app = await createTestApp();
     const hook = await registerWebhook(app, ['message.status']);
