@@ -1,5 +1,5 @@
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOKS, type ErrorDetail, type WebhookDeliveryStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
+import { QueryReader } from '../http/query-reader';
 import type { RpcClient } from '@platform/kafka';
 import { checkPathId } from './consent-routes';
 import type { PublicRoute } from './public-route';
@@ -20,41 +20,25 @@ export interface DeliveriesQuery {
 
 /** Validates GET /webhook-deliveries' query, listing every bad parameter at once (400 invalid_request). */
 export function parseDeliveriesQuery(query: URLSearchParams): DeliveriesQuery {
-  const details: ErrorDetail[] = [];
-  const single = (name: string): string | null => {
-    const values = query.getAll(name);
-    if (values.length > 1) details.push({ field: name, issue: 'must be given at most once' });
-    return values.length > 0 ? values[0] : null;
-  };
+  const reader = new QueryReader(query);
   for (const name of new Set(query.keys())) {
-    if (!['status', 'subscriptionId', 'limit', 'cursor'].includes(name)) details.push({ field: name, issue: 'is not a known parameter' });
+    if (!['status', 'subscriptionId', 'limit', 'cursor'].includes(name)) reader.details.push({ field: name, issue: 'is not a known parameter' });
   }
-  const rawStatus = single('status');
-  const rawSubscription = single('subscriptionId');
-  const rawLimit = single('limit');
-  const rawCursor = single('cursor');
-  let status: WebhookDeliveryStatus | null = null;
-  if (rawStatus !== null) {
-    if ((WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(rawStatus)) status = rawStatus as WebhookDeliveryStatus;
-    else details.push({ field: 'status', issue: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}` });
-  }
+  const status = reader.oneOf<WebhookDeliveryStatus>('status', WEBHOOK_DELIVERY_STATUSES);
+  const limit = reader.limit(DELIVERIES_LIMIT);
+  const rawSubscription = reader.single('subscriptionId');
   let subscriptionId: string | null = null;
   if (rawSubscription !== null) {
     if (rawSubscription.length >= 1 && rawSubscription.length <= 64) subscriptionId = rawSubscription;
-    else details.push({ field: 'subscriptionId', issue: 'must be 1-64 characters' });
+    else reader.details.push({ field: 'subscriptionId', issue: 'must be 1-64 characters' });
   }
-  let limit: number = DELIVERIES_LIMIT.default;
-  if (rawLimit !== null) {
-    const n = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (n >= DELIVERIES_LIMIT.min && n <= DELIVERIES_LIMIT.max) limit = n;
-    else details.push({ field: 'limit', issue: `must be an integer from ${DELIVERIES_LIMIT.min} to ${DELIVERIES_LIMIT.max}` });
-  }
+  const rawCursor = reader.single('cursor');
   let cursor: string | null = null;
   if (rawCursor !== null) {
     if (/^[A-Za-z0-9_-]{1,128}$/.test(rawCursor)) cursor = rawCursor;
-    else details.push({ field: 'cursor', issue: 'is not a cursor from a previous page' });
+    else reader.details.push({ field: 'cursor', issue: 'is not a cursor from a previous page' });
   }
-  if (details.length > 0) throw DomainError.invalid(details);
+  reader.done();
   return { status, subscriptionId, limit, cursor };
 }
 
