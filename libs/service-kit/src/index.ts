@@ -13,3 +13,4 @@ export * from './start-service';
 export * from './poll-until';
 export * from './wait-for-applied';
 export * from './background-job';
+export * from './row-values';

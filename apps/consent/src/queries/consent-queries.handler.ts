@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { APP_USER_ID_PATTERN, appUserIdFor, type EventRef, type ConsentSource, type ConsentStatus, type ErrorCode, type ErrorDetail } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime, waitForApplied } from '@platform/service-kit';
+import { isoTime, isoTimeOrNull, ServiceRuntime, waitForApplied, type DbTimestamp } from '@platform/service-kit';
 import { CONSENT_CONFIG, type ConsentConfig } from '../consent.config';
 import { USER_ACTIONS_CONSUMER } from '../user-actions/user-actions.consumer';
 import { decodeConsentCursor, encodeConsentCursor } from './consent-cursor';
@@ -10,18 +10,15 @@ import { decodeConsentCursor, encodeConsentCursor } from './consent-cursor';
 /** D6: a reply window stays open this long after the user's last message. */
 export const REPLY_WINDOW_MS = 24 * 3600 * 1000;
 
-/** Raw rows carry timestamps as the driver gives them (strings through MikroORM's execute). */
-type Timestamp = Date | string;
-const iso = (value: Timestamp) => new Date(value).toISOString();
 
 interface ConsentRow {
   app_user_id: string;
   status: ConsentStatus;
   source: ConsentSource;
   ref: string | null;
-  opted_in_at: Timestamp;
-  opted_out_at: Timestamp | null;
-  updated_at: Timestamp;
+  opted_in_at: DbTimestamp;
+  opted_out_at: DbTimestamp | null;
+  updated_at: DbTimestamp;
 }
 
 /** The spec's Consent resource. */
@@ -31,9 +28,9 @@ export function consentResource(row: ConsentRow) {
     status: row.status,
     source: row.source,
     ref: row.ref,
-    optedInAt: iso(row.opted_in_at),
-    optedOutAt: row.opted_out_at === null ? null : iso(row.opted_out_at),
-    updatedAt: iso(row.updated_at),
+    optedInAt: isoTime(row.opted_in_at),
+    optedOutAt: isoTimeOrNull(row.opted_out_at),
+    updatedAt: isoTime(row.updated_at),
   };
 }
 
@@ -57,7 +54,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
   /** One indexed query: the consent joined with the user's reply window. */
   async getUser(appId: string, appUserId: string) {
     if (typeof appUserId !== 'string' || !APP_USER_ID_PATTERN.test(appUserId)) throw new DomainError('not_found', 'No such user for this app.');
-    const [row]: (ConsentRow & { last_user_message_at: Timestamp | null })[] = await this.runtime.em().execute(
+    const [row]: (ConsentRow & { last_user_message_at: DbTimestamp | null })[] = await this.runtime.em().execute(
       `select c.app_user_id, c.status, c.source, c.ref, c.opted_in_at, c.opted_out_at, c.updated_at, w.last_user_message_at
        from consent.consents c left join consent.reply_windows w on w.app_id = c.app_id and w.app_user_id = c.app_user_id
        where c.app_id = ? and c.app_user_id = ?`,
@@ -98,7 +95,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
       rows.length > p.limit && last
         ? encodeConsentCursor({
             snapshot: Number(last.at),
-            updatedAt: iso(last.updated_at),
+            updatedAt: isoTime(last.updated_at),
             appUserId: last.app_user_id,
             status,
             startedAtMs: cursor?.startedAtMs ?? this.runtime.clock.nowMs(),
@@ -142,7 +139,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
     return { appUserId, consent: row ? consentResource(row) : null, events: caused };
   }
 
-  private window(lastUserMessageAt: Timestamp | null) {
+  private window(lastUserMessageAt: DbTimestamp | null) {
     if (lastUserMessageAt === null) return { open: false, expiresAt: null };
     const expiresAt = new Date(lastUserMessageAt).getTime() + REPLY_WINDOW_MS;
     return this.runtime.clock.nowMs() < expiresAt ? { open: true, expiresAt: new Date(expiresAt).toISOString() } : { open: false, expiresAt: null };

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DOWNLOAD_URL_TTL_SECONDS, type MediaKind } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
+import { isoTime, type DbTimestamp } from '@platform/service-kit';
 import type { MediaBucket } from '@platform/storage';
-
-type Timestamp = Date | string;
 
 /** A row of media.media. */
 export interface MediaRow {
@@ -16,7 +15,7 @@ export interface MediaRow {
   size: string | number;
   object_key: string;
   status: 'pending_upload' | 'ready' | 'invalid';
-  created_at: Timestamp;
+  created_at: DbTimestamp;
 }
 
 /** The app's media by id; another app's looks absent (DESIGN section 4). */
@@ -45,6 +44,6 @@ export async function publicMedia(row: MediaRow, bucket: MediaBucket, clock: Clo
     status: ready ? 'ready' : 'pending_upload',
     url: ready ? await bucket.presignDownload(row.object_key, DOWNLOAD_URL_TTL_SECONDS) : null,
     urlExpiresAt: ready ? new Date(clock.nowMs() + DOWNLOAD_URL_TTL_SECONDS * 1000).toISOString() : null,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: isoTime(row.created_at),
   };
 }

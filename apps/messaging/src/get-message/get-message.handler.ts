@@ -2,10 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { MessageMediaFile } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
-
-type Timestamp = Date | string;
-const iso = (value: Timestamp | null) => (value === null ? null : new Date(value).toISOString());
+import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
 
 /** GET /messages/{id} from the messages projection; another app's message looks absent. */
 @Injectable()
@@ -29,9 +26,9 @@ export class GetMessageHandler implements OnModuleInit {
       media: MessageMediaFile[];
       status: string;
       client_reference: string | null;
-      created_at: Timestamp;
-      delivered_at: Timestamp | null;
-      read_at: Timestamp | null;
+      created_at: DbTimestamp;
+      delivered_at: DbTimestamp | null;
+      read_at: DbTimestamp | null;
     }[] = await this.runtime
       .em()
       .execute(
@@ -48,9 +45,9 @@ export class GetMessageHandler implements OnModuleInit {
       media: (typeof row.media === 'string' ? JSON.parse(row.media) : row.media).map((m: MessageMediaFile) => ({ id: m.id, mimeType: m.mimeType, fileName: m.fileName, size: m.size })),
       status: row.status,
       clientReference: row.client_reference,
-      createdAt: iso(row.created_at),
-      deliveredAt: iso(row.delivered_at),
-      readAt: iso(row.read_at),
+      createdAt: isoTime(row.created_at),
+      deliveredAt: isoTimeOrNull(row.delivered_at),
+      readAt: isoTimeOrNull(row.read_at),
     };
   }
 }

@@ -20,7 +20,7 @@ import {
 import { DomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
+import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
 import { messageDecider } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 import type { MediaFacts, SendFacts } from '../messages/send-rules';
@@ -56,7 +56,6 @@ export interface SendAcceptance {
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const WINDOW_MS = 24 * 3600 * 1000;
 
-type Timestamp = Date | string;
 interface FactsRow {
   app_org_id: string;
   app_status: AppStatus;
@@ -67,7 +66,7 @@ interface FactsRow {
   org_allows: boolean | null;
   tester: boolean;
   consent: ConsentStatus | null;
-  last_user_message_at: Timestamp | null;
+  last_user_message_at: DbTimestamp | null;
   accepted_today: number | null;
 }
 
@@ -145,11 +144,11 @@ export class SendMessageHandler implements OnModuleInit {
   }
 
   private async replay(tx: EntityManager, request: SendMessageRequest, messageId: string): Promise<SendAcceptance> {
-    const [row]: { app_user_id: string; type: ChatMessageType; created_at: Timestamp; client_reference: string | null }[] = await tx.execute(
+    const [row]: { app_user_id: string; type: ChatMessageType; created_at: DbTimestamp; client_reference: string | null }[] = await tx.execute(
       `select app_user_id, type, created_at, client_reference from messaging.messages where message_id = ? and app_id = ?`,
       [messageId, request.appId],
     );
-    return { id: messageId, status: 'accepted', appUserId: row.app_user_id, type: row.type, createdAt: new Date(row.created_at).toISOString(), clientReference: row.client_reference };
+    return { id: messageId, status: 'accepted', appUserId: row.app_user_id, type: row.type, createdAt: isoTime(row.created_at), clientReference: row.client_reference };
   }
 
   /** Everything D9 looks at, in one query over messaging's projections. */

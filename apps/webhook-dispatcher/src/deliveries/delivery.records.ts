@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
 /** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */
 export const DELIVERIES_CHANNEL = 'webhook_dispatcher_deliveries';
@@ -12,19 +13,17 @@ export interface DeliveryRow {
   event_type: PublicEventType;
   status: WebhookDeliveryStatus;
   attempts: number;
-  created_at: Date | string;
-  next_attempt_at: Date | string | null;
-  last_attempt_at: Date | string | null;
+  created_at: DbTimestamp;
+  next_attempt_at: DbTimestamp | null;
+  last_attempt_at: DbTimestamp | null;
   last_response_status: number | null;
   last_error: string | null;
-  delivered_at: Date | string | null;
-  failed_at: Date | string | null;
+  delivered_at: DbTimestamp | null;
+  failed_at: DbTimestamp | null;
 }
 
 export const DELIVERY_COLUMNS =
   'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at';
-
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 
 /** The delivery record (D23). */
 export function publicDelivery(row: DeliveryRow) {
@@ -35,13 +34,13 @@ export function publicDelivery(row: DeliveryRow) {
     subscriptionId: row.endpoint_id,
     status: row.status,
     attempts: row.attempts,
-    lastAttemptAt: iso(row.last_attempt_at),
-    nextAttemptAt: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    lastAttemptAt: isoTimeOrNull(row.last_attempt_at),
+    nextAttemptAt: row.status === 'pending' ? isoTimeOrNull(row.next_attempt_at) : null,
     lastResponseStatus: row.last_response_status,
     lastError: row.last_error,
-    createdAt: iso(row.created_at) as string,
-    deliveredAt: iso(row.delivered_at),
-    failedAt: iso(row.failed_at),
+    createdAt: isoTime(row.created_at),
+    deliveredAt: isoTimeOrNull(row.delivered_at),
+    failedAt: isoTimeOrNull(row.failed_at),
   };
 }
 

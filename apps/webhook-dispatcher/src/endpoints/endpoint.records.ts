@@ -1,4 +1,5 @@
 import type { PublicEventType, WebhookEndpointState } from '@platform/contracts';
+import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
 export interface EndpointRow {
   endpoint_id: string;
@@ -6,10 +7,10 @@ export interface EndpointRow {
   url: string;
   events: PublicEventType[];
   state: WebhookEndpointState;
-  created_at: Date | string;
-  updated_at: Date | string;
-  verified_at: Date | string | null;
-  disabled_at: Date | string | null;
+  created_at: DbTimestamp;
+  updated_at: DbTimestamp;
+  verified_at: DbTimestamp | null;
+  disabled_at: DbTimestamp | null;
   last_verification_error: string | null;
 }
 
@@ -26,18 +27,16 @@ export interface PublicEndpoint {
   lastVerificationError: string | null;
 }
 
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
-
 export function publicEndpoint(row: EndpointRow): PublicEndpoint {
   return {
     id: row.endpoint_id,
     url: row.url,
     events: row.events,
     state: row.state,
-    createdAt: iso(row.created_at) as string,
-    updatedAt: iso(row.updated_at) as string,
-    verifiedAt: iso(row.verified_at),
-    disabledAt: iso(row.disabled_at),
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+    verifiedAt: isoTimeOrNull(row.verified_at),
+    disabledAt: isoTimeOrNull(row.disabled_at),
     lastVerificationError: row.last_verification_error,
   };
 }
