@@ -17,6 +17,8 @@ export interface HandleCommandArgs<State, Command, Event extends NewEvent> {
   alsoPublish?: (stored: DomainEvent[]) => DomainEvent[];
   /** Inline projections, updated in the same transaction as the append. */
   project?: (em: EntityManager, events: DomainEvent[], state: State) => Promise<void>;
+  /** Writes that belong to the decision's transaction even when it appends nothing (a credential beside the stream). */
+  alongside?: (em: EntityManager, events: DomainEvent[]) => Promise<void>;
   maxRetries?: number;
 }
 
@@ -54,5 +56,6 @@ export async function decideInTransaction<State, Command, Event extends NewEvent
   const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta, args.alsoPublish);
   const nextState = newEvents.reduce(args.decider.evolve, state);
   if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
+  await args.alongside?.(tx, stored);
   return { events: stored, state: nextState, version: version + stored.length };
 }

@@ -43,12 +43,18 @@ export function requestsTo(receiver: HttpsReceiver, hookPath: string, method = '
  * a match with any v1 counts. Returns which of `secrets` matched.
  */
 export function verifiedSecrets(header: string, rawBody: Buffer, secrets: string[]): { t: number; matched: string[]; v1Count: number } {
-  const parts = header.split(',').map((part) => part.split('='));
-  const t = Number(parts.find(([k]) => k === 't')?.[1]);
-  const v1s = parts.filter(([k]) => k === 'v1').map(([, v]) => Buffer.from(v, 'hex'));
-  const matched = secrets.filter((secret) => {
-    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`).update(rawBody).digest();
-    return v1s.some((v1) => v1.length === expected.length && timingSafeEqual(v1, expected));
+  const parts = header.split(',').map((part) => {
+    const eq = part.indexOf('=');
+    return eq < 0 ? ['', ''] : [part.slice(0, eq), part.slice(eq + 1)];
   });
+  const timestamps = parts.filter(([k]) => k === 't').map(([, v]) => v);
+  const t = timestamps.length === 1 && /^\d+$/.test(timestamps[0]) ? Number(timestamps[0]) : NaN;
+  const v1s = parts.filter(([k, v]) => k === 'v1' && /^[0-9a-f]{64}$/.test(v)).map(([, v]) => Buffer.from(v, 'hex'));
+  const matched = Number.isNaN(t)
+    ? []
+    : secrets.filter((secret) => {
+        const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`).update(rawBody).digest();
+        return v1s.some((v1) => timingSafeEqual(v1, expected));
+      });
   return { t, matched, v1Count: v1s.length };
 }

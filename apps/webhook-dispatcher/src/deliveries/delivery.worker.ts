@@ -230,7 +230,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async record(reports: AttemptReport[]): Promise<void> {
     const updates = { id: [] as string[], attempt: [] as number[], status: [] as string[], next: [] as (Date | null)[], response: [] as (number | null)[], error: [] as (string | null)[], delivered: [] as (Date | null)[], failed: [] as (Date | null)[] };
     const attempts = { id: [] as string[], attempt: [] as number[], started: [] as Date[], finished: [] as Date[], outcome: [] as string[], response: [] as (number | null)[], error: [] as (string | null)[], duration: [] as number[] };
-    const health = new Map<string, { lastSuccess: Date | null; firstFailureAfter: Date | null }>();
+    const outcomes: { endpointId: string; at: Date; ok: boolean }[] = [];
     for (const report of reports) {
       const d = report.delivery;
       const command: DeliveryCommand = report.result
@@ -250,14 +250,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       attempts.response.push(report.result.kind === 'response' ? report.result.status : null);
       attempts.error.push(ok ? null : 'error' in event.data ? event.data.error : null);
       attempts.duration.push(report.durationMs);
-      const h = health.get(d.endpointId) ?? { lastSuccess: null, firstFailureAfter: null };
-      if (ok && (!h.lastSuccess || report.finishedAt > h.lastSuccess)) {
-        h.lastSuccess = report.finishedAt;
-        if (h.firstFailureAfter && h.firstFailureAfter <= report.finishedAt) h.firstFailureAfter = null;
-      } else if (!ok && (!h.lastSuccess || report.finishedAt > h.lastSuccess) && (!h.firstFailureAfter || report.finishedAt < h.firstFailureAfter)) {
-        h.firstFailureAfter = report.finishedAt;
-      }
-      health.set(d.endpointId, h);
+      outcomes.push({ endpointId: d.endpointId, at: report.finishedAt, ok });
+    }
+    // Per endpoint, in time order: the last success, and the first failure after it (D25's "failing since").
+    const health = new Map<string, { lastSuccess: Date | null; firstFailureAfter: Date | null }>();
+    for (const { endpointId, at, ok } of outcomes.sort((a, b) => a.at.getTime() - b.at.getTime())) {
+      const h = health.get(endpointId) ?? { lastSuccess: null, firstFailureAfter: null };
+      health.set(endpointId, ok ? { lastSuccess: at, firstFailureAfter: null } : { ...h, firstFailureAfter: h.firstFailureAfter ?? at });
     }
     const client = await this.pool.connect();
     let failing: { endpoint_id: string; failing_since: Date }[] = [];

@@ -184,6 +184,11 @@ describe('webhook endpoints (e2e)', () => {
     const [handshake] = requestsTo(receiver2, new URL(newUrl).pathname, 'GET');
     expect(handshake.query.get('svc.verify_token')).toBe('a-brand-new-token');
     expectError(await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { url: 'http://hooks.local.test/x', verifyToken: 'a-brand-new-token' }), 422, 'webhook_url_https_required');
+
+    // verifyToken alone is stored for later handshakes.
+    expectStatus(await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { verifyToken: 'only-the-token-changed' }), 200);
+    expectError(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: 'a-brand-new-token' }), 422, 'verify_token_mismatch');
+    expect(expectStatus(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: 'only-the-token-changed' }), 200).body.state).toBe('enabled');
   });
 
   it('DELETE answers 204, then the endpoint is gone; another app sees 404 everywhere', async () => {

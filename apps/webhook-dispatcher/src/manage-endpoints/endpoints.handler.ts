@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type PublicEventType, type RpcCaller } from '@platform/contracts';
+import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type DomainEvent, type PublicEventType, type RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -53,7 +53,7 @@ export class EndpointsHandler implements OnModuleInit {
 
   async create(p: { appId: string; url: string; verifyToken: string; events: PublicEventType[] }, caller: RpcCaller) {
     // Cheap refusals first: no DNS or handshake for an app that is at its limit.
-    await this.countEndpoints(this.runtime.em(), p.appId);
+    if ((await this.countEndpoints(this.runtime.em(), p.appId)) >= WEBHOOKS.maxEndpointsPerApp) throw new DomainError('subscription_limit_reached');
     const target = await this.checkedUrl(p.url);
     const handshake = await this.handshake(target, p.verifyToken);
     const now = this.runtime.clock.now();
@@ -62,7 +62,7 @@ export class EndpointsHandler implements OnModuleInit {
     await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`webhook-endpoints:${p.appId}`]);
-      const endpointCount = await this.countEndpoints(tx, p.appId, false);
+      const endpointCount = await this.countEndpoints(tx, p.appId);
       await decideInTransaction({
         em: tx,
         eventStore: this.runtime.eventStore,
@@ -165,13 +165,8 @@ export class EndpointsHandler implements OnModuleInit {
     return { now: this.runtime.clock.now(), appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null };
   }
 
-  /** Decides a command on the endpoint's stream; `also` writes what belongs to the same transaction. */
-  private async decide(
-    ref: EndpointRef,
-    command: EndpointCommand,
-    caller: RpcCaller,
-    also?: (tx: EntityManager, events: { type: string; data: unknown }[]) => Promise<void>,
-  ): Promise<void> {
+  /** Decides a command on the endpoint's stream; `alongside` writes what belongs to the same transaction. */
+  private async decide(ref: EndpointRef, command: EndpointCommand, caller: RpcCaller, alongside?: (tx: EntityManager, events: DomainEvent[]) => Promise<void>): Promise<void> {
     await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,
@@ -179,16 +174,13 @@ export class EndpointsHandler implements OnModuleInit {
       streamId: `endpoint-${ref.endpointId}`,
       command,
       meta: this.meta(ref.appId, caller),
-      project: async (tx, stored) => {
-        await projectEndpointEvents(tx, stored);
-        await also?.(tx, stored);
-      },
+      project: (tx, stored) => projectEndpointEvents(tx, stored),
+      alongside,
     });
   }
 
-  private async countEndpoints(em: EntityManager, appId: string, refuse = true): Promise<number> {
+  private async countEndpoints(em: EntityManager, appId: string): Promise<number> {
     const [{ count }]: { count: string }[] = await em.execute(`select count(*) as count from webhook_dispatcher.endpoints where app_id = ?`, [appId]);
-    if (refuse && Number(count) >= WEBHOOKS.maxEndpointsPerApp) throw new DomainError('subscription_limit_reached');
     return Number(count);
   }
 
