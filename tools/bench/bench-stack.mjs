@@ -2,6 +2,7 @@
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
  * infrastructure, a started stack, an admin client, and one JSON report per run.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
@@ -34,6 +35,7 @@ export async function withBenchStack(body) {
   await client.end();
   benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
   const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, tag: 'bench' });
+  stackPids = new Map(Object.entries(children).map(([app, child]) => [child.pid, app]));
   try {
     return await body({
       publicUrl: `http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`,
@@ -80,10 +82,48 @@ export async function inParallel(items, concurrency, fn) {
   return results;
 }
 
+let stackPids = new Map();
+
+/** CPU seconds used so far by the stack's apps, Kafka, S3Proxy, Postgres and the bench itself. */
+export function cpuSnapshot() {
+  const ticksPerSecond = 100;
+  const totals = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    let stat;
+    let cmdline;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    const group = stackPids.get(pid) ?? (pid === process.pid ? 'bench client' : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline) ? 'kafka' : /s3proxy/i.test(cmdline) ? 's3proxy' : stat.includes('(postgres)') ? 'postgres' : null);
+    if (group) totals[group] = (totals[group] ?? 0) + seconds;
+  }
+  return totals;
+}
+
+/** Cores used per process group between two snapshots, busiest first. */
+export function coresUsed(before, after, seconds) {
+  return Object.fromEntries(
+    Object.keys(after)
+      .map((group) => [group, Math.round(((after[group] - (before[group] ?? 0)) / seconds) * 100) / 100])
+      .filter(([, cores]) => cores > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
 /** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
 export async function measure(name, options, extra = {}) {
   await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
+  const cpuBefore = cpuSnapshot();
   const result = await autocannon(options);
+  const cpu = coresUsed(cpuBefore, cpuSnapshot(), options.duration);
   const report = {
     bench: name,
     seconds: options.duration,
@@ -92,6 +132,7 @@ export async function measure(name, options, extra = {}) {
     requestsPerSecond: Math.round(result.requests.average),
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     failed: result.non2xx + result.errors + result.timeouts,
+    coresUsed: cpu,
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
