@@ -1,7 +1,8 @@
 /**
  * InboxConsumer (libs/kafka) over a real topic and a real service schema: duplicates on the topic
- * and a replay from offset 0 apply nothing twice; invalid payloads and failing handlers go to
- * dead_letters without blocking the messages behind them.
+ * and a replay from offset 0 apply nothing twice; a backlog is applied a batch per transaction, in
+ * offset order; invalid payloads and failing handlers go to dead_letters without blocking the
+ * messages behind them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
@@ -25,6 +26,7 @@ jest.setTimeout(60_000);
 
 const APPLIED = 'TestCounterIncremented';
 const EXPLODING = 'TestExploding';
+const TX_RECORDING = 'TestTransactionRecorded';
 
 function makeEvent(streamId: string, streamVersion: number, data: unknown = { by: 1 }, type = APPLIED): DomainEvent {
   return {
@@ -86,6 +88,9 @@ describe('InboxConsumer (Postgres + Kafka)', () => {
       await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [event.eventId, event.streamId, event.streamVersion]);
       throw new Error(`handler refused ${event.eventId}`);
     },
+    [TX_RECORDING]: async (em, event) => {
+      await em.execute(`insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, [event.eventId, event.streamVersion]);
+    },
   };
 
   async function startConsumer(options: Partial<InboxConsumerOptions> & Pick<InboxConsumerOptions, 'consumerName' | 'topics'>): Promise<InboxConsumer> {
@@ -114,7 +119,10 @@ describe('InboxConsumer (Postgres + Kafka)', () => {
     db = await createTestSchema({
       prefix: 'es_inbox',
       // No unique constraint on purpose: a second application would show up as a second row.
-      extraSql: (s) => [`create table ${s}.effects (id bigserial primary key, event_id text not null, stream_id text not null, stream_version integer not null)`],
+      extraSql: (s) => [
+        `create table ${s}.effects (id bigserial primary key, event_id text not null, stream_id text not null, stream_version integer not null)`,
+        `create table ${s}.tx_seen (id bigserial primary key, event_id text not null, stream_version integer not null, txid bigint not null)`,
+      ],
     });
     producer = await connectProducer(kafka);
   });
@@ -177,6 +185,28 @@ describe('InboxConsumer (Postgres + Kafka)', () => {
     expect(after).toHaveLength(events.length + 2 * partitions);
     expect(after.every((r) => r.n === 1)).toBe(true);
     expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length + 2 * partitions);
+  });
+
+  it('applies a backlog a batch per transaction, in offset order, each event once', async () => {
+    const topic = await createTopic(kafka, 'es-inbox-batch', 1);
+    topics.push(topic);
+    const consumerName = uniqueName('es-inbox-batch');
+    const stream = `batch-${randomUUID()}`;
+    const events = Array.from({ length: 250 }, (_, v) => makeEvent(stream, v + 1, {}, TX_RECORDING));
+    await producer.send({ topic, acks: -1, messages: events.map((e) => message(e)) });
+
+    const applied: string[] = [];
+    await startConsumer({ consumerName, topics: [topic], onApplied: (e) => applied.push(e.eventId) });
+    await waitFor('the backlog to be applied', async () => applied.length === events.length, { timeoutMs: 30000, detail: async () => ({ applied: applied.length }) });
+
+    const rows = await db.query<{ stream_version: number; txid: string }>(`select stream_version, txid from "${db.schema}".tx_seen order by id`);
+    expect(rows.map((r) => r.stream_version)).toEqual(events.map((_, v) => v + 1));
+    expect(applied).toEqual(events.map((e) => e.eventId));
+    // At most 100 events per transaction: 250 need at least 3; one per event would be 250.
+    const transactions = new Set(rows.map((r) => r.txid));
+    expect(transactions.size).toBeGreaterThanOrEqual(3);
+    expect(transactions.size).toBeLessThan(50);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length);
   });
 
   it('dead-letters invalid payloads and failing events without blocking the messages behind them', async () => {

@@ -13,6 +13,24 @@ export async function recordInInbox(em: EntityManager, schema: string, consumer:
   return rows.length === 1;
 }
 
+/**
+ * Records many events at once (one statement); returns the ids not recorded before. An id given
+ * twice is returned once: the caller applies only its first occurrence.
+ */
+export async function recordManyInInbox(em: EntityManager, schema: string, consumer: string, eventIds: string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const rows: { event_id: string }[] = await em.execute(
+    `insert into ${quoteIdent(schema)}.inbox (consumer, event_id) select ?, unnest(?::text[]) on conflict do nothing returning event_id`,
+    [consumer, pgTextArray(eventIds)],
+  );
+  return new Set(rows.map((row) => row.event_id));
+}
+
+/** A Postgres text[] literal (raw bindings would expand a JS array into a list of parameters). */
+export function pgTextArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
 export async function recordDeadLetter(
   em: EntityManager,
   schema: string,

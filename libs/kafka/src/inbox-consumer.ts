@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
-import { recordDeadLetter, recordInInbox } from '@platform/event-store';
+import { recordDeadLetter, recordInInbox, recordManyInInbox } from '@platform/event-store';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
@@ -31,14 +31,29 @@ export interface InboxConsumerOptions {
   partitionsConcurrently?: number;
 }
 
+/** A message of a batch, parsed: an event to apply, one to skip, or a payload to dead-letter. */
+type Parsed =
+  | { kind: 'apply'; message: KafkaMessage; event: DomainEvent; handler: EventHandler; raw: string }
+  | { kind: 'skip'; message: KafkaMessage }
+  | { kind: 'dead'; message: KafkaMessage; eventId: string | null; raw: string; reason: string };
+
+/** Events applied in one transaction at most; a batch larger than this is applied in slices. */
+const MAX_EVENTS_PER_TRANSACTION = 100;
+
 /**
- * An idempotent consumer (DESIGN section 2): each event runs in a fresh MikroORM context and one
- * transaction that records `(consumer, eventId)` in the inbox together with the effect; the offset
- * is resolved only after that commit. Invalid payloads, and events that keep failing, go to
+ * An idempotent consumer (DESIGN section 2): events are applied in a fresh MikroORM context, in a
+ * transaction that records `(consumer, eventId)` in the inbox together with the effects; offsets
+ * are resolved only after that commit. A Kafka batch is applied in one transaction (one inbox
+ * statement for all its events, each handler in offset order), which is what lets a consumer keep
+ * up on a busy machine: a transaction per event costs a commit and several round trips each. If
+ * anything in a batch fails, the batch is rolled back and applied again event by event, so one bad
+ * event retries and dead-letters alone. Invalid payloads, and events that keep failing, go to
  * dead_letters with the reason instead of blocking the partition.
  */
 export class InboxConsumer {
   private consumer: Consumer | null = null;
+  private stopped = false;
+  private restarts = 0;
   /** Set once the consumer first joined its group: until then the service is not ready. */
   joined = false;
 
@@ -46,6 +61,7 @@ export class InboxConsumer {
 
   async start(): Promise<void> {
     const o = this.options;
+    this.stopped = false;
     const consumer = o.kafka.consumer({
       groupId: o.groupId ?? kafkaNamespace() + o.consumerName,
       sessionTimeout: 30000,
@@ -54,7 +70,11 @@ export class InboxConsumer {
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, () => (this.joined = true));
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.joined = true;
+      this.restarts = 0;
+    });
+    restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
     await consumer.run({
@@ -63,10 +83,11 @@ export class InboxConsumer {
       autoCommitThreshold: 200,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-        for (const message of batch.messages) {
+        for (let from = 0; from < batch.messages.length; from += MAX_EVENTS_PER_TRANSACTION) {
           if (!isRunning() || isStale()) return;
-          await this.handle(batch.topic, batch.partition, message);
-          resolveOffset(message.offset);
+          const slice = batch.messages.slice(from, from + MAX_EVENTS_PER_TRANSACTION);
+          await this.handleSlice(batch.topic, batch.partition, slice);
+          resolveOffset(slice[slice.length - 1].offset);
           await commitOffsetsIfNecessary();
           await heartbeat();
         }
@@ -75,32 +96,98 @@ export class InboxConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.consumer?.disconnect().catch(() => undefined);
     this.consumer = null;
   }
 
-  private async handle(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+  /** kafkajs gives up on some errors (a coordinator still loading on a fresh broker): start over with a new consumer. */
+  private async restart(): Promise<void> {
+    if (this.stopped) return;
+    const old = this.consumer;
+    this.consumer = null;
+    await old?.disconnect().catch(() => undefined);
+    this.restarts += 1;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** this.restarts, 30_000)));
+    if (this.stopped) return;
+    await this.start().catch((error) => {
+      this.options.onError?.(error, { consumer: this.options.consumerName, restart: this.restarts });
+      void this.restart();
+    });
+  }
+
+  private parse(message: KafkaMessage): Parsed {
     const o = this.options;
     const raw = message.value?.toString('utf8') ?? '';
     let event: DomainEvent;
     try {
       event = JSON.parse(raw) as DomainEvent;
     } catch {
-      await this.deadLetter(topic, partition, message, null, raw, 'payload is not JSON');
-      return;
+      return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not JSON' };
     }
-    if (event === null || typeof event !== 'object' || Array.isArray(event)) {
-      await this.deadLetter(topic, partition, message, null, raw, 'payload is not a JSON object');
-      return;
-    }
+    if (event === null || typeof event !== 'object' || Array.isArray(event)) return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not a JSON object' };
     // Own properties only: a type such as "constructor" must not find Object.prototype's.
     const handler = typeof event.type === 'string' && Object.hasOwn(o.handlers, event.type) ? o.handlers[event.type] : undefined;
-    if (!handler) return;
+    if (!handler) return { kind: 'skip', message };
     const problem = validateDomainEvent(event);
-    if (problem) {
-      await this.deadLetter(topic, partition, message, event.eventId ?? null, raw, `invalid event: ${problem}`);
+    if (problem) return { kind: 'dead', message, eventId: event.eventId ?? null, raw, reason: `invalid event: ${problem}` };
+    return { kind: 'apply', message, event, handler, raw };
+  }
+
+  private async handleSlice(topic: string, partition: number, messages: KafkaMessage[]): Promise<void> {
+    const parsed = messages.map((message) => this.parse(message));
+    const work = parsed.filter((p) => p.kind !== 'skip');
+    if (work.length === 0) return;
+    if (work.length > 1) {
+      try {
+        const applied = await this.applyTogether(topic, partition, work);
+        for (const event of applied) this.options.onApplied?.(event);
+        return;
+      } catch (error) {
+        this.options.onError?.(error, { consumer: this.options.consumerName, topic, partition, batch: work.length, fallback: 'one by one' });
+      }
+    }
+    for (const item of work) await this.handleOne(topic, partition, item);
+  }
+
+  /** The whole slice in one transaction; returns the events applied (not seen before), in order. */
+  private async applyTogether(topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
+    const o = this.options;
+    const toApply = work.filter((p): p is Extract<Parsed, { kind: 'apply' }> => p.kind === 'apply');
+    const applied: DomainEvent[] = [];
+    await o.orm.em.fork().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      const fresh = await recordManyInInbox(
+        tx,
+        o.schema,
+        o.consumerName,
+        toApply.map((p) => p.event.eventId),
+      );
+      for (const item of work) {
+        if (item.kind === 'dead') {
+          o.onError?.(new Error(item.reason), { consumer: o.consumerName, topic, partition, offset: item.message.offset, deadLettered: true });
+          await recordDeadLetter(tx, o.schema, { consumer: o.consumerName, topic, partition, offset: item.message.offset, eventId: item.eventId, payload: item.raw, error: item.reason });
+          continue;
+        }
+        if (item.kind !== 'apply' || !fresh.delete(item.event.eventId)) continue;
+        await item.handler(tx, item.event);
+        // Each handler sees the database as if it ran alone: earlier handlers' entities are written and forgotten.
+        await tx.flush();
+        tx.clear();
+        applied.push(item.event);
+      }
+    });
+    return applied;
+  }
+
+  private async handleOne(topic: string, partition: number, item: Parsed): Promise<void> {
+    const o = this.options;
+    if (item.kind === 'skip') return;
+    if (item.kind === 'dead') {
+      await this.deadLetter(topic, partition, item.message, item.eventId, item.raw, item.reason);
       return;
     }
+    const { event, handler, message, raw } = item;
     const maxAttempts = o.maxAttempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -142,8 +229,22 @@ export class InboxConsumer {
 }
 
 /**
+ * kafkajs restarts a crashed consumer only after errors it deems retriable; after any other (a
+ * group coordinator not found while a fresh broker loads, for one) the consumer stays dead and its
+ * partitions unread. `restart` is then called to build a new one.
+ */
+export function restartWhenCrashed(consumer: Consumer, restart: () => Promise<void>, onCrash: (error: unknown) => void): void {
+  consumer.on(consumer.events.CRASH, (event) => {
+    const { error, restart: restartsItself } = event.payload as { error: Error; restart: boolean };
+    if (restartsItself) return;
+    onCrash(error);
+    void restart();
+  });
+}
+
+/**
  * A consumer without persistence for per-replica state (caches): its own group per process so every
- * replica sees every event, starting at the end of the topic.
+ * replica sees every event, starting at the end of the topic. Resolves once the group is joined.
  */
 export async function startBroadcastConsumer(args: {
   kafka: Kafka;
@@ -151,21 +252,46 @@ export async function startBroadcastConsumer(args: {
   topics: string[];
   fromBeginning?: boolean;
   onEvent: (event: DomainEvent) => void | Promise<void>;
-}): Promise<Consumer> {
-  const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
-  await consumer.connect();
-  await consumer.subscribe({ topics: args.topics, fromBeginning: args.fromBeginning ?? false });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      try {
-        const event = JSON.parse(message.value?.toString('utf8') ?? '') as DomainEvent;
-        if (validateDomainEvent(event) === null) await args.onEvent(event);
-      } catch {
-        // A broadcast consumer only refreshes caches; a bad message must not stop it.
-      }
+  onError?: (error: unknown) => void;
+}): Promise<{ disconnect: () => Promise<void> }> {
+  let current: Consumer | null = null;
+  let stopped = false;
+  let restarts = 0;
+  const start = async (): Promise<void> => {
+    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+    current = consumer;
+    restartWhenCrashed(consumer, restart, (error) => args.onError?.(error));
+    await consumer.connect();
+    await consumer.subscribe({ topics: args.topics, fromBeginning: args.fromBeginning ?? false });
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        try {
+          const event = JSON.parse(message.value?.toString('utf8') ?? '') as DomainEvent;
+          if (validateDomainEvent(event) === null) await args.onEvent(event);
+        } catch {
+          // A broadcast consumer only refreshes caches; a bad message must not stop it.
+        }
+      },
+    });
+    await joined;
+    restarts = 0;
+  };
+  const restart = async (): Promise<void> => {
+    await current?.disconnect().catch(() => undefined);
+    restarts += 1;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** restarts, 30_000)));
+    if (stopped) return;
+    await start().catch((error) => {
+      args.onError?.(error);
+      void restart();
+    });
+  };
+  await start();
+  return {
+    disconnect: async () => {
+      stopped = true;
+      await current?.disconnect().catch(() => undefined);
     },
-  });
-  await joined;
-  return consumer;
+  };
 }

@@ -6,7 +6,6 @@ import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
 import { createKafka, ensureTopics, InboxConsumer, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
-import type { Consumer } from 'kafkajs';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { log } from './logger';
@@ -50,7 +49,7 @@ export class ServiceRuntime {
   private relay: OutboxRelay | null = null;
   private consumers: InboxConsumer[] = [];
   private readonly handledTypes = new Map<string, Set<string>>();
-  private broadcast: Consumer[] = [];
+  private broadcast: { disconnect: () => Promise<void> }[] = [];
   private kafkaUp = false;
 
   constructor(private readonly options: ServiceRuntimeOptions) {
@@ -134,7 +133,14 @@ export class ServiceRuntime {
   async broadcastConsumer(name: string, topics: string[], onEvent: (event: DomainEvent) => void | Promise<void>, fromBeginning = false): Promise<void> {
     const c = this.options.config;
     this.broadcast.push(
-      await startBroadcastConsumer({ kafka: this.kafka, groupId: `${c.serviceName}.${name}.${c.instanceId}`, topics, onEvent, fromBeginning }),
+      await startBroadcastConsumer({
+        kafka: this.kafka,
+        groupId: `${c.serviceName}.${name}.${c.instanceId}`,
+        topics,
+        onEvent,
+        fromBeginning,
+        onError: (error) => log('error', 'broadcast consumer error', { consumer: name, error: String((error as Error)?.message ?? error) }),
+      }),
     );
   }
 
