@@ -39,7 +39,13 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   await runtime.init();
 
-  const rpc = new RpcClient({ brokers: config.kafkaBrokers, instanceId: config.instanceId, services: RPC_SERVICES, timeoutMs: config.rpcTimeoutMs });
+  const rpc = new RpcClient({
+    brokers: config.kafkaBrokers,
+    instanceId: config.instanceId,
+    services: RPC_SERVICES,
+    timeoutMs: config.rpcTimeoutMs,
+    onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
+  });
   await rpc.connect();
 
   const keyCache = new ApiKeyCache(runtime, runtime.clock);

@@ -1,8 +1,10 @@
 import { ClientKafka } from '@nestjs/microservices';
-import { Partitioners } from 'kafkajs';
+import { Partitioners, type Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
+import { coalesceSends } from './coalescing-send';
+import { restartWhenCrashed } from './inbox-consumer';
 import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
 
 export interface RpcClientOptions {
@@ -11,6 +13,14 @@ export interface RpcClientOptions {
   instanceId: string;
   services: readonly RpcService[];
   timeoutMs: number;
+  onError?: (error: unknown) => void;
+}
+
+/** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
+class RepliesClientKafka extends ClientKafka {
+  get replyConsumer(): Consumer | null {
+    return this._consumer;
+  }
 }
 
 /** The request did not get an answer in time; safe to retry (500 internal_error). */
@@ -28,11 +38,12 @@ export class RpcTimeoutError extends DomainError {
  * the beginning of the (minutes-long) reply topic so no reply can slip past a fresh replica.
  */
 export class RpcClient {
-  private readonly client: ClientKafka;
+  private readonly client: RepliesClientKafka;
+  private closed = false;
 
   constructor(private readonly options: RpcClientOptions) {
     silenceKafkaJsTimeoutNegativeWarning();
-    this.client = new ClientKafka({
+    this.client = new RepliesClientKafka({
       client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
       producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
@@ -43,11 +54,36 @@ export class RpcClient {
   }
 
   async connect(): Promise<void> {
-    await this.client.connect();
+    this.closed = false;
+    // Requests from concurrent callers go out together (one Produce request per tick).
+    coalesceSends(await this.client.connect());
+    const consumer = this.client.replyConsumer;
+    if (consumer) restartWhenCrashed(consumer, () => this.reconnect(), (error) => this.options.onError?.(error));
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.client.close();
+  }
+
+  /**
+   * The reply consumer crashed and kafkajs will not restart it: connect afresh. Calls waiting for a
+   * reply keep waiting (the new consumer reads on from the group's committed offsets); calls made
+   * while reconnecting fail with 500 and may be retried.
+   */
+  private async reconnect(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+    for (let attempt = 1; !this.closed; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 30_000)));
+      if (this.closed) return;
+      try {
+        await this.connect();
+        return;
+      } catch (error) {
+        this.options.onError?.(error);
+        await this.client.close().catch(() => undefined);
+      }
+    }
   }
 
   /** Calls `op` on a service; resolves with the result or throws the service's DomainError. */

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import { Partitioners } from 'kafkajs';
 import { rpcTopic, type RpcService } from '@platform/contracts';
-import { kafkaLogCreator } from '@platform/kafka';
+import { kafkaLogCreator, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import type { ServiceRuntime } from './service-runtime';
@@ -27,9 +27,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   const app = await NestFactory.create(options.module, { logger: ['error', 'warn'], bodyParser: options.bodyParser ?? true });
   app.use(httpMetricsMiddleware(runtime.metrics));
   if (options.rpcService) {
-    app.connectMicroservice<MicroserviceOptions>({
-      transport: Transport.KAFKA,
-      options: {
+    const server = new RpcKafkaServer(
+      {
         client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers, logCreator: kafkaLogCreator },
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second.
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 50, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
@@ -38,7 +37,12 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         run: { partitionsConsumedConcurrently: 6 },
         postfixId: '',
       },
-    });
+      {
+        maxInFlight: runtime.config.rpcMaxInFlight,
+        onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
+      },
+    );
+    app.connectMicroservice<MicroserviceOptions>({ strategy: server });
     await app.startAllMicroservices();
   }
   options.beforeListen?.(app);

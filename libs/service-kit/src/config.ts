@@ -21,6 +21,8 @@ export interface BaseConfig {
   appUserIdSecret: string;
   docsUrl: string;
   rpcTimeoutMs: number;
+  /** Gateway requests a service handles at once (RPC_MAX_IN_FLIGHT, default 64). */
+  rpcMaxInFlight: number;
   /** The environment the config was read from, for a service's own settings. */
   env: NodeJS.ProcessEnv;
 }
@@ -48,8 +50,17 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     appUserIdSecret,
     docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
+    rpcMaxInFlight: positiveInteger(env, 'RPC_MAX_IN_FLIGHT', 64),
     env,
   };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, not ${raw}`);
+  return value;
 }
 
 /** The admin URL with the user (and password) of the service's role. */

@@ -1,0 +1,108 @@
+import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
+import type { Consumer } from 'kafkajs';
+import { coalesceSends } from './coalescing-send';
+import { restartWhenCrashed } from './inbox-consumer';
+
+export interface RpcServerLimits {
+  /** Requests handled at once by this process, over all partitions (RPC_MAX_IN_FLIGHT). */
+  maxInFlight: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * @nestjs/microservices' Kafka server (the `@MessagePattern` handlers and reply format are Nest's),
+ * with three changes for a service under load:
+ * - requests of a fetched batch are handled concurrently (up to `maxInFlight` per process), where
+ *   Nest's `eachMessage` handles one request per partition at a time, so a service could never have
+ *   more commands in progress than partitions, each waiting on its database round trips;
+ * - replies produced in the same tick go out in one Produce request;
+ * - a consumer that kafkajs will not restart after a crash is replaced by a new one.
+ * Request order within a partition carries no meaning (requests are independent commands; the
+ * services' transactions and locks order what must be ordered).
+ */
+export class RpcKafkaServer extends ServerKafka {
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private closing = false;
+  private restarts = 0;
+
+  constructor(
+    options: Required<KafkaOptions>['options'],
+    private readonly limits: RpcServerLimits,
+  ) {
+    super(options);
+  }
+
+  override async start(callback: () => void): Promise<void> {
+    this.closing = false;
+    await super.start(callback);
+    if (this.producer) coalesceSends(this.producer);
+  }
+
+  override async close(): Promise<void> {
+    this.closing = true;
+    await super.close();
+  }
+
+  protected override registerConsumerEventListeners(): void {
+    super.registerConsumerEventListeners();
+    const consumer = this.consumer;
+    if (!consumer) return;
+    consumer.on(consumer.events.GROUP_JOIN, () => (this.restarts = 0));
+    restartWhenCrashed(consumer, () => this.restartConsumer(consumer), (error) => this.limits.onError?.(error));
+  }
+
+  override async bindEvents(consumer: Consumer): Promise<void> {
+    const patterns = [...this.messageHandlers.keys()];
+    if (patterns.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: patterns });
+    await consumer.run({
+      ...(this.options.run ?? {}),
+      eachBatch: async ({ batch, heartbeat, pause }) => {
+        await Promise.all(
+          batch.messages.map(async (message) => {
+            await this.slot();
+            try {
+              await this.handleMessage({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause });
+            } catch (error) {
+              this.limits.onError?.(error);
+            } finally {
+              this.release();
+            }
+          }),
+        );
+      },
+    });
+  }
+
+  private async slot(): Promise<void> {
+    if (this.inFlight < this.limits.maxInFlight) {
+      this.inFlight += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight -= 1;
+  }
+
+  private async restartConsumer(crashed: Consumer): Promise<void> {
+    if (this.closing || this.consumer !== crashed || !this.client) return;
+    await crashed.disconnect().catch(() => undefined);
+    this.restarts += 1;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** this.restarts, 30_000)));
+    if (this.closing || !this.client) return;
+    const consumer = this.client.consumer({ ...this.options.consumer, groupId: this.groupId });
+    this.consumer = consumer;
+    this.registerConsumerEventListeners();
+    try {
+      await consumer.connect();
+      await this.bindEvents(consumer);
+    } catch (error) {
+      this.limits.onError?.(error);
+      await this.restartConsumer(consumer);
+    }
+  }
+}
