@@ -108,6 +108,21 @@ export function cpuSnapshot() {
   return totals;
 }
 
+/** Commits in the bench database and rows written per schema so far (Postgres statistics, flushed about once a second). */
+async function databaseActivity() {
+  const client = new pg.Client({ connectionString: benchEnv.DATABASE_URL });
+  await client.connect();
+  try {
+    // Statistics reach the views when a backend reports them; a short pause lets the last ones in.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const [{ commits }] = (await client.query(`select xact_commit::bigint as commits from pg_stat_database where datname = current_database()`)).rows;
+    const writes = (await client.query(`select schemaname, sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint as n from pg_stat_user_tables group by schemaname`)).rows;
+    return { commits: Number(commits), writes: Object.fromEntries(writes.map((r) => [r.schemaname, Number(r.n)])) };
+  } finally {
+    await client.end();
+  }
+}
+
 /** Cores used per process group between two snapshots, busiest first. */
 export function coresUsed(before, after, seconds) {
   return Object.fromEntries(
@@ -122,8 +137,11 @@ export function coresUsed(before, after, seconds) {
 export async function measure(name, options, extra = {}) {
   await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
   const cpuBefore = cpuSnapshot();
+  const dbBefore = await databaseActivity();
   const result = await autocannon(options);
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), options.duration);
+  const perRequest = (n) => Math.round((n / Math.max(1, result.requests.total)) * 10) / 10;
+  const dbAfter = await databaseActivity();
   const report = {
     bench: name,
     seconds: options.duration,
@@ -133,6 +151,10 @@ export async function measure(name, options, extra = {}) {
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     failed: result.non2xx + result.errors + result.timeouts,
     coresUsed: cpu,
+    postgresPerRequest: {
+      commits: perRequest(dbAfter.commits - dbBefore.commits),
+      rowWrites: Object.fromEntries(Object.keys(dbAfter.writes).map((schema) => [schema, perRequest(dbAfter.writes[schema] - (dbBefore.writes[schema] ?? 0))]).filter(([, n]) => n > 0)),
+    },
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
