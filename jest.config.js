@@ -10,7 +10,7 @@ const common = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   rootDir: __dirname,
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/deploy'],
 };
 
 module.exports = {

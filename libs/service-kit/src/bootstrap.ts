@@ -7,7 +7,7 @@ import { rpcTopic, type RpcService } from '@platform/contracts';
 import { kafkaLogCreator, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
-import type { ServiceRuntime } from './service-runtime';
+import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
 
 export interface StartServiceOptions {
   runtime: ServiceRuntime;
@@ -51,7 +51,10 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   return app;
 }
 
-/** Stops Nest, then the runtime, on SIGTERM/SIGINT, and exits non-zero on a failed start. */
+/**
+ * Stops Nest, then the runtime, on SIGTERM/SIGINT, and exits non-zero on a failed start; exits 0 when
+ * the start stopped after the migrations because of MIGRATE_ONLY=true.
+ */
 export function runMain(start: () => Promise<{ close: () => Promise<void> }>): void {
   let closing = false;
   start()
@@ -67,7 +70,12 @@ export function runMain(start: () => Promise<{ close: () => Promise<void> }>): v
       process.on('SIGINT', () => void stop('SIGINT'));
     })
     .catch((error) => {
-      log('error', 'failed to start', { error: String((error as Error)?.stack ?? error) });
-      process.exit(1);
+      if (error instanceof MigrateOnlyComplete) {
+        log('info', 'migrations done, exiting (MIGRATE_ONLY=true)', { service: error.serviceName });
+        process.exit(0);
+      } else {
+        log('error', 'failed to start', { error: String((error as Error)?.stack ?? error) });
+        process.exit(1);
+      }
     });
 }

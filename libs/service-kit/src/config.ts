@@ -23,6 +23,8 @@ export interface BaseConfig {
   rpcTimeoutMs: number;
   /** Gateway requests a service handles at once (RPC_MAX_IN_FLIGHT, default 64). */
   rpcMaxInFlight: number;
+  /** MIGRATE_ONLY=true: create the role and schema, run the migrations and exit 0 (the Kubernetes migrations Job). */
+  migrateOnly: boolean;
   /** The environment the config was read from, for a service's own settings. */
   env: NodeJS.ProcessEnv;
 }
@@ -37,6 +39,9 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
   const databaseUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform';
   const appUserIdSecret = env.APP_USER_ID_SECRET ?? (production ? '' : 'dev-app-user-id-secret');
   if (!appUserIdSecret) throw new ConfigError('APP_USER_ID_SECRET is required in production');
+  const migrateOnly = env.MIGRATE_ONLY ?? 'false';
+  // Strict: a typo would start the whole service inside a Job that then never completes.
+  if (migrateOnly !== 'true' && migrateOnly !== 'false') throw new ConfigError(`MIGRATE_ONLY must be true or false, not ${migrateOnly}`);
   return {
     serviceName,
     schema,
@@ -51,6 +56,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
     rpcMaxInFlight: positiveInteger(env, 'RPC_MAX_IN_FLIGHT', 64),
+    migrateOnly: migrateOnly === 'true',
     env,
   };
 }

@@ -34,6 +34,16 @@ export interface ConsumerSpec {
 }
 
 /**
+ * Rejection of ServiceRuntime.init() with MIGRATE_ONLY=true once the role, schema and migrations are
+ * done: it stops the service's start sequence there, and runMain turns it into exit code 0.
+ */
+export class MigrateOnlyComplete extends Error {
+  constructor(readonly serviceName: string) {
+    super(`${serviceName}: migrations done (MIGRATE_ONLY=true), not starting the service`);
+  }
+}
+
+/**
  * Everything a service process holds besides Nest: its ORM (own role, own schema, migrated), Kafka
  * producer, event store, outbox relay, consumers and clock. Created before Nest so that a service
  * that cannot reach Postgres or Kafka fails fast with a clear message.
@@ -69,12 +79,15 @@ export class ServiceRuntime {
 
   async init(): Promise<void> {
     const c = this.options.config;
+    if (c.migrateOnly) {
+      // Postgres only: no Kafka (topics come from elsewhere, e.g. Strimzi KafkaTopic resources).
+      await this.migrate();
+      await this.orm.close(true);
+      throw new MigrateOnlyComplete(c.serviceName);
+    }
     this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers);
     await ensureTopics(this.kafka, allTopicSpecs());
-    await bootstrapServiceSchema(c.databaseUrl, c.schema, process.env.DB_SERVICE_PASSWORD);
-    this.orm = await createOrm({ url: c.serviceDatabaseUrl, schema: c.schema, entities: this.options.entities, migrations: this.options.migrations });
-    const applied = await runMigrations(this.orm);
-    if (applied.length > 0) log('info', 'migrations applied', { service: c.serviceName, applied });
+    await this.migrate();
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
     await this.producer.connect();
     this.kafkaUp = true;
@@ -82,6 +95,15 @@ export class ServiceRuntime {
     this.producer.on(this.producer.events.CONNECT, () => (this.kafkaUp = true));
     if (this.options.publish !== false) await this.startRelay();
     if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
+  }
+
+  /** The service's role and schema (admin connection), then its ORM on its own role, migrated. */
+  private async migrate(): Promise<void> {
+    const c = this.options.config;
+    await bootstrapServiceSchema(c.databaseUrl, c.schema, process.env.DB_SERVICE_PASSWORD);
+    this.orm = await createOrm({ url: c.serviceDatabaseUrl, schema: c.schema, entities: this.options.entities, migrations: this.options.migrations });
+    const applied = await runMigrations(this.orm);
+    if (applied.length > 0 || c.migrateOnly) log('info', 'migrations applied', { service: c.serviceName, applied });
   }
 
   private async startRelay(): Promise<void> {

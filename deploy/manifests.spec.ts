@@ -1,0 +1,308 @@
+/**
+ * Renders the Kustomize overlays (`kubectl kustomize deploy/overlays/<overlay>`) and checks the
+ * objects: every app has its workloads, probes, resources, pinned image, policies and metrics; every
+ * topic of libs/contracts has its KafkaTopic; production commits no secret. Without kubectl this test
+ * fails (it does not skip): the manifests would otherwise go unchecked.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { allTopicSpecs, type TopicSpec } from '@platform/contracts';
+
+type K8s = Record<string, any>;
+
+const ROOT = path.resolve(__dirname, '..');
+const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+const IMAGE = 'ghcr.io/example/business-messaging-platform';
+const PART_OF = { 'app.kubernetes.io/part-of': 'business-messaging-platform' };
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8'];
+const MONITORING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+
+/** Every app of the monorepo (apps/<app>/src/main.ts): a new app without manifests fails the dev overlay. */
+const ALL_APPS = readdirSync(path.join(ROOT, 'apps')).filter((app) => existsSync(path.join(ROOT, 'apps', app, 'src', 'main.ts')));
+const DEV_ONLY = ['chat-sim'];
+const OVERLAYS = [
+  { overlay: 'prod', namespace: 'platform', apps: ALL_APPS.filter((app) => !DEV_ONLY.includes(app)) },
+  { overlay: 'dev', namespace: 'platform-dev', apps: ALL_APPS },
+];
+
+/** Variables .env.example documents (set or commented out), plus APP, which the Dockerfile documents. */
+const DOCUMENTED_ENV = new Set(['APP', ...[...readFileSync(path.join(ROOT, '.env.example'), 'utf8').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1])]);
+
+function render(overlay: string): K8s[] {
+  let output: string;
+  try {
+    output = execFileSync(KUBECTL, ['kustomize', path.join(ROOT, 'deploy', 'overlays', overlay)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT') {
+      throw new Error(`'${KUBECTL}' not found: deploy/manifests.spec.ts renders the Kustomize overlays with \`kubectl kustomize\`; install kubectl (or set KUBECTL to its path).`);
+    }
+    throw new Error(`kubectl kustomize deploy/overlays/${overlay} failed:\n${e.stderr || e.message}`);
+  }
+  const documents = parseAllDocuments(output);
+  for (const document of documents) if (document.errors.length > 0) throw new Error(`unparsable output of overlay ${overlay}: ${document.errors[0].message}`);
+  return documents.map((document) => document.toJSON() as K8s).filter(Boolean);
+}
+
+function topicSpecs(): TopicSpec[] {
+  // The manifests name the topics without a namespace prefix, as production runs.
+  const saved = process.env.KAFKA_NAMESPACE;
+  delete process.env.KAFKA_NAMESPACE;
+  try {
+    return allTopicSpecs();
+  } finally {
+    if (saved !== undefined) process.env.KAFKA_NAMESPACE = saved;
+  }
+}
+
+const ofKind = (objects: K8s[], kind: string) => objects.filter((o) => o.kind === kind);
+function named(objects: K8s[], kind: string, name: string): K8s {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind}/${name} in the rendered overlay`);
+  return found;
+}
+/** matchLabels ⊆ labels; the manifests use no matchExpressions, so this is the whole selector. */
+function selects(selector: K8s | undefined, labels: Record<string, string> = {}): boolean {
+  expect(selector?.matchExpressions).toBeUndefined();
+  return Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+}
+/** A Service's selector is a plain label map (and an empty one would select nothing useful). */
+const serviceSelects = (service: K8s, labels: Record<string, string>) => Object.keys(service.spec.selector ?? {}).length > 0 && selects({ matchLabels: service.spec.selector }, labels);
+const podLabels = (workload: K8s): Record<string, string> => workload.spec.template.metadata.labels;
+const containersOf = (workload: K8s): K8s[] => [...(workload.spec.template.spec.initContainers ?? []), ...workload.spec.template.spec.containers];
+const envValue = (container: K8s, name: string): string | undefined => container.env?.find((e: K8s) => e.name === name)?.value;
+/** The port of the app's /healthz, /readyz and /metrics: ADMIN_PORT on the gateway, PORT elsewhere. */
+const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN_PORT') ?? envValue(container, 'PORT'));
+function containerPort(container: K8s, port: string | number): number | undefined {
+  return typeof port === 'number' ? port : container.ports?.find((p: K8s) => p.name === port)?.containerPort;
+}
+
+describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps }) => {
+  let objects: K8s[] = [];
+  let deployments: K8s[] = [];
+  let workloads: K8s[] = [];
+  beforeAll(() => {
+    objects = render(overlay);
+    deployments = ofKind(objects, 'Deployment');
+    workloads = [...deployments, ...ofKind(objects, 'Job')];
+  });
+
+  it('renders well-formed objects, in the overlay namespace (KafkaTopics in Strimzi’s `kafka`)', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    for (const o of objects) {
+      expect([o.apiVersion, o.kind, o.metadata?.name].every(Boolean)).toBe(true);
+      const expected = o.kind === 'Namespace' ? undefined : o.kind === 'KafkaTopic' ? 'kafka' : namespace;
+      expect(`${o.kind}/${o.metadata.name} in ${o.metadata.namespace}`).toBe(`${o.kind}/${o.metadata.name} in ${expected}`);
+    }
+    expect(named(objects, 'Namespace', namespace).metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+  });
+
+  it(`has a Deployment, Service, migrations Job and ingress NetworkPolicy for exactly these apps: ${apps.join(', ')}`, () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...apps].sort());
+    for (const app of apps) {
+      const deployment = named(objects, 'Deployment', app);
+      expect(ofKind(objects, 'Service').some((s) => serviceSelects(s, podLabels(deployment)))).toBe(true);
+      expect(ofKind(objects, 'NetworkPolicy').some((p) => p.spec.ingress?.length && selects(p.spec.podSelector, podLabels(deployment)))).toBe(true);
+      const job = named(objects, 'Job', `${app}-migrate`);
+      const [container] = job.spec.template.spec.containers;
+      expect({ app, APP: envValue(container, 'APP'), MIGRATE_ONLY: envValue(container, 'MIGRATE_ONLY') }).toEqual({ app, APP: app, MIGRATE_ONLY: 'true' });
+      expect(['Never', 'OnFailure']).toContain(job.spec.template.spec.restartPolicy);
+    }
+    for (const absent of ALL_APPS.filter((app) => !apps.includes(app))) {
+      // Its RPC topics stay: the gateway subscribes to the replies of every RPC service.
+      expect(objects.filter((o) => o.kind !== 'KafkaTopic' && (o.metadata.labels?.['app.kubernetes.io/name'] === absent || o.metadata.name.startsWith(absent))).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([]);
+    }
+  });
+
+  it('runs the app named by the Deployment, with readiness /readyz and liveness /healthz on the port serving them', () => {
+    for (const deployment of deployments) {
+      const containers = deployment.spec.template.spec.containers;
+      expect(containers).toHaveLength(1);
+      const [container] = containers;
+      const name = deployment.metadata.name;
+      expect({ name, APP: envValue(container, 'APP') }).toEqual({ name, APP: name });
+      const port = healthPort(container);
+      expect(port).toBeGreaterThan(0);
+      const probes = ['readinessProbe', 'livenessProbe', 'startupProbe'].filter((p) => container[p]);
+      expect(probes.slice(0, 2)).toEqual(['readinessProbe', 'livenessProbe']);
+      for (const probe of probes) {
+        const get = container[probe].httpGet;
+        expect({ name, probe, path: get?.path, port: containerPort(container, get?.port) }).toEqual({
+          name,
+          probe,
+          path: probe === 'readinessProbe' ? '/readyz' : '/healthz',
+          port,
+        });
+      }
+    }
+  });
+
+  it('gives every container (Deployments and Jobs) resource requests and limits and a locked-down security context', () => {
+    for (const workload of workloads) {
+      const pod = workload.spec.template.spec;
+      for (const container of containersOf(workload)) {
+        const where = `${workload.kind}/${workload.metadata.name} ${container.name}`;
+        for (const bound of ['requests', 'limits']) for (const resource of ['cpu', 'memory']) expect([where, bound, resource, container.resources?.[bound]?.[resource]]).toEqual([where, bound, resource, expect.anything()]);
+        const security = { ...pod.securityContext, ...container.securityContext };
+        expect([where, security.runAsNonRoot, security.readOnlyRootFilesystem, security.allowPrivilegeEscalation]).toEqual([where, true, true, false]);
+        expect(Number.isInteger(security.runAsUser) && security.runAsUser > 0).toBe(true);
+      }
+    }
+  });
+
+  it('runs the one platform image, pinned to a version or digest (never latest, never untagged)', () => {
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        const image: string = container.image;
+        const [, name, tag, digest] = /^(.+?)(?::([^:@/]+))?(?:@(sha256:[0-9a-f]{64}))?$/.exec(image) ?? [];
+        expect({ image, name }).toEqual({ image, name: IMAGE });
+        expect({ image, pinned: Boolean(digest) || (Boolean(tag) && tag !== 'latest') }).toEqual({ image, pinned: true });
+      }
+    }
+  });
+
+  it('defines a KafkaTopic for every topic of libs/contracts, with its partitions, retention and cleanup policy', () => {
+    const topics = ofKind(objects, 'KafkaTopic');
+    const actual = topics.map((t) => ({ name: t.spec.topicName ?? t.metadata.name, partitions: t.spec.partitions, config: t.spec.config }));
+    const expected = topicSpecs().map((s) => ({ name: s.name, partitions: s.partitions, config: s.config }));
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(actual.sort(byName)).toEqual(expected.sort(byName));
+    for (const topic of topics) {
+      expect(topic.apiVersion).toBe('kafka.strimzi.io/v1beta2');
+      expect(topic.metadata.labels?.['strimzi.io/cluster']).toBeTruthy();
+      expect(topic.spec.replicas).toBe(overlay === 'prod' ? 3 : 1);
+    }
+  });
+
+  it('autoscales gateway and webhook-dispatcher; those Deployments leave the replica count to their HPA', () => {
+    const hpas = ofKind(objects, 'HorizontalPodAutoscaler');
+    expect(hpas.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['gateway', 'webhook-dispatcher']);
+    for (const hpa of hpas) {
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      const target = named(objects, hpa.spec.scaleTargetRef.kind, hpa.spec.scaleTargetRef.name);
+      expect(target.kind).toBe('Deployment');
+      expect(target.spec.replicas).toBeUndefined();
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
+      expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(hpa.spec.minReplicas);
+      expect(hpa.spec.metrics.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('covers every Deployment running more than one replica with a PodDisruptionBudget', () => {
+    const minReplicas = (d: K8s) => d.spec.replicas ?? ofKind(objects, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas ?? 1;
+    if (overlay === 'prod') for (const d of deployments) expect([d.metadata.name, minReplicas(d) >= 2]).toEqual([d.metadata.name, true]);
+    for (const deployment of deployments.filter((d) => minReplicas(d) > 1)) {
+      const pdbs = ofKind(objects, 'PodDisruptionBudget').filter((p) => selects(p.spec.selector, podLabels(deployment)));
+      expect([deployment.metadata.name, pdbs.length]).toEqual([deployment.metadata.name, 1]);
+    }
+  });
+
+  describe('NetworkPolicies', () => {
+    const policiesFor = (labels: Record<string, string>) => ofKind(objects, 'NetworkPolicy').filter((p) => selects(p.spec.podSelector, labels));
+    const coversPort = (rule: K8s, container: K8s, port: number) => !rule.ports || rule.ports.some((p: K8s) => containerPort(container, p.port) === port);
+
+    it('deny everything by default, in and out', () => {
+      const deny = ofKind(objects, 'NetworkPolicy').find((p) => Object.keys(p.spec.podSelector).length === 0 && !p.spec.ingress && !p.spec.egress);
+      expect(deny?.spec.policyTypes?.sort()).toEqual(['Egress', 'Ingress']);
+    });
+
+    it('let only webhook-dispatcher out to the internet, and never to private, loopback or link-local ranges', () => {
+      for (const policy of ofKind(objects, 'NetworkPolicy')) {
+        for (const rule of policy.spec.egress ?? []) {
+          expect(rule.to?.length).toBeGreaterThan(0); // no rule without destinations (= anywhere)
+          for (const peer of rule.to.filter((p: K8s) => ['0.0.0.0/0', '::/0'].includes(p.ipBlock?.cidr))) {
+            const selected = deployments.filter((d) => selects(policy.spec.podSelector, podLabels(d))).map((d) => d.metadata.name);
+            expect([policy.metadata.name, selected, workloads.filter((w) => selects(policy.spec.podSelector, podLabels(w))).length]).toEqual([policy.metadata.name, ['webhook-dispatcher'], 1]);
+            if (peer.ipBlock.cidr === '0.0.0.0/0') expect(peer.ipBlock.except).toEqual(expect.arrayContaining(PRIVATE_RANGES));
+          }
+        }
+      }
+      const dispatcher = named(objects, 'Deployment', 'webhook-dispatcher');
+      expect(policiesFor(podLabels(dispatcher)).some((p) => p.spec.egress?.some((r: K8s) => r.to.some((peer: K8s) => peer.ipBlock?.cidr === '0.0.0.0/0')))).toBe(true);
+    });
+
+    it('give every app DNS egress and let Prometheus in `monitoring` reach its /metrics port', () => {
+      for (const deployment of deployments) {
+        const [container] = deployment.spec.template.spec.containers;
+        const policies = policiesFor(podLabels(deployment));
+        const name = deployment.metadata.name;
+        const scraped = policies.some((p) => p.spec.ingress?.some((r: K8s) => coversPort(r, container, healthPort(container)) && (!r.from || r.from.some((peer: K8s) => JSON.stringify(peer) === JSON.stringify(MONITORING)))));
+        const dns = policies.some((p) => p.spec.egress?.some((r: K8s) => r.ports?.some((port: K8s) => port.port === 53)));
+        expect({ name, scraped, dns }).toEqual({ name, scraped: true, dns: true });
+      }
+    });
+
+    it('open the gateway’s public port to all, its admin port only to this namespace and Prometheus', () => {
+      const gateway = named(objects, 'Deployment', 'gateway');
+      const [container] = gateway.spec.template.spec.containers;
+      const adminPort = Number(envValue(container, 'ADMIN_PORT'));
+      const publicPort = Number(envValue(container, 'PORT'));
+      const rules = policiesFor(podLabels(gateway)).flatMap((p) => p.spec.ingress ?? []);
+      expect(rules.some((r) => coversPort(r, container, publicPort) && !r.from)).toBe(true);
+      const adminRules = rules.filter((r) => coversPort(r, container, adminPort));
+      expect(adminRules.length).toBeGreaterThan(0);
+      for (const rule of adminRules) {
+        expect(rule.from?.length).toBeGreaterThan(0);
+        for (const peer of rule.from) {
+          const sameNamespace = peer.podSelector !== undefined && peer.namespaceSelector === undefined && peer.ipBlock === undefined;
+          expect({ peer, allowed: sameNamespace || JSON.stringify(peer) === JSON.stringify(MONITORING) }).toEqual({ peer, allowed: true });
+        }
+      }
+    });
+  });
+
+  it('has Services whose target ports exist, and a ServiceMonitor scraping /metrics of every app', () => {
+    const services = ofKind(objects, 'Service');
+    for (const service of services) {
+      const target = deployments.find((d) => serviceSelects(service, podLabels(d)));
+      expect([service.metadata.name, target?.metadata.name]).toEqual([service.metadata.name, expect.any(String)]);
+      for (const port of service.spec.ports) expect([service.metadata.name, port.name, containerPort(target!.spec.template.spec.containers[0], port.targetPort ?? port.port)]).toEqual([service.metadata.name, port.name, expect.any(Number)]);
+    }
+    const [monitor, ...more] = ofKind(objects, 'ServiceMonitor');
+    expect(more).toEqual([]);
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    for (const deployment of deployments) {
+      const [container] = deployment.spec.template.spec.containers;
+      const scraped = services.some(
+        (service) =>
+          selects(monitor.spec.selector, service.metadata.labels) &&
+          serviceSelects(service, podLabels(deployment)) &&
+          service.spec.ports.some(
+            (port: K8s) =>
+              containerPort(container, port.targetPort) === healthPort(container) &&
+              monitor.spec.endpoints.some((endpoint: K8s) => endpoint.port === port.name && endpoint.path === '/metrics'),
+          ),
+      );
+      expect([deployment.metadata.name, scraped]).toEqual([deployment.metadata.name, true]);
+    }
+  });
+
+  it('references only rendered ConfigMaps, documented variables, and Secrets it may hold (none in prod)', () => {
+    const configMaps = ofKind(objects, 'ConfigMap');
+    const secrets = ofKind(objects, 'Secret');
+    if (overlay === 'prod') {
+      expect(secrets.filter((s) => s.data || s.stringData).map((s) => s.metadata.name)).toEqual([]);
+      const config = configMaps.find((c) => c.metadata.name.startsWith('platform-config'));
+      expect([config?.data.NODE_ENV, config?.data.CLOCK_MODE]).toEqual(['production', 'system']);
+    }
+    for (const configMap of configMaps) for (const key of Object.keys(configMap.data ?? {})) expect([key, DOCUMENTED_ENV.has(key)]).toEqual([key, true]);
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        for (const source of container.envFrom ?? []) expect(configMaps.some((c) => c.metadata.name === source.configMapRef?.name)).toBe(true);
+        for (const variable of container.env ?? []) {
+          expect([variable.name, DOCUMENTED_ENV.has(variable.name)]).toEqual([variable.name, true]);
+          const ref = variable.valueFrom?.secretKeyRef;
+          if (!ref) continue;
+          if (overlay === 'prod') expect(ref.name).toBe('platform-secrets');
+          else expect([ref.name, ref.key, secrets.some((s) => s.metadata.name === ref.name && s.data?.[ref.key] !== undefined)]).toEqual([ref.name, ref.key, true]);
+        }
+      }
+    }
+  });
+
+  it('labels every workload as part of the platform (the shared egress policy and the ServiceMonitor select on it)', () => {
+    for (const workload of workloads) expect(podLabels(workload)).toMatchObject(PART_OF);
+  });
+});
