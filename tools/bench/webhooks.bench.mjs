@@ -140,6 +140,7 @@ try {
           sendsPerSecond: rate,
           sends: count,
           failedSends: results.filter((r) => r && r.error).length,
+          firstFailure: results.find((r) => r && r.error)?.error.message.slice(0, 300) ?? null,
           webhooksArrived: arrived.size,
           latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
         },
