@@ -28,7 +28,13 @@ export interface ProjectionRebuildSpec {
   /** Live tables, in the order the service's writers touch them (the swap locks them in this order). */
   tables: string[];
   eventTypes: string[];
+  /** One rebuild's folding state: it may keep rows in memory between pages, and must write them all on flush. */
+  start(): RebuildSession;
+}
+
+export interface RebuildSession {
   applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void>;
+  flush(query: RebuildQuery, target: string): Promise<void>;
 }
 
 export interface RebuildOptions {
@@ -78,6 +84,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   const target = quoteIdent(targetName);
   const oldName = `${spec.schema}_old_${ts}`;
   const query: RebuildQuery = async (sql, params) => (await client.query(sql, params as unknown[])).rows;
+  const session = spec.start();
   const started = performance.now();
 
   // 1. Fresh copies: columns, defaults, checks and the primary key now; the other indexes after the bulk load.
@@ -125,7 +132,8 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   let done = 0;
 
   const select = `select position::text as position, stream_id, stream_version, event_id::text as event_id, type, data, metadata->>'appId' as app_id,
-      occurred_at::text as occurred_at, (occurred_at at time zone 'UTC')::date::text as utc_day from ${live}.events`;
+      occurred_at::text as occurred_at, (occurred_at at time zone 'UTC')::date::text as utc_day from ${live}.events e`;
+  // (e.position: a bare `position` in order by would be the text column of the select list.)
   const toEvents = (rows: Record<string, unknown>[]): RebuildEvent[] =>
     rows.map((r) => ({
       position: r.position as string,
@@ -140,7 +148,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
     }));
   const apply = async (events: RebuildEvent[]) => {
     if (events.length === 0) return;
-    await spec.applyPage(query, target, events);
+    await session.applyPage(query, target, events);
     for (const e of events) applied.add(e.position);
     done += events.length;
     options.onProgress?.(done, total);
@@ -158,12 +166,12 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
       if (floor === null || f < floor) floor = f;
     }
     if (floor !== null && floor < last) {
-      const rows = await query(`${select} where position > $1 and position <= $2 and type = any($3) order by position`, [floor.toString(), last.toString(), spec.eventTypes]);
+      const rows = await query(`${select} where e.position > $1 and e.position <= $2 and e.type = any($3) order by e.position`, [floor.toString(), last.toString(), spec.eventTypes]);
       await apply(toEvents(rows).filter((e) => !applied.has(e.position)));
     }
     for (const xid of snap.xip) if (!tracked.has(xid)) tracked.set(xid, previousMax);
     previousMax = BigInt(snap.maxPosition);
-    const rows = await query(`${select} where position > $1 and type = any($2) order by position limit $3`, [last.toString(), spec.eventTypes, pageSize]);
+    const rows = await query(`${select} where e.position > $1 and e.type = any($2) order by e.position limit $3`, [last.toString(), spec.eventTypes, pageSize]);
     const events = toEvents(rows);
     await apply(events);
     if (events.length > 0) last = BigInt(events[events.length - 1].position);
@@ -177,12 +185,14 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
 
   // 3. Bulk, then the secondary indexes, then catch up until a read comes back short.
   while ((await step(false)) === pageSize);
+  await session.flush(query, target);
   const bulkSeconds = (performance.now() - started) / 1000;
   const bulkDone = done;
   for (const indexdef of secondaryIndexes) await query(indexdef);
   for (const table of spec.tables) await query(`analyze ${target}.${quoteIdent(table)}`);
   await options.beforeSwap?.();
   while ((await step(false)) === pageSize);
+  await session.flush(query, target);
 
   // 4. Swap: lock the live tables (writers wait), apply the last tail, move the tables.
   const beforeTail = done;
@@ -193,6 +203,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
     await query(`set local lock_timeout = ${Number(options.lockTimeoutMs ?? 5000)}`);
     await query(`lock table ${spec.tables.map((t) => `${live}.${quoteIdent(t)}`).join(', ')} in access exclusive mode`);
     while ((await step(true)) === pageSize);
+    await session.flush(query, target);
     await query(`create schema ${quoteIdent(oldName)}`);
     for (const table of spec.tables) {
       const t = quoteIdent(table);

@@ -1,4 +1,4 @@
-import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery } from '@platform/event-store';
+import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '@platform/event-store';
 
 /**
  * Messaging's projections that its own event store fully determines: `messages` (the inline projection
@@ -112,47 +112,64 @@ export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent):
 
 const messageIdOf = (e: RebuildEvent) => (e.data as D).messageId as string;
 
-/** Folds a page of events into `<target>.messages` and `<target>.daily_counts` with three statements. */
-export async function applyMessagingPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
-  const created = new Set(events.filter((e) => e.type === 'MessageAccepted' || e.type === 'MessageReceived').map(messageIdOf));
-  const earlier = [...new Set(events.map(messageIdOf).filter((id) => !created.has(id)))];
-  const rows = new Map<string, MessageRow>();
-  if (earlier.length > 0) {
-    const existing = await query<MessageRow>(
-      `select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::text as ${c}` : c)).join(', ')} from ${target}.messages where message_id = any($1)`,
-      [earlier],
-    );
-    for (const row of existing) rows.set(row.message_id, row);
-  }
-  const counts = new Map<string, number>();
-  for (const e of events) {
-    const id = messageIdOf(e);
-    const next = applyMessageEvent(rows.get(id), e);
-    if (next) rows.set(id, next);
-    if (e.type === 'MessageAccepted') {
-      const key = `${e.appId}\u0000${e.utcDay}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+/** Rows kept in memory between pages: a message's later events (sent, delivered, read) usually come soon after its creation. */
+const CACHED_ROWS = 200_000;
+const CHUNK = 10_000;
+
+/**
+ * Folds pages of events into `<target>.messages` and `<target>.daily_counts`. Touched rows stay in memory
+ * (up to CACHED_ROWS) and are written once on flush, so the bulk of a rebuild is plain inserts.
+ */
+export class MessagingRebuildSession implements RebuildSession {
+  private readonly rows = new Map<string, MessageRow>();
+  private readonly counts = new Map<string, number>();
+
+  async applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
+    const created = new Set(events.filter((e) => e.type === 'MessageAccepted' || e.type === 'MessageReceived').map(messageIdOf));
+    const missing = [...new Set(events.map(messageIdOf).filter((id) => !created.has(id) && !this.rows.has(id)))];
+    if (missing.length > 0) {
+      const existing = await query<MessageRow>(
+        `select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::text as ${c}` : c)).join(', ')} from ${target}.messages where message_id = any($1)`,
+        [missing],
+      );
+      for (const row of existing) this.rows.set(row.message_id, row);
     }
+    for (const e of events) {
+      const id = messageIdOf(e);
+      const next = applyMessageEvent(this.rows.get(id), e);
+      if (next) this.rows.set(id, next);
+      if (e.type === 'MessageAccepted') {
+        const key = `${e.appId}\u0000${e.utcDay}`;
+        this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      }
+    }
+    if (this.rows.size > CACHED_ROWS) await this.flush(query, target);
   }
-  if (rows.size > 0) {
-    const all = [...rows.values()];
-    await query(
-      `insert into ${target}.messages (${COLUMNS.map(([c]) => c).join(', ')})
-       select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::${t}` : c)).join(', ')}
-       from unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t === 'jsonb' || t === 'timestamptz' ? 'text' : t}[]`).join(', ')}) as t(${COLUMNS.map(([c]) => c).join(', ')})
-       on conflict (message_id) do update set ${COLUMNS.slice(1)
-         .map(([c]) => `${c} = excluded.${c}`)
-         .join(', ')}`,
-      COLUMNS.map(([c]) => all.map((row) => row[c])),
-    );
-  }
-  if (counts.size > 0) {
-    const keys = [...counts.keys()].map((k) => k.split('\u0000'));
-    await query(
-      `insert into ${target}.daily_counts (app_id, day, accepted) select * from unnest($1::text[], $2::date[], $3::int[])
-       on conflict (app_id, day) do update set accepted = ${target}.daily_counts.accepted + excluded.accepted`,
-      [keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
-    );
+
+  async flush(query: RebuildQuery, target: string): Promise<void> {
+    const all = [...this.rows.values()];
+    for (let i = 0; i < all.length; i += CHUNK) {
+      const chunk = all.slice(i, i + CHUNK);
+      await query(
+        `insert into ${target}.messages (${COLUMNS.map(([c]) => c).join(', ')})
+         select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::${t}` : c)).join(', ')}
+         from unnest(${COLUMNS.map(([, t], n) => `$${n + 1}::${t === 'jsonb' || t === 'timestamptz' ? 'text' : t}[]`).join(', ')}) as t(${COLUMNS.map(([c]) => c).join(', ')})
+         on conflict (message_id) do update set ${COLUMNS.slice(1)
+           .map(([c]) => `${c} = excluded.${c}`)
+           .join(', ')}`,
+        COLUMNS.map(([c]) => chunk.map((row) => row[c])),
+      );
+    }
+    this.rows.clear();
+    if (this.counts.size > 0) {
+      const keys = [...this.counts.keys()].map((k) => k.split('\u0000'));
+      await query(
+        `insert into ${target}.daily_counts (app_id, day, accepted) select * from unnest($1::text[], $2::date[], $3::int[])
+         on conflict (app_id, day) do update set accepted = ${target}.daily_counts.accepted + excluded.accepted`,
+        [keys.map((k) => k[0]), keys.map((k) => k[1]), [...this.counts.values()]],
+      );
+      this.counts.clear();
+    }
   }
 }
 
@@ -162,5 +179,5 @@ export const messagingProjectionRebuild: ProjectionRebuildSpec = {
   // The send transaction writes messages (inline projection) before daily_counts (D8, last statement).
   tables: ['messages', 'daily_counts'],
   eventTypes: MESSAGE_EVENT_TYPES,
-  applyPage: applyMessagingPage,
+  start: () => new MessagingRebuildSession(),
 };
