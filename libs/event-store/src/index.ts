@@ -5,3 +5,4 @@ export * from './outbox-relay';
 export * from './inbox';
 export * from './command-handler';
 export * from './pg-listener';
+export * from './projection-rebuild';

@@ -1,0 +1,183 @@
+import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '@platform/event-store';
+
+/**
+ * Messaging's projections that its own event store fully determines: `messages` (the inline projection
+ * of message streams, message.projection.ts) and `daily_counts` (D8: one per MessageAccepted, per app
+ * and UTC day). The fold below must stay equivalent to projectMessageEvents and countAgainstQuota;
+ * the replay-projections test compares a rebuild with the live tables row by row.
+ */
+export interface MessageRow {
+  message_id: string;
+  app_id: string;
+  direction: string;
+  app_user_id: string;
+  user_id: string;
+  type: string;
+  text: string | null;
+  /** jsonb as text. */
+  media: string;
+  status: string;
+  client_reference: string | null;
+  business_initiated: boolean;
+  failure_reason: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  read_at: string | null;
+  failed_at: string | null;
+  version: number;
+}
+
+const COLUMNS: [keyof MessageRow, string][] = [
+  ['message_id', 'text'],
+  ['app_id', 'text'],
+  ['direction', 'text'],
+  ['app_user_id', 'text'],
+  ['user_id', 'text'],
+  ['type', 'text'],
+  ['text', 'text'],
+  ['media', 'jsonb'],
+  ['status', 'text'],
+  ['client_reference', 'text'],
+  ['business_initiated', 'boolean'],
+  ['failure_reason', 'text'],
+  ['created_at', 'timestamptz'],
+  ['delivered_at', 'timestamptz'],
+  ['read_at', 'timestamptz'],
+  ['failed_at', 'timestamptz'],
+  ['version', 'integer'],
+];
+
+export const MESSAGE_EVENT_TYPES = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived'];
+
+type D = Record<string, unknown>;
+
+/** One event on the row of its message, as projectMessageEvents' statements would change it. */
+export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent): MessageRow | undefined {
+  const d = e.data as D;
+  const at = e.occurredAt;
+  const v = e.streamVersion;
+  switch (e.type) {
+    case 'MessageAccepted':
+      return {
+        message_id: d.messageId as string,
+        app_id: e.appId as string,
+        direction: 'outbound',
+        app_user_id: d.appUserId as string,
+        user_id: d.userId as string,
+        type: d.type as string,
+        text: (d.text as string | null) ?? null,
+        media: JSON.stringify(d.media),
+        status: 'accepted',
+        client_reference: (d.clientReference as string | null) ?? null,
+        business_initiated: d.businessInitiated as boolean,
+        failure_reason: null,
+        created_at: at,
+        delivered_at: null,
+        read_at: null,
+        failed_at: null,
+        version: v,
+      };
+    case 'MessageReceived':
+      return {
+        message_id: d.messageId as string,
+        app_id: e.appId as string,
+        direction: 'inbound',
+        app_user_id: d.appUserId as string,
+        user_id: d.userId as string,
+        type: d.type as string,
+        text: (d.text as string | null) ?? null,
+        media: JSON.stringify((d.media as D[]).map(({ objectKey: _key, ...file }) => file)),
+        status: 'received',
+        client_reference: null,
+        business_initiated: false,
+        failure_reason: null,
+        created_at: at,
+        delivered_at: null,
+        read_at: null,
+        failed_at: null,
+        version: v,
+      };
+    case 'MessageSent':
+      return row && { ...row, status: 'sent', version: v };
+    case 'MessageDelivered':
+      return row && { ...row, status: 'delivered', delivered_at: at, version: v };
+    case 'MessageRead':
+      return row && { ...row, status: 'read', read_at: at, delivered_at: row.delivered_at ?? at, version: v };
+    case 'MessageFailed':
+      return row && { ...row, status: 'failed', failure_reason: d.reason as string, failed_at: at, version: v };
+    default:
+      return row;
+  }
+}
+
+const messageIdOf = (e: RebuildEvent) => (e.data as D).messageId as string;
+
+/** Rows kept in memory between pages: a message's later events (sent, delivered, read) usually come soon after its creation. */
+const CACHED_ROWS = 200_000;
+const CHUNK = 10_000;
+
+/**
+ * Folds pages of events into `<target>.messages` and `<target>.daily_counts`. Touched rows stay in memory
+ * (up to CACHED_ROWS) and are written once on flush, so the bulk of a rebuild is plain inserts.
+ */
+export class MessagingRebuildSession implements RebuildSession {
+  private readonly rows = new Map<string, MessageRow>();
+  private readonly counts = new Map<string, number>();
+
+  async applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
+    const created = new Set(events.filter((e) => e.type === 'MessageAccepted' || e.type === 'MessageReceived').map(messageIdOf));
+    const missing = [...new Set(events.map(messageIdOf).filter((id) => !created.has(id) && !this.rows.has(id)))];
+    if (missing.length > 0) {
+      const existing = await query<MessageRow>(
+        `select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::text as ${c}` : c)).join(', ')} from ${target}.messages where message_id = any($1)`,
+        [missing],
+      );
+      for (const row of existing) this.rows.set(row.message_id, row);
+    }
+    for (const e of events) {
+      const id = messageIdOf(e);
+      const next = applyMessageEvent(this.rows.get(id), e);
+      if (next) this.rows.set(id, next);
+      if (e.type === 'MessageAccepted') {
+        const key = `${e.appId}\u0000${e.utcDay}`;
+        this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      }
+    }
+    if (this.rows.size > CACHED_ROWS) await this.flush(query, target);
+  }
+
+  async flush(query: RebuildQuery, target: string): Promise<void> {
+    const all = [...this.rows.values()];
+    for (let i = 0; i < all.length; i += CHUNK) {
+      const chunk = all.slice(i, i + CHUNK);
+      await query(
+        `insert into ${target}.messages (${COLUMNS.map(([c]) => c).join(', ')})
+         select ${COLUMNS.map(([c, t]) => (t === 'jsonb' || t === 'timestamptz' ? `${c}::${t}` : c)).join(', ')}
+         from unnest(${COLUMNS.map(([, t], n) => `$${n + 1}::${t === 'jsonb' || t === 'timestamptz' ? 'text' : t}[]`).join(', ')}) as t(${COLUMNS.map(([c]) => c).join(', ')})
+         on conflict (message_id) do update set ${COLUMNS.slice(1)
+           .map(([c]) => `${c} = excluded.${c}`)
+           .join(', ')}`,
+        COLUMNS.map(([c]) => chunk.map((row) => row[c])),
+      );
+    }
+    this.rows.clear();
+    if (this.counts.size > 0) {
+      const keys = [...this.counts.keys()].map((k) => k.split('\u0000'));
+      await query(
+        `insert into ${target}.daily_counts (app_id, day, accepted) select * from unnest($1::text[], $2::date[], $3::int[])
+         on conflict (app_id, day) do update set accepted = ${target}.daily_counts.accepted + excluded.accepted`,
+        [keys.map((k) => k[0]), keys.map((k) => k[1]), [...this.counts.values()]],
+      );
+      this.counts.clear();
+    }
+  }
+}
+
+export const messagingProjectionRebuild: ProjectionRebuildSpec = {
+  service: 'messaging',
+  schema: 'messaging',
+  // The send transaction writes messages (inline projection) before daily_counts (D8, last statement).
+  tables: ['messages', 'daily_counts'],
+  eventTypes: MESSAGE_EVENT_TYPES,
+  start: () => new MessagingRebuildSession(),
+};

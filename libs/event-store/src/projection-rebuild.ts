@@ -1,0 +1,249 @@
+import type { Client } from 'pg';
+import { quoteIdent } from './schema.sql';
+
+/** An event as a rebuild reads it from `<schema>.events`: timestamps stay text so they round-trip exactly. */
+export interface RebuildEvent {
+  position: string;
+  streamId: string;
+  streamVersion: number;
+  eventId: string;
+  type: string;
+  data: Record<string, unknown>;
+  appId: string | null;
+  /** occurred_at as Postgres text (with offset). */
+  occurredAt: string;
+  /** occurred_at's UTC date, YYYY-MM-DD. */
+  utcDay: string;
+}
+
+export type RebuildQuery = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+
+/**
+ * What a service tells the rebuild about one group of projection tables fed only by its own event store.
+ * `applyPage` folds events (position order, each exactly once) into the copies in `target` (a quoted schema).
+ */
+export interface ProjectionRebuildSpec {
+  service: string;
+  schema: string;
+  /** Live tables, in the order the service's writers touch them (the swap locks them in this order). */
+  tables: string[];
+  eventTypes: string[];
+  /** One rebuild's folding state: it may keep rows in memory between pages, and must write them all on flush. */
+  start(): RebuildSession;
+}
+
+export interface RebuildSession {
+  applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void>;
+  flush(query: RebuildQuery, target: string): Promise<void>;
+}
+
+export interface RebuildOptions {
+  pageSize?: number;
+  /** Keep the replaced tables in `<schema>_old_<ts>` instead of dropping them. */
+  keepOld?: boolean;
+  lockTimeoutMs?: number;
+  onProgress?: (done: number, total: number) => void;
+  /** Test hook: runs between the bulk phase and the swap. */
+  beforeSwap?: () => Promise<void>;
+}
+
+export interface RebuildReport {
+  service: string;
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  bulkEventsPerSecond: number;
+  swapLockMs: number;
+  tailEvents: number;
+  rows: Record<string, number>;
+  oldSchema: string | null;
+}
+
+interface Snapshot {
+  xip: string[];
+  maxPosition: string;
+}
+
+/**
+ * Rebuilds a service's projections from its event store into fresh tables and swaps them in while the
+ * service keeps writing (DESIGN: event store is the truth; docs/decisions.md "Projection replay").
+ *
+ * Positions are allocated at insert, not at commit, so reading `position > last` alone can miss an event
+ * whose transaction commits after a later position became visible. Every read therefore records the
+ * transactions in progress in its snapshot; each such transaction's events have positions above the
+ * highest position visible in the snapshot before the one it first appeared in (its floor). Once it has
+ * finished, the rebuild re-reads (floor, last] and applies what it has not applied yet. The swap locks the
+ * live tables (every writer of a projection holds a lock on it until commit), catches up the last tail
+ * under the lock, and moves the tables: anything still in progress then writes into the rebuilt tables.
+ */
+export async function rebuildProjections(client: Client, spec: ProjectionRebuildSpec, options: RebuildOptions = {}): Promise<RebuildReport> {
+  const pageSize = options.pageSize ?? 10_000;
+  const live = quoteIdent(spec.schema);
+  const ts = Date.now();
+  const targetName = `${spec.schema}_rebuild_${ts}`;
+  const target = quoteIdent(targetName);
+  const oldName = `${spec.schema}_old_${ts}`;
+  const query: RebuildQuery = async (sql, params) => (await client.query(sql, params as unknown[])).rows;
+  const session = spec.start();
+  const started = performance.now();
+
+  // 1. Fresh copies: columns, defaults, checks and the primary key now; the other indexes after the bulk load.
+  const secondaryIndexes: string[] = [];
+  await query(`create schema ${target}`);
+  for (const table of spec.tables) {
+    const t = quoteIdent(table);
+    await query(`create table ${target}.${t} (like ${live}.${t} including all excluding indexes)`);
+    const constraints = await query<{ conname: string; def: string }>(
+      `select conname, pg_get_constraintdef(c.oid) as def from pg_constraint c join pg_class r on r.oid = c.conrelid join pg_namespace n on n.oid = r.relnamespace
+       where n.nspname = $1 and r.relname = $2 and c.contype in ('p', 'u')`,
+      [spec.schema, table],
+    );
+    for (const c of constraints) await query(`alter table ${target}.${t} add constraint ${quoteIdent(c.conname)} ${c.def}`);
+    const indexes = await query<{ indexdef: string }>(
+      `select indexdef from pg_indexes i where schemaname = $1 and tablename = $2
+       and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = $1::regnamespace)`,
+      [spec.schema, table],
+    );
+    const from = ` ON ${spec.schema}.${table} `;
+    for (const { indexdef } of indexes) {
+      if (!indexdef.includes(from)) throw new Error(`Unexpected index definition: ${indexdef}`);
+      secondaryIndexes.push(indexdef.replace(from, ` ON ${targetName}.${table} `));
+    }
+    const [{ owner }] = await query<{ owner: string }>(`select tableowner as owner from pg_tables where schemaname = $1 and tablename = $2`, [spec.schema, table]);
+    await query(`alter table ${target}.${t} owner to ${quoteIdent(owner)}`);
+  }
+
+  // 2. Wait out transactions already running: their positions are unknown, so nothing can bound them.
+  const first = await snapshot(query, live);
+  for (;;) {
+    const [{ n }] = await query<{ n: number }>(`select count(*)::int as n from unnest($1::xid8[]) as x where pg_xact_status(x) = 'in progress'`, [first.xip]);
+    if (n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const [{ total }] = await query<{ total: number }>(`select count(*)::int as total from ${live}.events where position <= $1 and type = any($2)`, [
+    first.maxPosition,
+    spec.eventTypes,
+  ]);
+
+  const tracked = new Map<string, bigint>(); // xid → floor position
+  const applied = new Set<string>(); // applied positions above the lowest floor
+  let last = 0n;
+  let previousMax = BigInt(first.maxPosition);
+  let done = 0;
+
+  const select = `select position::text as position, stream_id, stream_version, event_id::text as event_id, type, data, metadata->>'appId' as app_id,
+      occurred_at::text as occurred_at, (occurred_at at time zone 'UTC')::date::text as utc_day from ${live}.events e`;
+  // (e.position: a bare `position` in order by would be the text column of the select list.)
+  const toEvents = (rows: Record<string, unknown>[]): RebuildEvent[] =>
+    rows.map((r) => ({
+      position: r.position as string,
+      streamId: r.stream_id as string,
+      streamVersion: r.stream_version as number,
+      eventId: r.event_id as string,
+      type: r.type as string,
+      data: r.data as Record<string, unknown>,
+      appId: r.app_id as string | null,
+      occurredAt: r.occurred_at as string,
+      utcDay: r.utc_day as string,
+    }));
+  const apply = async (events: RebuildEvent[]) => {
+    if (events.length === 0) return;
+    await session.applyPage(query, target, events);
+    for (const e of events) applied.add(e.position);
+    done += events.length;
+    options.onProgress?.(done, total);
+  };
+
+  /** One read in its own repeatable-read snapshot; answers how many new events it applied. */
+  const step = async (inTransaction: boolean): Promise<number> => {
+    if (!inTransaction) await query('begin isolation level repeatable read');
+    const snap = await snapshot(query, live);
+    const inProgress = new Set(snap.xip);
+    let floor: bigint | null = null;
+    for (const [xid, f] of tracked) {
+      if (inProgress.has(xid)) continue;
+      tracked.delete(xid);
+      if (floor === null || f < floor) floor = f;
+    }
+    if (floor !== null && floor < last) {
+      const rows = await query(`${select} where e.position > $1 and e.position <= $2 and e.type = any($3) order by e.position`, [floor.toString(), last.toString(), spec.eventTypes]);
+      await apply(toEvents(rows).filter((e) => !applied.has(e.position)));
+    }
+    for (const xid of snap.xip) if (!tracked.has(xid)) tracked.set(xid, previousMax);
+    previousMax = BigInt(snap.maxPosition);
+    const rows = await query(`${select} where e.position > $1 and e.type = any($2) order by e.position limit $3`, [last.toString(), spec.eventTypes, pageSize]);
+    const events = toEvents(rows);
+    await apply(events);
+    if (events.length > 0) last = BigInt(events[events.length - 1].position);
+    // Positions at or below every floor (and below last) can never be read again.
+    let keepAbove = last;
+    for (const f of tracked.values()) if (f < keepAbove) keepAbove = f;
+    for (const p of applied) if (BigInt(p) <= keepAbove) applied.delete(p);
+    if (!inTransaction) await query('commit');
+    return events.length;
+  };
+
+  // 3. Bulk, then the secondary indexes, then catch up until a read comes back short.
+  while ((await step(false)) === pageSize);
+  await session.flush(query, target);
+  const bulkSeconds = (performance.now() - started) / 1000;
+  const bulkDone = done;
+  for (const indexdef of secondaryIndexes) await query(indexdef);
+  for (const table of spec.tables) await query(`analyze ${target}.${quoteIdent(table)}`);
+  await options.beforeSwap?.();
+  while ((await step(false)) === pageSize);
+  await session.flush(query, target);
+
+  // 4. Swap: lock the live tables (writers wait), apply the last tail, move the tables.
+  const beforeTail = done;
+  const lockStarted = performance.now();
+  await query('begin isolation level repeatable read');
+  let swapLockMs: number;
+  try {
+    await query(`set local lock_timeout = ${Number(options.lockTimeoutMs ?? 5000)}`);
+    await query(`lock table ${spec.tables.map((t) => `${live}.${quoteIdent(t)}`).join(', ')} in access exclusive mode`);
+    while ((await step(true)) === pageSize);
+    await session.flush(query, target);
+    await query(`create schema ${quoteIdent(oldName)}`);
+    for (const table of spec.tables) {
+      const t = quoteIdent(table);
+      await query(`alter table ${live}.${t} set schema ${quoteIdent(oldName)}`);
+      await query(`alter table ${target}.${t} set schema ${live}`);
+    }
+    await query(`drop schema ${target}`);
+    await query('commit');
+    swapLockMs = performance.now() - lockStarted;
+  } catch (error) {
+    await query('rollback');
+    await query(`drop schema if exists ${target} cascade`);
+    throw error;
+  }
+  if (!options.keepOld) await query(`drop schema ${quoteIdent(oldName)} cascade`);
+
+  const rows: Record<string, number> = {};
+  for (const table of spec.tables) {
+    const [{ n }] = await query<{ n: number }>(`select count(*)::int as n from ${live}.${quoteIdent(table)}`);
+    rows[table] = n;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    service: spec.service,
+    events: done,
+    seconds: round(seconds),
+    eventsPerSecond: Math.round(done / seconds),
+    bulkEventsPerSecond: Math.round(bulkDone / bulkSeconds),
+    swapLockMs: round(swapLockMs),
+    tailEvents: done - beforeTail,
+    rows,
+    oldSchema: options.keepOld ? oldName : null,
+  };
+}
+
+async function snapshot(query: RebuildQuery, live: string): Promise<Snapshot> {
+  const [row] = await query<{ xip: string[] | null; max: string }>(
+    `select array(select pg_snapshot_xip(pg_current_snapshot())::text) as xip, coalesce((select max(position) from ${live}.events), 0)::text as max`,
+  );
+  return { xip: row.xip ?? [], maxPosition: row.max };
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
