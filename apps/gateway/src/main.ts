@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '@platform/clock';
-import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS } from '@platform/contracts';
+import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
+import type { OutboxRoute } from '@platform/event-store';
 import { RpcClient } from '@platform/kafka';
 import { BackgroundJob, log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
@@ -22,20 +23,22 @@ import { publicRoutes } from './public-api/public-routes';
 import { RateLimiter } from './public-api/rate-limiter';
 import { TestClockService } from './test-clock/test-clock.service';
 
+/** Gateway events go to gateway.events keyed by app; an API key's hash and display prefix stay in the gateway's own store. */
+export function gatewayOutboxRoute(event: DomainEvent): OutboxRoute {
+  if (event.type === 'ApiKeyCreated') {
+    const { keyHash: _hash, prefix: _prefix, ...published } = event.data as Record<string, unknown>;
+    return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: 'api-keys', publishedData: published };
+  }
+  return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: event.type === 'TestClockAdvanced' ? 'test-clock' : 'api-keys' };
+}
+
 export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   const config = loadGatewayConfig(env);
   const runtime = new ServiceRuntime({
     config,
     entities: [ApiKeyView, AppAccessView],
     migrations: gatewayMigrations,
-    outboxRoute: (event) => {
-      if (event.type === 'ApiKeyCreated') {
-        // The hash and display prefix stay in the gateway's own store.
-        const { keyHash: _hash, prefix: _prefix, ...published } = event.data as Record<string, unknown>;
-        return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: 'api-keys', publishedData: published };
-      }
-      return { topic: TOPICS.gatewayEvents, key: event.appId ?? event.streamId, aggregateType: event.type === 'TestClockAdvanced' ? 'test-clock' : 'api-keys' };
-    },
+    outboxRoute: gatewayOutboxRoute,
   });
   await runtime.init();
 

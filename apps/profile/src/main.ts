@@ -7,6 +7,9 @@ import { profileMigrations } from './persistence/migrations';
 import { OrgView } from './persistence/org-view.entity';
 import { ProfileModule } from './profile.module';
 
+/** Profile events go to profile.events keyed by app. */
+export const profileOutboxRoute = routeByApp(() => TOPICS.profileEvents);
+
 export function startProfile(env: NodeJS.ProcessEnv = process.env) {
   return startService(
     {
@@ -16,7 +19,7 @@ export function startProfile(env: NodeJS.ProcessEnv = process.env) {
       rpcService: 'profile',
       entities: [AppView, OrgView],
       migrations: profileMigrations,
-      outboxRoute: routeByApp(() => TOPICS.profileEvents),
+      outboxRoute: profileOutboxRoute,
       consumers: [orgsConsumer],
       module: ProfileModule,
     },

@@ -94,6 +94,7 @@ export async function run(argv) {
 }
 
 export const name = 'replay projections';
+export const SERVICES = Object.keys(SPECS);
 export const summary = "Rebuild a service's projections from its event store and swap them in live";
 export { help };
 export default { name, summary, help, run };

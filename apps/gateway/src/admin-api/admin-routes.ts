@@ -185,6 +185,15 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
         return { status: 200, body: { appUserId: appUserIdFor(deps.appUserIdSecret, ctx.params.appId, ctx.params.userId) } };
       },
     },
+    {
+      // Operators' bulk replay (platformctl webhooks redeliver): the very operation POST /webhook-deliveries/{id}/replay runs (D24).
+      method: 'POST',
+      path: '/apps/:appId/webhook-deliveries/:deliveryId/replay',
+      handle: async (ctx) => {
+        await knownApp(ctx.params.appId);
+        return { status: 202, body: await deps.rpc.call('webhooks', 'deliveries.replay', ctx.caller, { appId: ctx.params.appId, deliveryId: ctx.params.deliveryId }) };
+      },
+    },
     ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret, settle: platform }),
   ];
 

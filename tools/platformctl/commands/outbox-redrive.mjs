@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CliError, confirm, EXIT, out, table } from '../lib/cli.mjs';
+import { withDatabase } from '../lib/clients.mjs';
+import { progressBar } from '../lib/progress.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Each service's schema and the outbox route its main module exports (the very function its EventStore uses). */
+const SERVICES = {
+  messaging: { schema: 'messaging', route: 'messagingOutboxRoute' },
+  consent: { schema: 'consent', route: 'consentOutboxRoute' },
+  media: { schema: 'media', route: 'mediaOutboxRoute' },
+  profile: { schema: 'profile', route: 'profileOutboxRoute' },
+  gateway: { schema: 'gateway', route: 'gatewayOutboxRoute' },
+  'chat-sim': { schema: 'chat_sim', route: 'chatSimOutboxRoute' },
+  'webhook-dispatcher': { schema: 'webhook_dispatcher', route: 'webhookOutboxRoute' },
+};
+const BATCH = 500;
+
+function loadRoute(service, namespace) {
+  const main = path.join(ROOT, 'dist/apps', service, 'src/main.js');
+  if (!existsSync(main)) throw new CliError(`${main} is missing: run npm run build first`);
+  // Topic names read KAFKA_NAMESPACE when routed; the service's modules load without starting it.
+  process.env.KAFKA_NAMESPACE = namespace;
+  const require = createRequire(import.meta.url);
+  require(path.join(ROOT, 'tools/build/register-paths.cjs'));
+  const route = require(main)[SERVICES[service].route];
+  if (typeof route !== 'function') throw new CliError(`${main} does not export ${SERVICES[service].route}`);
+  return route;
+}
+
+/** The event as the service's EventStore rebuilds it from a row (libs/event-store toDomainEvent). */
+function toDomainEvent(row) {
+  const meta = row.metadata ?? {};
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    schemaVersion: Number(meta.schemaVersion ?? 1),
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    appId: meta.appId ?? null,
+    correlationId: meta.correlationId ?? null,
+    causationId: meta.causationId ?? null,
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    data: row.data,
+  };
+}
+
+/**
+ * Republishes stored events by writing their outbox rows again, exactly as the append wrote them
+ * (same event ids, topic, key, payload and headers, through the service's own route); the running
+ * service's relay publishes them. Every consumer's inbox already holds these ids, so nothing applies twice.
+ */
+export default {
+  name: ['outbox', 'redrive'],
+  summary: "Republish a service's stored events (by occurredAt) through its outbox; the relay sends them again.",
+  description:
+    'Times are the platform clock (occurredAt), as the API shows them. Events the service keeps private (route null) are skipped.\n' +
+    'Outbox-only handoffs (messaging MessageHandedOver on chat.outbound) are not in the event store and are not redriven.\n' +
+    'Needs the built service (dist/, npm run build) for its outbox route, and the service running to publish.',
+  options: {
+    service: { type: 'string', required: true, choices: Object.keys(SERVICES), description: 'service whose events to republish' },
+    since: { type: 'string', required: true, format: 'time', placeholder: 'ISO', description: 'first occurredAt to include' },
+    until: { type: 'string', format: 'time', placeholder: 'ISO', description: 'occurredAt to stop before (default: now)' },
+    type: { type: 'string', description: 'only events of this type' },
+    'dry-run': { type: 'boolean', description: 'count what would be republished, write nothing' },
+    yes: { type: 'boolean', short: 'y', description: 'apply without asking' },
+    json: { type: 'boolean', description: 'print the summary as JSON' },
+  },
+  examples: ['platformctl outbox redrive --service messaging --since 2026-11-22T08:00:00Z --until 2026-11-22T09:00:00Z --yes'],
+  async run({ values, config }) {
+    const { schema } = SERVICES[values.service];
+    const route = loadRoute(values.service, config.kafkaNamespace);
+    const since = new Date(values.since);
+    const until = values.until ? new Date(values.until) : null;
+    return withDatabase(config, async (db) => {
+      const where = `occurred_at >= $1 and ($2::timestamptz is null or occurred_at < $2) and ($3::text is null or type = $3)`;
+      const params = [since, until, values.type ?? null];
+      const [{ n }] = (await db.query(`select count(*)::int as n from "${schema}".events where ${where}`, params)).rows;
+      const dryRun = values['dry-run'];
+      const summary = { service: values.service, since: since.toISOString(), until: until?.toISOString() ?? null, events: n, republished: 0, alreadyWaiting: 0, private: 0, byTopic: {} };
+      const report = () => {
+        if (values.json) out(JSON.stringify(summary, null, 2));
+        else {
+          out(`${values.service}: ${n} event(s) with occurredAt in [${summary.since}, ${summary.until ?? 'now'})`);
+          if (Object.keys(summary.byTopic).length) out(table(['topic', 'events'], Object.entries(summary.byTopic)));
+          out(dryRun ? `dry run: would republish ${n - summary.private}, private (not published) ${summary.private}` : `republished ${summary.republished}, already in the outbox ${summary.alreadyWaiting}, private (not published) ${summary.private}`);
+        }
+      };
+      if (!dryRun && n > 0 && !(await confirm(values, `Republish ${n} event(s) of ${values.service}?`))) {
+        process.stderr.write('not applied\n');
+        return EXIT.refused;
+      }
+      const bar = progressBar(dryRun ? 'counting' : 'redriving', n);
+      let after = 0;
+      for (;;) {
+        const { rows } = await db.query(
+          `select position, stream_id, stream_version, event_id, type, data, metadata, occurred_at from "${schema}".events where ${where} and position > $4 order by position limit ${BATCH}`,
+          [...params, after],
+        );
+        if (rows.length === 0) break;
+        after = rows[rows.length - 1].position;
+        const outbox = [];
+        for (const row of rows) {
+          const event = toDomainEvent(row);
+          const r = route(event);
+          if (!r) {
+            summary.private += 1;
+            continue;
+          }
+          summary.byTopic[r.topic] = (summary.byTopic[r.topic] ?? 0) + 1;
+          const headers = { 'event-id': event.eventId, 'event-type': event.type, ...(event.correlationId ? { 'correlation-id': event.correlationId } : {}) };
+          outbox.push([event.eventId, r.aggregateType, r.key, event.type, r.topic, JSON.stringify(r.publishedData === undefined ? event : { ...event, data: r.publishedData }), JSON.stringify(headers)]);
+        }
+        if (!dryRun && outbox.length > 0) {
+          // Rows still waiting (not yet sent) keep their place; in one transaction with the wake-up of the relay.
+          await db.query('begin');
+          try {
+            const res = await db.query(
+              `insert into "${schema}".outbox (id, aggregate_type, aggregate_id, type, topic, payload, headers)
+               select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[]) on conflict (id) do nothing`,
+              [0, 1, 2, 3, 4, 5, 6].map((i) => outbox.map((row) => row[i])),
+            );
+            await db.query(`select pg_notify($1, '')`, [`${schema}_outbox`]);
+            await db.query('commit');
+            summary.republished += res.rowCount;
+            summary.alreadyWaiting += outbox.length - res.rowCount;
+          } catch (error) {
+            await db.query('rollback').catch(() => undefined);
+            throw error;
+          }
+        }
+        bar.tick(rows.length);
+      }
+      bar.finish();
+      report();
+      return EXIT.ok;
+    });
+  },
+};

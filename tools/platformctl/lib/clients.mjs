@@ -1,0 +1,67 @@
+/** Connections the commands use: Postgres (admin role), Kafka admin, the gateway admin API. */
+import kafkajs from 'kafkajs';
+import pg from 'pg';
+import { CliError } from './cli.mjs';
+
+export async function withDatabase(config, body) {
+  const client = new pg.Client({ connectionString: config.databaseUrl, application_name: 'platformctl' });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new CliError(`cannot connect to Postgres (${redact(config.databaseUrl)}): ${error.message}`);
+  }
+  try {
+    return await body(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function withKafkaAdmin(config, body) {
+  const kafka = new kafkajs.Kafka({ clientId: 'platformctl', brokers: config.kafkaBrokers, logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 3 } });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new CliError(`cannot connect to Kafka (${config.kafkaBrokers.join(',')}): ${error.message}`);
+  }
+  try {
+    return await body(admin);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** Calls the admin API; answers { status, body } and throws only when it cannot be reached. */
+export async function adminCall(config, method, path, body) {
+  let res;
+  try {
+    res = await fetch(config.adminUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new CliError(`cannot reach the admin API at ${config.adminUrl}: ${error.cause?.message ?? error.message}`);
+  }
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, body: json };
+}
+
+/** An admin call that must succeed (2xx); anything else is a failure naming the API's error. */
+export async function adminRequire(config, method, path, body) {
+  const res = await adminCall(config, method, path, body);
+  if (res.status >= 200 && res.status < 300) return res.body;
+  const error = res.body?.error;
+  throw new CliError(`${method} ${path} answered ${res.status}${error ? ` ${error.code}: ${error.message}` : `: ${JSON.stringify(res.body)}`}`);
+}
+
+function redact(url) {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
