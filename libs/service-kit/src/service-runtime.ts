@@ -5,7 +5,7 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { createKafka, ensureTopics, InboxConsumer, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
+import { createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
@@ -66,6 +66,7 @@ export class ServiceRuntime {
 
   constructor(private readonly options: ServiceRuntimeOptions) {
     setLogService(options.config.serviceName);
+    setKafkaLogSink((level, msg, fields) => log(level, msg, fields));
     this.metrics = new ServiceMetrics(options.config.serviceName);
     this.clock = clockFromMode(options.config.clockMode);
     this.eventStore = new EventStore(options.config.schema, options.outboxRoute);

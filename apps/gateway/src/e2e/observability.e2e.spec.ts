@@ -69,9 +69,13 @@ describe('observability (e2e)', () => {
     }
   });
 
-  it('exposes HTTP latency by route template on the gateway and Kafka consumer lag on messaging', async () => {
-    const app = await createTestApp();
+  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging', async () => {
+    const { app, appUserId } = await appWithTester();
     expectStatus(await sendMessage(app.sandboxKey, {}), 400);
+    const idem = unique('idem-');
+    expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'once' }, idem), 202);
+    const replay = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'once' }, idem), 202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expectStatus(await api('GET', '/messages/msg_unknown', app.sandboxKey), 404);
     const adminOrigin = new URL(adminUrl()).origin;
     const gatewayMetrics = await eventually(async () => {
@@ -81,10 +85,12 @@ describe('observability (e2e)', () => {
     // Raw paths (ids) never become label values: the template does.
     expect(gatewayMetrics).toMatch(/route="\/platform\/v1\/messages\/:id"/);
     expect(gatewayMetrics).not.toMatch(/route="\/platform\/v1\/messages\/msg_/);
+    expect(gatewayMetrics).toMatch(/idempotency_replays_total\{[^}]*\} [1-9]/);
     const messagingMetrics = await eventually(async () => {
       const text = (await http<string>(`http://127.0.0.1:${BASE_PORT + 10}/metrics`)).body;
       return /kafka_consumer_lag\{[^}]*consumer="messaging\.[^"]+"[^}]*\} \d+/.test(text) ? text : null;
     }, 15_000);
     expect(messagingMetrics).toMatch(/outbox_backlog_rows\{[^}]*\} \d+/);
+    expect(messagingMetrics).toMatch(/kafka_consumer_lag\{[^}]*consumer="messaging\.rpc"/);
   });
 });
