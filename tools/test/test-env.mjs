@@ -26,6 +26,8 @@ export const TEST_ENV = {
   DOCS_URL: 'https://docs.example.com/platform',
   APP_USER_ID_SECRET: 'test-app-user-id-secret',
   RPC_TIMEOUT_MS: '8000',
+  // Debug lines (an RPC handled, an event applied) let e2e tests follow one request across services.
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'debug',
   WEBHOOK_DEV_HOSTS: WEBHOOK_TEST_HOSTS.map((host, i) => `${host}=127.0.0.1:${webhookReceiverPort(i)}`).join(','),
   // WEBHOOK_CA_FILE: set by global setup once the local CA exists (its file is named by fingerprint).
   WEBHOOK_DNS_SERVERS: `127.0.0.1:${WEBHOOK_DNS_PORT}`,

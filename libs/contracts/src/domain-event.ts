@@ -1,6 +1,6 @@
 /**
  * The envelope of every domain event on a Kafka topic (DESIGN section 2).
- * The Kafka key is the aggregate whose order matters; headers repeat eventId, type and correlationId.
+ * The Kafka key is the aggregate whose order matters; headers repeat eventId, type and correlationId, and carry the W3C traceparent.
  */
 export interface DomainEvent<Type extends string = string, Data = unknown> {
   /** UUIDv7; consumers dedupe on it (inbox). */
@@ -29,4 +29,7 @@ export const EVENT_HEADERS = {
   eventId: 'event-id',
   type: 'event-type',
   correlationId: 'correlation-id',
+  /** W3C trace context of the unit of work that appended the event (absent when there was none). */
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
 } as const;

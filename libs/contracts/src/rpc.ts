@@ -5,6 +5,8 @@ export interface RpcCaller {
   requestId: string;
   appId?: string;
   keyEnvironment?: 'sandbox' | 'live';
+  /** W3C trace context of the caller's span; the service continues the trace (RpcClient fills it in). */
+  traceparent?: string;
 }
 
 /** A request on `<service>.rpc`: one topic per service, the operation named inside. */

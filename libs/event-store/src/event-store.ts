@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
 import { foldEvents, type Decider } from './decider';
 import { outboxChannel, quoteIdent } from './schema.sql';
@@ -156,6 +157,9 @@ export class EventStore {
   async writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
     const values: unknown[] = [];
     const placeholders: string[] = [];
+    // The unit of work's W3C trace context (traceparent, tracestate), so consumers continue its trace.
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
     for (const event of events) {
       const route = this.route(event);
       if (!route) continue;
@@ -170,6 +174,7 @@ export class EventStore {
           [EVENT_HEADERS.eventId]: event.eventId,
           [EVENT_HEADERS.type]: event.type,
           ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
+          ...trace,
         }),
       );
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');

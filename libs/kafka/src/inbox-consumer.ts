@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
-import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
+import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
 import { recordDeadLetter, recordInInbox, recordManyInInbox } from '@platform/event-store';
 import { validateDomainEvent } from './event-validator';
 
@@ -23,6 +23,13 @@ export interface InboxConsumerOptions {
   /** Called after an event's transaction committed (waiters, caches, metrics). */
   onApplied?: (event: DomainEvent) => void;
   onError?: (error: unknown, context: Record<string, unknown>) => void;
+  /**
+   * Runs each event's handler (the service's log context and span for the event, continuing the
+   * trace of the message's traceparent header). Default: the handler as is.
+   */
+  runInContext?: <T>(event: DomainEvent, traceparent: string | undefined, fn: () => Promise<T>) => Promise<T>;
+  /** Messages left after each batch handled, per partition (the consumer lag gauge). */
+  onLag?: (topic: string, partition: number, lag: number) => void;
   maxAttempts?: number;
   /**
    * Partitions handled at once (default 1). Order holds within a partition, which is all the keys
@@ -91,6 +98,7 @@ export class InboxConsumer {
           await commitOffsetsIfNecessary();
           await heartbeat();
         }
+        o.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
       },
     });
   }
@@ -170,7 +178,7 @@ export class InboxConsumer {
           continue;
         }
         if (item.kind !== 'apply' || !fresh.delete(item.event.eventId)) continue;
-        await item.handler(tx, item.event);
+        await this.run(item, () => item.handler(tx, item.event));
         // Each handler sees the database as if it ran alone: earlier handlers' entities are written and forgotten.
         await tx.flush();
         tx.clear();
@@ -195,7 +203,7 @@ export class InboxConsumer {
         await o.orm.em.fork().transactional(async (em) => {
           const tx = em as unknown as EntityManager;
           if (!(await recordInInbox(tx, o.schema, o.consumerName, event.eventId))) return;
-          await handler(tx, event);
+          await this.run(item, () => handler(tx, event));
           applied = true;
         });
         if (applied) o.onApplied?.(event);
@@ -209,6 +217,11 @@ export class InboxConsumer {
         await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5000)));
       }
     }
+  }
+
+  private run(item: Extract<Parsed, { kind: 'apply' }>, fn: () => Promise<void>): Promise<void> {
+    const around = this.options.runInContext;
+    return around ? around(item.event, headerString(item.message.headers?.[EVENT_HEADERS.traceparent]), fn) : fn();
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, eventId: string | null, payload: string, error: string) {
@@ -226,6 +239,12 @@ export class InboxConsumer {
       });
     });
   }
+}
+
+/** A Kafka header value as a string (the first, when repeated). */
+export function headerString(value: Buffer | string | (Buffer | string)[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : first.toString();
 }
 
 /**

@@ -30,6 +30,14 @@ export function parseBrokers(value: string | undefined): string[] {
 }
 
 /** kafkajs log lines as one-line JSON on stderr, warnings and errors only. */
+type KafkaLogSink = (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
+let sink: KafkaLogSink = (level, msg, fields) => process.stderr.write(JSON.stringify({ level, msg, ...fields }) + '\n');
+
+/** Sends kafkajs' warnings and errors to the service's logger (same JSON lines, time, service and context as the rest). */
+export function setKafkaLogSink(next: KafkaLogSink): void {
+  sink = next;
+}
+
 export function kafkaLogCreator() {
   return ({ namespace, level, log }: LogEntry) => {
     if (level > logLevel.WARN) return;
@@ -38,7 +46,7 @@ export function kafkaLogCreator() {
     if (/The group is rebalancing|There is no leader for this topic-partition|Limiting retries for the idempotent producer/i.test(String(message)) && level === logLevel.WARN) return;
     // Leadership moves right after topic creation; kafkajs retries them by itself.
     if (/not the leader for that topic-partition|There is no leader/i.test(String((extra as { error?: string }).error ?? ''))) return;
-    process.stderr.write(JSON.stringify({ level: level === logLevel.ERROR ? 'error' : 'warn', source: `kafkajs.${namespace}`, msg: message, ...extra }) + '\n');
+    sink(level === logLevel.ERROR ? 'error' : 'warn', String(message), { source: `kafkajs.${namespace}`, ...extra });
   };
 }
 

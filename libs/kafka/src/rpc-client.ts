@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
 import { Partitioners, type Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
@@ -89,6 +90,12 @@ export class RpcClient {
   /** Calls `op` on a service; resolves with the result or throws the service's DomainError. */
   async call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
     let reply: RpcReply<R>;
+    if (caller.traceparent === undefined) {
+      // The service continues the caller's trace (W3C traceparent of the current span, if any).
+      const carrier: { traceparent?: string } = {};
+      propagation.inject(context.active(), carrier);
+      if (carrier.traceparent) caller = { ...caller, traceparent: carrier.traceparent };
+    }
     try {
       reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { op, caller, payload, deadline: Date.now() + timeoutMs }).pipe(timeout(timeoutMs)));
     } catch (error) {

@@ -7,6 +7,8 @@ export interface RpcServerLimits {
   /** Requests handled at once by this process, over all partitions (RPC_MAX_IN_FLIGHT). */
   maxInFlight: number;
   onError?: (error: unknown) => void;
+  /** Requests left after each batch, per partition (the consumer lag gauge). */
+  onLag?: (topic: string, partition: number, lag: number) => void;
 }
 
 /**
@@ -70,6 +72,7 @@ export class RpcKafkaServer extends ServerKafka {
             }
           }),
         );
+        this.limits.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
       },
     });
   }

@@ -39,6 +39,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
       },
       {
         maxInFlight: runtime.config.rpcMaxInFlight,
+        onLag: (topic, partition, lag) => runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
       },
     );

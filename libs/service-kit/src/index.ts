@@ -2,6 +2,7 @@ export * from './config';
 export * from './database';
 export * from './metrics';
 export * from './logger';
+export * from './log-context';
 export * from './projection-waiter';
 export * from './service-runtime';
 export * from './service-kit.module';

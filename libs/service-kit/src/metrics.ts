@@ -10,6 +10,7 @@ export class ServiceMetrics {
   readonly consumerErrors: Counter<'consumer'>;
   readonly eventsApplied: Counter<'consumer' | 'type'>;
   readonly idempotencyReplays: Counter;
+  readonly kafkaConsumerLag: Gauge<'consumer' | 'topic' | 'partition'>;
 
   constructor(serviceName: string) {
     this.registry.setDefaultLabels({ service: serviceName });
@@ -26,6 +27,12 @@ export class ServiceMetrics {
     this.outboxPublished = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published to Kafka', registers: [this.registry] });
     this.consumerErrors = new Counter({ name: 'consumer_errors_total', help: 'Errors while applying events', labelNames: ['consumer'], registers: [this.registry] });
     this.idempotencyReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [this.registry] });
+    this.kafkaConsumerLag = new Gauge({
+      name: 'kafka_consumer_lag',
+      help: 'Messages behind the partition end, as of the last batch a consumer handled',
+      labelNames: ['consumer', 'topic', 'partition'],
+      registers: [this.registry],
+    });
     this.eventsApplied = new Counter({ name: 'consumer_events_applied_total', help: 'Events applied by consumers', labelNames: ['consumer', 'type'], registers: [this.registry] });
   }
 }

@@ -5,10 +5,11 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { createKafka, ensureTopics, InboxConsumer, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
+import { createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
-import { log } from './logger';
+import { runWithLogContext } from './log-context';
+import { log, logEnabled, setLogService } from './logger';
 import { ServiceMetrics } from './metrics';
 import { ProjectionWaiter } from './projection-waiter';
 
@@ -61,8 +62,11 @@ export class ServiceRuntime {
   private readonly handledTypes = new Map<string, Set<string>>();
   private broadcast: { disconnect: () => Promise<void> }[] = [];
   private kafkaUp = false;
+  private backlogTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ServiceRuntimeOptions) {
+    setLogService(options.config.serviceName);
+    setKafkaLogSink((level, msg, fields) => log(level, msg, fields));
     this.metrics = new ServiceMetrics(options.config.serviceName);
     this.clock = clockFromMode(options.config.clockMode);
     this.eventStore = new EventStore(options.config.schema, options.outboxRoute);
@@ -116,6 +120,9 @@ export class ServiceRuntime {
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
     });
     await this.relay.start();
+    // Gauges true between scrapes too (not only when /readyz or /metrics asks).
+    this.backlogTimer = setInterval(() => void this.outboxBacklog().catch(() => undefined), 5_000);
+    this.backlogTimer.unref();
   }
 
   /** Starts an idempotent consumer; events it applies also wake ProjectionWaiter waiters. */
@@ -133,6 +140,19 @@ export class ServiceRuntime {
       handlers: spec.handlers,
       partitionsConcurrently: spec.partitionsConcurrently,
       fromBeginning,
+      // Each event is applied in its own log context and span, continuing the trace of its traceparent header.
+      runInContext: (event, traceparent, fn) =>
+        runWithLogContext(
+          { correlationId: event.correlationId ?? undefined, appId: event.appId ?? undefined, eventId: event.eventId },
+          async () => {
+            const result = await fn();
+            // Debug only: a line per event is too much for info on a busy consumer.
+            if (logEnabled('debug')) log('debug', 'event handled', { consumer: name, type: event.type });
+            return result;
+          },
+          traceparent ?? null,
+        ),
+      onLag: (topic, partition, lag) => this.metrics.kafkaConsumerLag.set({ consumer: name, topic, partition: String(partition) }, lag),
       onApplied: (event) => {
         this.metrics.eventsApplied.inc({ consumer: name, type: event.type });
         this.waiter.notify(event);
@@ -188,6 +208,7 @@ export class ServiceRuntime {
   }
 
   async close(): Promise<void> {
+    if (this.backlogTimer) clearInterval(this.backlogTimer);
     for (const consumer of this.consumers) await consumer.stop();
     for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);
     await this.relay?.stop();

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
+import { currentTraceparent, runWithLogContext } from '@platform/service-kit';
 import { readJsonBody } from '../http/body-reader';
 import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
@@ -13,14 +14,22 @@ export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: st
   const table = new RouteTable(deps.routes);
   const expected = createHash('sha256').update(deps.adminToken).digest();
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newRequestId();
+    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null);
+  };
+
+  async function handleInContext(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     commonHeaders(res, requestId);
+    res.setHeader('traceparent', currentTraceparent() ?? '');
     try {
       const url = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://admin.invalid');
       const path = url.pathname.startsWith(deps.basePath + '/') ? url.pathname.slice(deps.basePath.length) : null;
       const match = path === null ? null : table.match(req.method ?? '', path);
       if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
+      // The route template for the latency histogram (http-metrics.ts), not the raw path.
+      const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+      if (locals) locals.routeLabel = deps.basePath + match.route.path;
       const header = req.headers.authorization ?? '';
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
       const given = createHash('sha256').update(token).digest();
@@ -32,5 +41,5 @@ export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: st
     } catch (error) {
       sendError(res, error, requestId, deps.docsUrl);
     }
-  };
+  }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
-import type { ServiceMetrics } from '@platform/service-kit';
+import { addLogFields, bindLogContext, currentTraceparent, log, runWithLogContext, type ServiceMetrics } from '@platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
@@ -33,12 +33,27 @@ export interface PublicPipelineDeps {
 export function createPublicPipeline(deps: PublicPipelineDeps) {
   const table = new RouteTable(deps.routes);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newRequestId();
+    // Every line of the request carries its id (and app id once known) and the trace: the caller's
+    // traceparent is continued when valid, otherwise the request starts a trace of its own.
+    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null);
+  };
+
+  async function handleInContext(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const end = deps.metrics.httpDuration.startTimer();
+    const started = performance.now();
     let routeLabel = 'unmatched';
-    res.on('finish', () => end({ method: req.method ?? '', route: routeLabel, status: String(res.statusCode) }));
+    res.on(
+      'finish',
+      bindLogContext(() => {
+        const status = res.statusCode;
+        end({ method: req.method ?? '', route: routeLabel, status: String(status) });
+        log(status >= 500 ? 'warn' : 'info', 'request', { method: req.method, route: routeLabel, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+      }),
+    );
     commonHeaders(res, requestId);
+    res.setHeader('traceparent', currentTraceparent() ?? '');
     // Until the app is known, show the limit with a full bucket so the headers are on every response.
     res.setHeader('RateLimit-Limit', String(deps.limiter.burst));
     res.setHeader('RateLimit-Remaining', String(deps.limiter.burst));
@@ -47,7 +62,8 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       const path = url.pathname.startsWith(PUBLIC_BASE_PATH + '/') ? url.pathname.slice(PUBLIC_BASE_PATH.length) : null;
       const match = path === null ? null : table.match(req.method ?? '', path);
       if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
-      routeLabel = `${match.route.method} ${match.route.path}`;
+      // The route template (bounded label values), as clients know it.
+      routeLabel = PUBLIC_BASE_PATH + match.route.path;
 
       const requested = req.headers['svc-version'];
       if (requested !== undefined && !SUPPORTED_API_VERSIONS.includes(String(requested))) {
@@ -55,6 +71,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       }
 
       const key = await authenticate(req, deps);
+      addLogFields({ appId: key.appId });
       const app = await deps.apps.get(key.appId);
       if (!app) throw new DomainError('invalid_api_key');
       authorize(key, app, match.route);
@@ -104,7 +121,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
     } catch (error) {
       sendError(res, error, requestId, deps.docsUrl);
     }
-  };
+  }
 }
 
 async function authenticate(req: IncomingMessage, deps: PublicPipelineDeps): Promise<ApiKeyRecord> {

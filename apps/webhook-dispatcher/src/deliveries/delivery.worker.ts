@@ -3,7 +3,7 @@ import { Counter } from 'prom-client';
 import { Pool } from 'pg';
 import { WEBHOOKS } from '@platform/contracts';
 import { handleCommand, PgListener } from '@platform/event-store';
-import { log, ServiceRuntime } from '@platform/service-kit';
+import { log, runWithLogContext, ServiceRuntime } from '@platform/service-kit';
 import { endpointDecider } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import { WebhookNetwork } from '../network/webhook-network';
@@ -193,11 +193,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at).toISOString() : null,
       };
       this.inFlight++;
-      void attemptDelivery(delivery, this.network, this.runtime.clock)
-        .then((report) => {
-          this.finished.push(report);
-        })
-        .catch((error) => log('error', 'delivery attempt crashed', { deliveryId: delivery.deliveryId, error: String(error) }))
+      // Each attempt's lines carry its app, delivery and event.
+      void runWithLogContext({ appId: delivery.appId, deliveryId: delivery.deliveryId, eventId: delivery.eventId }, () =>
+        attemptDelivery(delivery, this.network, this.runtime.clock)
+          .then((report) => {
+            this.finished.push(report);
+            const r = report.result;
+            log('info', 'webhook attempt', { attempt: delivery.attempt, eventType: delivery.eventType, outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned' });
+          })
+          .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
+      )
         .finally(() => {
           this.inFlight--;
           void this.flush();

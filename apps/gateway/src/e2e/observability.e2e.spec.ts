@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { adminUrl, api, appWithTester, createTestApp, eventually, expectStatus, http, sendMessage, simInbox, unique } from '@platform/testing';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
+
+type LogLine = Record<string, unknown> & { msg?: string; level?: string; service?: string; traceId?: string };
+
+/** The JSON lines of one stack app's log (.data/logs/test-<app>.log, see tools/dev/stack.mjs) carrying `traceId`. */
+function linesWithTrace(app: string, traceId: string): LogLine[] {
+  const file = path.join(ROOT, '.data/logs', `test-${app}.log`);
+  if (!existsSync(file)) return [];
+  const lines: LogLine[] = [];
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (!text.includes(traceId)) continue;
+    try {
+      lines.push(JSON.parse(text) as LogLine);
+    } catch {
+      // not a JSON line (a crash trace, say)
+    }
+  }
+  return lines;
+}
+
+describe('observability (e2e)', () => {
+  it('follows one POST /messages by its traceparent through gateway, messaging and chat-sim, with request id, correlation id and app id on every line', async () => {
+    const { app, userId, appUserId } = await appWithTester();
+    const traceId = randomBytes(16).toString('hex');
+    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+
+    const res = expectStatus(await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced' }, { 'idempotency-key': unique('idem-'), traceparent }), 202);
+    const requestId = res.headers.get('svc-request-id')!;
+    expect(requestId).toBeTruthy();
+    // The gateway continues the caller's trace in a span of its own and says so.
+    expect(res.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    expect(res.headers.get('traceparent')).not.toBe(traceparent);
+
+    // chat-sim's handover consumer put the message in the inbox.
+    await eventually(async () => (await simInbox(userId, app.appId)).some((m) => m.messageId === res.body.id), 15_000);
+
+    const expected = { traceId, appId: app.appId };
+    const found = (await eventually(async () => {
+      const gateway = linesWithTrace('gateway', traceId).filter((l) => l.msg === 'request');
+      const messaging = linesWithTrace('messaging', traceId).filter((l) => l.msg === 'rpc handled');
+      const handover = linesWithTrace('chat-sim', traceId).filter((l) => l.msg === 'event handled' && l.consumer === 'chat-sim.handover');
+      return gateway.length > 0 && messaging.length > 0 && handover.length > 0 ? { gateway, messaging, handover } : null;
+    }, 15_000))!;
+
+    expect(found.gateway[0]).toMatchObject({ ...expected, service: 'gateway', level: 'info', requestId, correlationId: requestId, route: '/platform/v1/messages', status: 202 });
+    expect(found.messaging[0]).toMatchObject({ ...expected, service: 'messaging', requestId, correlationId: requestId, op: expect.any(String), ok: true });
+    expect(found.handover[0]).toMatchObject({ ...expected, service: 'chat-sim', correlationId: requestId, eventId: expect.any(String) });
+    // Each unit of work has a span of its own within the one trace.
+    const spans = new Set([found.gateway[0].spanId, found.messaging[0].spanId, found.handover[0].spanId]);
+    expect(spans.size).toBe(3);
+    for (const line of [found.gateway[0], found.messaging[0], found.handover[0]]) {
+      expect(typeof line.time === 'string' && !Number.isNaN(Date.parse(line.time))).toBe(true);
+    }
+  });
+
+  it('starts a new trace when the traceparent is missing or invalid', async () => {
+    const app = await createTestApp();
+    for (const headers of [{} as Record<string, string>, { traceparent: 'not-a-trace' }, { traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01` }]) {
+      const res = await api('GET', '/messages/msg_unknown', app.sandboxKey, undefined, headers);
+      const returned = res.headers.get('traceparent') ?? '';
+      expect(returned).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(returned.slice(3, 35)).not.toBe('0'.repeat(32));
+    }
+  });
+
+  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging', async () => {
+    const { app, appUserId } = await appWithTester();
+    expectStatus(await sendMessage(app.sandboxKey, {}), 400);
+    const idem = unique('idem-');
+    expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'once' }, idem), 202);
+    const replay = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'once' }, idem), 202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectStatus(await api('GET', '/messages/msg_unknown', app.sandboxKey), 404);
+    const adminOrigin = new URL(adminUrl()).origin;
+    const gatewayMetrics = await eventually(async () => {
+      const text = (await http<string>(`${adminOrigin}/metrics`)).body;
+      return /http_request_duration_seconds_bucket\{[^}]*route="\/platform\/v1\/messages"/.test(text) ? text : null;
+    });
+    // Raw paths (ids) never become label values: the template does.
+    expect(gatewayMetrics).toMatch(/route="\/platform\/v1\/messages\/:id"/);
+    expect(gatewayMetrics).not.toMatch(/route="\/platform\/v1\/messages\/msg_/);
+    expect(gatewayMetrics).toMatch(/idempotency_replays_total\{[^}]*\} [1-9]/);
+    const messagingMetrics = await eventually(async () => {
+      const text = (await http<string>(`http://127.0.0.1:${BASE_PORT + 10}/metrics`)).body;
+      return /kafka_consumer_lag\{[^}]*consumer="messaging\.[^"]+"[^}]*\} \d+/.test(text) ? text : null;
+    }, 15_000);
+    expect(messagingMetrics).toMatch(/outbox_backlog_rows\{[^}]*\} \d+/);
+    expect(messagingMetrics).toMatch(/kafka_consumer_lag\{[^}]*consumer="messaging\.rpc"/);
+  });
+});
