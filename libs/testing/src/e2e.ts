@@ -93,12 +93,13 @@ export async function createTestApp(options: { allowsExternalBusinesses?: boolea
 }
 
 /** Polls until check returns a truthy value; fails with the last value after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   while (Date.now() < deadline) {
     last = await check();
-    if (last) return last;
+    // A truthy value is never null or undefined.
+    if (last) return last as NonNullable<T>;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
