@@ -47,7 +47,8 @@ export class StreamVersionConflict extends Error {
   }
 }
 
-interface EventRow {
+/** A row of a service's `events` table, as read back. */
+export interface EventRow {
   stream_version: number;
   event_id: string;
   type: string;
@@ -77,7 +78,7 @@ export class EventStore {
       `select stream_version, event_id, type, data, metadata, occurred_at from ${this.table} where stream_id = ? order by stream_version`,
       [streamId],
     );
-    const events = rows.map((row) => this.toDomainEvent(streamId, row));
+    const events = rows.map((row) => storedEvent(streamId, row));
     return { events, version: rows.length === 0 ? 0 : rows[rows.length - 1].stream_version };
   }
 
@@ -163,20 +164,7 @@ export class EventStore {
     for (const event of events) {
       const route = this.route(event);
       if (!route) continue;
-      values.push(
-        event.eventId,
-        route.aggregateType,
-        route.key,
-        event.type,
-        route.topic,
-        JSON.stringify(route.publishedData === undefined ? event : { ...event, data: route.publishedData }),
-        JSON.stringify({
-          [EVENT_HEADERS.eventId]: event.eventId,
-          [EVENT_HEADERS.type]: event.type,
-          ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
-          ...trace,
-        }),
-      );
+      values.push(...outboxRowFor(event, route, trace));
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
     }
     if (placeholders.length === 0) return;
@@ -187,22 +175,45 @@ export class EventStore {
       [...values, outboxChannel(this.schema)],
     );
   }
+}
 
-  private toDomainEvent(streamId: string, row: EventRow): DomainEvent {
-    const meta = row.metadata ?? {};
-    return {
-      eventId: row.event_id,
-      type: row.type,
-      schemaVersion: Number(meta.schemaVersion ?? 1),
-      occurredAt: new Date(row.occurred_at).toISOString(),
-      appId: (meta.appId as string | null) ?? null,
-      correlationId: (meta.correlationId as string | null) ?? null,
-      causationId: (meta.causationId as string | null) ?? null,
-      streamId,
-      streamVersion: row.stream_version,
-      data: row.data,
-    };
-  }
+/** The event a stored row holds (what consumers, replays and redrives see). */
+export function storedEvent(streamId: string, row: EventRow): DomainEvent {
+  const meta = row.metadata ?? {};
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    schemaVersion: Number(meta.schemaVersion ?? 1),
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    appId: (meta.appId as string | null) ?? null,
+    correlationId: (meta.correlationId as string | null) ?? null,
+    causationId: (meta.causationId as string | null) ?? null,
+    streamId,
+    streamVersion: row.stream_version,
+    data: row.data,
+  };
+}
+
+/**
+ * The outbox row of a routed event, Debezium-style: id (the event id), aggregate type, aggregate id
+ * (the Kafka key), type, topic, payload (with `publishedData` in place of data when the route says
+ * so) and the Kafka headers, including the unit of work's trace context.
+ */
+export function outboxRowFor(event: DomainEvent, route: OutboxRoute, trace: Record<string, string>): [string, string, string, string, string, string, string] {
+  return [
+    event.eventId,
+    route.aggregateType,
+    route.key,
+    event.type,
+    route.topic,
+    JSON.stringify(route.publishedData === undefined ? event : { ...event, data: route.publishedData }),
+    JSON.stringify({
+      [EVENT_HEADERS.eventId]: event.eventId,
+      [EVENT_HEADERS.type]: event.type,
+      ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
+      ...trace,
+    }),
+  ];
 }
 
 export function isUniqueViolation(error: unknown): boolean {

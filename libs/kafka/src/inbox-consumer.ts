@@ -116,7 +116,7 @@ export class InboxConsumer {
     this.consumer = null;
     await old?.disconnect().catch(() => undefined);
     this.restarts += 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** this.restarts, 30_000)));
+    await waitBeforeRestart(this.restarts);
     if (this.stopped) return;
     await this.start().catch((error) => {
       this.options.onError?.(error, { consumer: this.options.consumerName, restart: this.restarts });
@@ -247,6 +247,11 @@ export function headerString(value: Buffer | string | (Buffer | string)[] | unde
   return first === undefined ? undefined : first.toString();
 }
 
+/** Waits before the n-th rebuild of a crashed consumer: 1 s, doubling, at most 30 s. */
+export function waitBeforeRestart(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 30_000)));
+}
+
 /**
  * kafkajs restarts a crashed consumer only after errors it deems retriable; after any other (a
  * group coordinator not found while a fresh broker loads, for one) the consumer stays dead and its
@@ -299,7 +304,7 @@ export async function startBroadcastConsumer(args: {
   const restart = async (): Promise<void> => {
     await current?.disconnect().catch(() => undefined);
     restarts += 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** restarts, 30_000)));
+    await waitBeforeRestart(restarts);
     if (stopped) return;
     await start().catch((error) => {
       args.onError?.(error);

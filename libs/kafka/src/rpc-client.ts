@@ -5,7 +5,7 @@ import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
-import { restartWhenCrashed } from './inbox-consumer';
+import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
 
 export interface RpcClientOptions {
@@ -75,7 +75,7 @@ export class RpcClient {
   private async reconnect(): Promise<void> {
     await this.client.close().catch(() => undefined);
     for (let attempt = 1; !this.closed; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 30_000)));
+      await waitBeforeRestart(attempt);
       if (this.closed) return;
       try {
         await this.connect();

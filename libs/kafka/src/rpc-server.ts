@@ -1,7 +1,7 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
-import { restartWhenCrashed } from './inbox-consumer';
+import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 
 export interface RpcServerLimits {
   /** Requests handled at once by this process, over all partitions (RPC_MAX_IN_FLIGHT). */
@@ -95,7 +95,7 @@ export class RpcKafkaServer extends ServerKafka {
     if (this.closing || this.consumer !== crashed || !this.client) return;
     await crashed.disconnect().catch(() => undefined);
     this.restarts += 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** this.restarts, 30_000)));
+    await waitBeforeRestart(this.restarts);
     if (this.closing || !this.client) return;
     const consumer = this.client.consumer({ ...this.options.consumer, groupId: this.groupId });
     this.consumer = consumer;

@@ -20,7 +20,8 @@ const SERVICES = {
 };
 const BATCH = 500;
 
-function loadRoute(service, namespace) {
+/** The service's outbox route and the event store's own row mapping (storedEvent, outboxRowFor), from the build. */
+function loadCompiled(service, namespace) {
   const main = path.join(ROOT, 'dist/apps', service, 'src/main.js');
   if (!existsSync(main)) throw new CliError(`${main} is missing: run npm run build first`);
   // Topic names read KAFKA_NAMESPACE when routed; the service's modules load without starting it.
@@ -29,24 +30,8 @@ function loadRoute(service, namespace) {
   require(path.join(ROOT, 'tools/build/register-paths.cjs'));
   const route = require(main)[SERVICES[service].route];
   if (typeof route !== 'function') throw new CliError(`${main} does not export ${SERVICES[service].route}`);
-  return route;
-}
-
-/** The event as the service's EventStore rebuilds it from a row (libs/event-store toDomainEvent). */
-function toDomainEvent(row) {
-  const meta = row.metadata ?? {};
-  return {
-    eventId: row.event_id,
-    type: row.type,
-    schemaVersion: Number(meta.schemaVersion ?? 1),
-    occurredAt: new Date(row.occurred_at).toISOString(),
-    appId: meta.appId ?? null,
-    correlationId: meta.correlationId ?? null,
-    causationId: meta.causationId ?? null,
-    streamId: row.stream_id,
-    streamVersion: row.stream_version,
-    data: row.data,
-  };
+  const { storedEvent, outboxRowFor } = require(path.join(ROOT, 'dist/libs/event-store/src/event-store.js'));
+  return { route, storedEvent, outboxRowFor };
 }
 
 /**
@@ -73,7 +58,7 @@ export default {
   examples: ['platformctl outbox redrive --service messaging --since 2026-11-22T08:00:00Z --until 2026-11-22T09:00:00Z --yes'],
   async run({ values, config }) {
     const { schema } = SERVICES[values.service];
-    const route = loadRoute(values.service, config.kafkaNamespace);
+    const { route, storedEvent, outboxRowFor } = loadCompiled(values.service, config.kafkaNamespace);
     const since = new Date(values.since);
     const until = values.until ? new Date(values.until) : null;
     return withDatabase(config, async (db) => {
@@ -105,15 +90,15 @@ export default {
         after = rows[rows.length - 1].position;
         const outbox = [];
         for (const row of rows) {
-          const event = toDomainEvent(row);
+          const event = storedEvent(row.stream_id, row);
           const r = route(event);
           if (!r) {
             summary.private += 1;
             continue;
           }
           summary.byTopic[r.topic] = (summary.byTopic[r.topic] ?? 0) + 1;
-          const headers = { 'event-id': event.eventId, 'event-type': event.type, ...(event.correlationId ? { 'correlation-id': event.correlationId } : {}) };
-          outbox.push([event.eventId, r.aggregateType, r.key, event.type, r.topic, JSON.stringify(r.publishedData === undefined ? event : { ...event, data: r.publishedData }), JSON.stringify(headers)]);
+          // No trace context: a redrive is not part of the request that caused the event.
+          outbox.push(outboxRowFor(event, r, {}));
         }
         if (!dryRun && outbox.length > 0) {
           // Rows still waiting (not yet sent) keep their place; in one transaction with the wake-up of the relay.

@@ -1,4 +1,3 @@
-import { usageError } from '../lib/cli.mjs';
 import { run as rebuild, SERVICES } from './replay-projections.mjs';
 
 /**
@@ -21,11 +20,11 @@ export default {
   },
   examples: ['platformctl replay projections --service messaging'],
   async run({ values, config }) {
-    if (values['from-offset'] !== undefined || values['from-time'] !== undefined) throw usageError('--from-offset/--from-time (rebuild from topics) is not implemented yet');
     process.env.DATABASE_URL = config.databaseUrl;
     const argv = ['--service', values.service, '--page-size', values['page-size'], '--lock-timeout', values['lock-timeout']];
     if (values['keep-old']) argv.push('--keep-old');
     if (values.quiet) argv.push('--quiet');
+    for (const name of ['from-offset', 'from-time']) if (values[name] !== undefined) argv.push(`--${name}`, values[name]);
     return rebuild(argv);
   },
 };

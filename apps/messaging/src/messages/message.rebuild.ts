@@ -51,6 +51,26 @@ export const MESSAGE_EVENT_TYPES = ['MessageAccepted', 'MessageSent', 'MessageDe
 
 type D = Record<string, unknown>;
 
+/** The row a message's first event creates; the fields that differ between directions come from the caller. */
+function newRow(e: RebuildEvent, own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'>): MessageRow {
+  const d = e.data as D;
+  return {
+    message_id: d.messageId as string,
+    app_id: e.appId as string,
+    app_user_id: d.appUserId as string,
+    user_id: d.userId as string,
+    type: d.type as string,
+    text: (d.text as string | null) ?? null,
+    ...own,
+    failure_reason: null,
+    created_at: e.occurredAt,
+    delivered_at: null,
+    read_at: null,
+    failed_at: null,
+    version: e.streamVersion,
+  };
+}
+
 /** One event on the row of its message, as projectMessageEvents' statements would change it. */
 export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent): MessageRow | undefined {
   const d = e.data as D;
@@ -58,45 +78,21 @@ export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent):
   const v = e.streamVersion;
   switch (e.type) {
     case 'MessageAccepted':
-      return {
-        message_id: d.messageId as string,
-        app_id: e.appId as string,
+      return newRow(e, {
         direction: 'outbound',
-        app_user_id: d.appUserId as string,
-        user_id: d.userId as string,
-        type: d.type as string,
-        text: (d.text as string | null) ?? null,
         media: JSON.stringify(d.media),
         status: 'accepted',
         client_reference: (d.clientReference as string | null) ?? null,
         business_initiated: d.businessInitiated as boolean,
-        failure_reason: null,
-        created_at: at,
-        delivered_at: null,
-        read_at: null,
-        failed_at: null,
-        version: v,
-      };
+      });
     case 'MessageReceived':
-      return {
-        message_id: d.messageId as string,
-        app_id: e.appId as string,
+      return newRow(e, {
         direction: 'inbound',
-        app_user_id: d.appUserId as string,
-        user_id: d.userId as string,
-        type: d.type as string,
-        text: (d.text as string | null) ?? null,
         media: JSON.stringify((d.media as D[]).map(({ objectKey: _key, ...file }) => file)),
         status: 'received',
         client_reference: null,
         business_initiated: false,
-        failure_reason: null,
-        created_at: at,
-        delivered_at: null,
-        read_at: null,
-        failed_at: null,
-        version: v,
-      };
+      });
     case 'MessageSent':
       return row && { ...row, status: 'sent', version: v };
     case 'MessageDelivered':
