@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { adminUrl, api, appWithTester, createTestApp, eventually, expectStatus, http, sendMessage, simInbox, unique } from '@platform/testing';
 
@@ -8,12 +8,16 @@ const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
 
 type LogLine = Record<string, unknown> & { msg?: string; level?: string; service?: string; traceId?: string };
 
-/** The JSON lines of one stack app's log (.data/logs/test-<app>.log, see tools/dev/stack.mjs) carrying `traceId`. */
+/**
+ * The JSON lines carrying `traceId` in one stack app's logs: `.data/logs/test-<app>.log` (see
+ * tools/dev/stack.mjs) and the logs of replacements that crash tests start (`test-<app>-after-crash.log`),
+ * which serve the app once those tests have run.
+ */
 function linesWithTrace(app: string, traceId: string): LogLine[] {
-  const file = path.join(ROOT, '.data/logs', `test-${app}.log`);
-  if (!existsSync(file)) return [];
+  const dir = path.join(ROOT, '.data/logs');
+  const files = readdirSync(dir).filter((name) => name === `test-${app}.log` || (name.startsWith(`test-${app}-`) && name.endsWith('.log')));
   const lines: LogLine[] = [];
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
+  for (const text of files.flatMap((name) => readFileSync(path.join(dir, name), 'utf8').split('\n'))) {
     if (!text.includes(traceId)) continue;
     try {
       lines.push(JSON.parse(text) as LogLine);
