@@ -92,7 +92,7 @@ async function committed(groupId: string, topic: string): Promise<Map<number, nu
 
 describe('platformctl (e2e)', () => {
   const COMMANDS: [string[], string[]][] = [
-    [['replay', 'projections'], ['--service', '--page-size', '--keep-old', '--lock-timeout']],
+    [['replay', 'projections'], ['--service', '--from-offset', '--from-time', '--dry-run', '--page-size', '--keep-old', '--lock-timeout']],
     [['replay', 'topic'], ['--topic', '--group', '--to-time', '--to-offset', '--dry-run', '--yes']],
     [['outbox', 'redrive'], ['--service', '--since', '--until', '--dry-run', '--yes']],
     [['webhooks', 'redeliver'], ['--app', '--since', '--type', '--status', '--dry-run', '--yes']],
@@ -118,7 +118,10 @@ describe('platformctl (e2e)', () => {
     expect((await ctl('replay', 'topic', '--topic', 'a', '--group', 'b', '--to-offset', 'soon')).code).toBe(2);
     expect((await ctl('trace', 'message')).code).toBe(2);
     expect((await ctl('replay', 'projections', '--service', 'nope')).code).toBe(2);
-    expect((await ctl('replay', 'projections', '--service', 'messaging', '--from-time', '2026-01-01T00:00:00Z')).code).toBe(2);
+    expect((await ctl('replay', 'projections', '--service', 'messaging', '--from-time', 'yesterday')).code).toBe(2);
+    expect((await ctl('replay', 'projections', '--service', 'messaging', '--from-offset', '-1')).code).toBe(2);
+    expect((await ctl('replay', 'projections', '--service', 'messaging', '--from-offset', '0', '--from-time', '2026-01-01T00:00:00Z')).code).toBe(2);
+    expect((await ctl('replay', 'projections', '--service', 'messaging', '--dry-run')).code).toBe(2);
   });
 
   it('dev commands make an org, an app, a key and a user, and the user writes to the app', async () => {

@@ -39,10 +39,32 @@ export interface InboxConsumerOptions {
 }
 
 /** A message of a batch, parsed: an event to apply, one to skip, or a payload to dead-letter. */
-type Parsed =
+export type Parsed =
   | { kind: 'apply'; message: KafkaMessage; event: DomainEvent; handler: EventHandler; raw: string }
   | { kind: 'skip'; message: KafkaMessage }
   | { kind: 'dead'; message: KafkaMessage; eventId: string | null; raw: string; reason: string };
+
+/**
+ * What a consumer with these handlers does with a message: apply it (a valid event of a handled
+ * type), skip it (a type it does not handle) or dead-letter it (not JSON, not an object, invalid).
+ * Projection rebuilds read topics with the same rules, so they apply exactly what consumers apply.
+ */
+export function parseEventMessage(message: KafkaMessage, handlers: Record<string, EventHandler>): Parsed {
+  const raw = message.value?.toString('utf8') ?? '';
+  let event: DomainEvent;
+  try {
+    event = JSON.parse(raw) as DomainEvent;
+  } catch {
+    return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not JSON' };
+  }
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not a JSON object' };
+  // Own properties only: a type such as "constructor" must not find Object.prototype's.
+  const handler = typeof event.type === 'string' && Object.hasOwn(handlers, event.type) ? handlers[event.type] : undefined;
+  if (!handler) return { kind: 'skip', message };
+  const problem = validateDomainEvent(event);
+  if (problem) return { kind: 'dead', message, eventId: event.eventId ?? null, raw, reason: `invalid event: ${problem}` };
+  return { kind: 'apply', message, event, handler, raw };
+}
 
 /** Events applied in one transaction at most; a batch larger than this is applied in slices. */
 const MAX_EVENTS_PER_TRANSACTION = 100;
@@ -125,21 +147,7 @@ export class InboxConsumer {
   }
 
   private parse(message: KafkaMessage): Parsed {
-    const o = this.options;
-    const raw = message.value?.toString('utf8') ?? '';
-    let event: DomainEvent;
-    try {
-      event = JSON.parse(raw) as DomainEvent;
-    } catch {
-      return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not JSON' };
-    }
-    if (event === null || typeof event !== 'object' || Array.isArray(event)) return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not a JSON object' };
-    // Own properties only: a type such as "constructor" must not find Object.prototype's.
-    const handler = typeof event.type === 'string' && Object.hasOwn(o.handlers, event.type) ? o.handlers[event.type] : undefined;
-    if (!handler) return { kind: 'skip', message };
-    const problem = validateDomainEvent(event);
-    if (problem) return { kind: 'dead', message, eventId: event.eventId ?? null, raw, reason: `invalid event: ${problem}` };
-    return { kind: 'apply', message, event, handler, raw };
+    return parseEventMessage(message, this.options.handlers);
   }
 
   private async handleSlice(topic: string, partition: number, messages: KafkaMessage[]): Promise<void> {

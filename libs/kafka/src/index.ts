@@ -6,3 +6,5 @@ export * from './rpc-client';
 export * from './rpc-dispatcher';
 export * from './rpc-server';
 export * from './coalescing-send';
+export * from './topic-projection-rebuild';
+export * from './rebuild-entity-manager';

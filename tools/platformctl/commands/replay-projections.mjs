@@ -1,8 +1,10 @@
 /**
- * platformctl replay projections --service S [--page-size N] [--keep-old] [--json]
- * Rebuilds a service's event-store-fed projections into fresh tables from its event store, swaps them in
- * while the service keeps serving (writers wait only during the swap's lock), and reports events/second.
- * Runs the compiled code in dist/ (npm run build). Standalone: node tools/platformctl/commands/replay-projections.mjs --service messaging
+ * platformctl replay projections --service S [--from-offset N | --from-time T] [--page-size N] [--keep-old] [--dry-run]
+ * Rebuilds a service's projections into fresh tables and swaps them in while the service keeps serving
+ * (writers wait only during the swap's lock), and reports events/second: from its own event store, or,
+ * with --from-offset/--from-time (or for a service without an event store rebuild), from the topics
+ * that other services' events arrive on. Runs the compiled code in dist/ (npm run build).
+ * Standalone: node tools/platformctl/commands/replay-projections.mjs --service messaging
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,36 +14,58 @@ import { parseArgs } from 'node:util';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
 
-/** Services with an event-store rebuild, and the compiled module + export that describes it. */
-const SPECS = {
+/** Services whose own event store feeds projections: compiled module and export. */
+const STORE_SPECS = {
   messaging: ['dist/apps/messaging/src/messages/message.rebuild.js', 'messagingProjectionRebuild'],
 };
 
-const help = `Usage: platformctl replay projections --service <${Object.keys(SPECS).join('|')}> [options]
+/** Services with projections of other services' topics: compiled module, export, and what the spec needs from the environment. */
+const TOPIC_SPECS = {
+  messaging: ['dist/apps/messaging/src/audience/audience.rebuild.js', 'messagingTopicRebuild', ['APP_USER_ID_SECRET']],
+  consent: ['dist/apps/consent/src/apps/apps.rebuild.js', 'consentTopicRebuild', []],
+  gateway: ['dist/apps/gateway/src/app-status/app-access.rebuild.js', 'gatewayTopicRebuild', []],
+};
 
-Rebuilds the service's projections from its own event store into <schema>_rebuild_<ts>, catches up
-events appended meanwhile, then swaps the tables in one short transaction (writers of those tables
-wait for it). Progress on stderr; the report (JSON) on stdout.
+export const SERVICES = [...new Set([...Object.keys(STORE_SPECS), ...Object.keys(TOPIC_SPECS)])];
+
+const help = `Usage: platformctl replay projections --service <${SERVICES.join('|')}> [options]
+
+From the event store (default where the service has one: ${Object.keys(STORE_SPECS).join(', ')}): folds the
+service's own events into <schema>_rebuild_<ts>, catches up events appended meanwhile, then swaps
+the tables in one short transaction (writers of those tables wait for it).
+
+From topics (--from-offset or --from-time; the default for ${Object.keys(TOPIC_SPECS).filter((s) => !STORE_SPECS[s]).join(', ')}): reads
+the topics the service's projection consumers follow, with a throwaway consumer group, applies the
+live consumers' own handlers to fresh tables, keeps exactly what the live consumers applied (their
+inbox says which), then swaps. Events before the start are not replayed: the rebuilt tables hold
+only what the topics carry from there (domain topics keep everything, so offset 0 is a full rebuild).
+
+Progress on stderr; the report (JSON) on stdout.
 
 Options:
-  --service S        service to rebuild (required)
-  --page-size N      events per read/write transaction (default 10000)
-  --keep-old         keep the replaced tables in <schema>_old_<ts> (default: dropped)
-  --lock-timeout MS  give up the swap if the live tables cannot be locked in time (default 5000)
-  --from-offset, --from-time   not supported yet: topic-fed projections (see docs/decisions.md)
+  --service S         service to rebuild (required)
+  --from-offset N     rebuild from topics, every partition from offset N (clamped to the log)
+  --from-time T       rebuild from topics, every partition from its first message at or after T (ISO 8601)
+  --dry-run           topics only: print the partitions, start and end offsets, and change nothing
+  --page-size N       events per read/write transaction (default 10000; topics: 2000)
+  --keep-old          keep the replaced tables in <schema>_old_<ts> (default: dropped)
+  --lock-timeout MS   give up the swap if the live tables cannot be locked in time (default 5000)
 
-Environment: DATABASE_URL (admin connection to the platform database; build with npm run build first).`;
+Environment: DATABASE_URL (admin connection to the platform database); for topics also KAFKA_BROKERS,
+KAFKA_NAMESPACE and, for messaging, APP_USER_ID_SECRET (appUserIds of users' own messages).
+Build with npm run build first.`;
 
 export async function run(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
       service: { type: 'string' },
-      'page-size': { type: 'string', default: '10000' },
+      'page-size': { type: 'string' },
       'keep-old': { type: 'boolean', default: false },
       'lock-timeout': { type: 'string', default: '5000' },
       'from-offset': { type: 'string' },
       'from-time': { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -50,42 +74,81 @@ export async function run(argv) {
     console.log(help);
     return 0;
   }
-  if (values['from-offset'] !== undefined || values['from-time'] !== undefined) {
-    console.error('replay projections: --from-offset/--from-time (rebuild from topics) is not implemented; the event-store rebuild needs neither.');
+  const usage = (message) => {
+    console.error(`replay projections: ${message}\n\n${help}`);
     return 2;
-  }
-  const entry = SPECS[values.service];
-  if (!entry) {
-    console.error(`replay projections: --service must be one of ${Object.keys(SPECS).join(', ')}\n\n${help}`);
-    return 2;
-  }
-  if (!process.env.DATABASE_URL) {
-    console.error('replay projections: DATABASE_URL is not set');
-    return 2;
-  }
+  };
+  if (!SERVICES.includes(values.service)) return usage(`--service must be one of ${SERVICES.join(', ')}`);
+  if (values['from-offset'] !== undefined && values['from-time'] !== undefined) return usage('give at most one of --from-offset, --from-time');
+  if (values['from-offset'] !== undefined && !/^\d+$/.test(values['from-offset'])) return usage('--from-offset must be a whole number');
+  if (values['from-time'] !== undefined && Number.isNaN(Date.parse(values['from-time']))) return usage('--from-time must be an ISO 8601 time');
+  const fromTopics = values['from-offset'] !== undefined || values['from-time'] !== undefined || !STORE_SPECS[values.service];
+  if (fromTopics && !TOPIC_SPECS[values.service]) return usage(`${values.service} has no projections of other services' topics`);
+  if (!fromTopics && values['dry-run']) return usage('--dry-run applies to a rebuild from topics');
+  if (!process.env.DATABASE_URL) return usage('DATABASE_URL is not set');
+
   require(path.join(ROOT, 'tools/build/register-paths.cjs'));
-  const { rebuildProjections } = require(path.join(ROOT, 'dist/libs/event-store/src/projection-rebuild.js'));
-  const spec = require(path.join(ROOT, entry[0]))[entry[1]];
   const pg = require('pg');
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL, application_name: 'platformctl-replay-projections' });
-  await client.connect();
+  const query = async (sql, params) => (await client.query(sql, params)).rows;
   let lastDraw = 0;
-  const draw = (done, total) => {
+  const draw = (unit) => (done, total) => {
     const now = performance.now();
     if (values.quiet || (now - lastDraw < 100 && done < total)) return;
     lastDraw = now;
     const width = 30;
     const fill = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
-    process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${total} events`);
+    process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${total} ${unit}`);
   };
+  const common = { keepOld: values['keep-old'], lockTimeoutMs: Number(values['lock-timeout']) };
+
+  await client.connect();
   try {
-    const report = await rebuildProjections(client, spec, {
-      pageSize: Number(values['page-size']),
-      keepOld: values['keep-old'],
-      lockTimeoutMs: Number(values['lock-timeout']),
-      onProgress: draw,
-    });
-    if (!values.quiet) process.stderr.write(`\n${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
+    if (!fromTopics) {
+      const { rebuildProjections } = require(path.join(ROOT, 'dist/libs/event-store/src/projection-rebuild.js'));
+      const [file, name] = STORE_SPECS[values.service];
+      const report = await rebuildProjections(client, require(path.join(ROOT, file))[name], { ...common, pageSize: Number(values['page-size'] ?? 10000), onProgress: draw('events') });
+      if (!values.quiet) process.stderr.write(`\n${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
+      console.log(JSON.stringify(report));
+      return 0;
+    }
+
+    const [file, name, needs] = TOPIC_SPECS[values.service];
+    const missing = needs.filter((n) => !process.env[n]);
+    if (missing.length > 0) return usage(`${missing.join(', ')} must be set for ${values.service}'s topic projections`);
+    // Topic names read KAFKA_NAMESPACE when the spec is built, so load it only now.
+    const spec = require(path.join(ROOT, file))[name](...needs.map((n) => process.env[n]));
+    const { rebuildProjectionsFromTopics, planTopicRebuild, describeStart } = require(path.join(ROOT, 'dist/libs/kafka/src/index.js'));
+    const { Kafka, logLevel } = require('kafkajs');
+    const kafka = new Kafka({ clientId: 'platformctl-replay-projections', brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING });
+    const from =
+      values['from-offset'] !== undefined
+        ? { kind: 'offset', offset: values['from-offset'] }
+        : values['from-time'] !== undefined
+          ? { kind: 'time', time: new Date(values['from-time']) }
+          : { kind: 'earliest' };
+    if (values['dry-run']) {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const partitions = await planTopicRebuild(admin, spec, from);
+        const messages = partitions.reduce((n, p) => n + Number(BigInt(p.end) - BigInt(p.start)), 0);
+        if (!values.quiet) {
+          process.stderr.write(`would rebuild ${spec.tables.map((t) => `${spec.schema}.${t}`).join(', ')} from ${describeStart(from)}: ${messages} messages\n`);
+          for (const p of partitions) process.stderr.write(`  ${p.consumer}  ${p.topic}[${p.partition}]  ${p.start} → ${p.end}\n`);
+        }
+        console.log(JSON.stringify({ service: spec.service, source: 'topics', dryRun: true, from: describeStart(from), tables: spec.tables, messages, partitions }));
+        return 0;
+      } finally {
+        await admin.disconnect();
+      }
+    }
+    const report = await rebuildProjectionsFromTopics(query, kafka, spec, { ...common, from, pageSize: Number(values['page-size'] ?? 2000), onProgress: draw('messages') });
+    if (!values.quiet) {
+      process.stderr.write(
+        `\n${report.messages} messages, ${report.events} events applied in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms, ${report.leftToLiveConsumer} left to the live consumers)\n`,
+      );
+    }
     console.log(JSON.stringify(report));
     return 0;
   } finally {
@@ -94,8 +157,7 @@ export async function run(argv) {
 }
 
 export const name = 'replay projections';
-export const SERVICES = Object.keys(SPECS);
-export const summary = "Rebuild a service's projections from its event store and swap them in live";
+export const summary = "Rebuild a service's projections from its event store or from topics and swap them in live";
 export { help };
 export default { name, summary, help, run };
 

@@ -100,3 +100,17 @@ async function upsertOrg(em: EntityManager, event: DomainEvent): Promise<void> {
     [d.orgId, d.allowsExternalBusinesses],
   );
 }
+
+/** The appUserId ↔ userId map also learns from users' own messages (chat.user-events). */
+export async function recordAppUser(em: EntityManager, appId: string, appUserId: string, userId: string): Promise<void> {
+  await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [appId, appUserId, userId]);
+}
+
+/** D6: the window follows the user's last message; a late older event never shortens it. */
+export async function extendReplyWindow(em: EntityManager, appId: string, appUserId: string, sentAt: Date): Promise<void> {
+  await em.execute(
+    `insert into messaging.windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
+     on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(messaging.windows.last_user_message_at, excluded.last_user_message_at)`,
+    [appId, appUserId, sentAt],
+  );
+}

@@ -11,7 +11,7 @@ import {
 import { isDomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
-import { audienceHandlers } from '../audience/audience.projection';
+import { audienceHandlers, extendReplyWindow, recordAppUser } from '../audience/audience.projection';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 
@@ -50,7 +50,7 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
         const d = (event as unknown as UserSentMessage).data;
         const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
         const sentAt = new Date(event.occurredAt);
-        await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [d.appId, appUserId, d.userId]);
+        await recordAppUser(em, d.appId, appUserId, d.userId);
         await decide(
           em,
           d.messageId,
@@ -69,12 +69,7 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
           },
           event,
         );
-        // D6: the window follows the user's last message; a late older event never shortens it.
-        await em.execute(
-          `insert into messaging.windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
-           on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(messaging.windows.last_user_message_at, excluded.last_user_message_at)`,
-          [d.appId, appUserId, sentAt],
-        );
+        await extendReplyWindow(em, d.appId, appUserId, sentAt);
       },
       DeviceReceiptSent: async (em, event) => {
         const d = (event as unknown as DeviceReceiptSent).data;

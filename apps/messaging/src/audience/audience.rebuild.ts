@@ -1,0 +1,39 @@
+import { appUserIdFor, TOPICS, type DomainEvent, type UserSentMessage } from '@platform/contracts';
+import type { TopicProjectionRebuildSpec } from '@platform/kafka';
+import { USER_EVENTS_CONSUMER } from '../inbound/user-events.consumer';
+import { appsConsumer, audienceHandlers, consentConsumer, extendReplyWindow, recordAppUser } from './audience.projection';
+import { mediaConsumer } from './media.projection';
+
+/**
+ * Messaging's projections of other services' topics, for `platformctl replay projections --service
+ * messaging --from-offset|--from-time`: the send rules' view of apps, orgs, recipients, app users,
+ * consents, testers, media and reply windows. The handlers are the live consumers' own; of the
+ * user-events consumer only the projection effects (its decisions append to the event store, which
+ * a rebuild never touches).
+ */
+export function messagingTopicRebuild(appUserIdSecret: string): TopicProjectionRebuildSpec {
+  return {
+    service: 'messaging',
+    schema: 'messaging',
+    // The live writers' order: a user's message records the app user, then extends the window.
+    tables: ['apps', 'orgs', 'recipients', 'app_users', 'consents', 'testers', 'media', 'windows'],
+    consumers: [
+      { consumer: `messaging.${appsConsumer.name}`, topics: appsConsumer.topics, handlers: appsConsumer.handlers },
+      { consumer: `messaging.${consentConsumer.name}`, topics: consentConsumer.topics, handlers: consentConsumer.handlers },
+      { consumer: `messaging.${mediaConsumer.name}`, topics: mediaConsumer.topics, handlers: mediaConsumer.handlers },
+      {
+        consumer: `messaging.${USER_EVENTS_CONSUMER}`,
+        topics: [TOPICS.chatUserEvents],
+        handlers: {
+          ...audienceHandlers,
+          UserSentMessage: async (em, event: DomainEvent) => {
+            const d = (event as unknown as UserSentMessage).data;
+            const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
+            await recordAppUser(em, d.appId, appUserId, d.userId);
+            await extendReplyWindow(em, d.appId, appUserId, new Date(event.occurredAt));
+          },
+        },
+      },
+    ],
+  };
+}
