@@ -6,3 +6,4 @@ export * from './inbox';
 export * from './command-handler';
 export * from './pg-listener';
 export * from './projection-rebuild';
+export * from './rebuild-entity-manager';

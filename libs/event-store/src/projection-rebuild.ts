@@ -1,4 +1,8 @@
 import type { Client } from 'pg';
+import type { DomainEvent } from '@platform/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEvent } from './event-store';
+import { rebuildEntityManager, tableRedirect } from './rebuild-entity-manager';
 import { quoteIdent } from './schema.sql';
 
 /** An event as a rebuild reads it from `<schema>.events`: timestamps stay text so they round-trip exactly. */
@@ -14,6 +18,8 @@ export interface RebuildEvent {
   occurredAt: string;
   /** occurred_at's UTC date, YYYY-MM-DD. */
   utcDay: string;
+  /** The whole event as the append stored it (what inline projections take). */
+  stored: DomainEvent;
 }
 
 export type RebuildQuery = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
@@ -28,8 +34,8 @@ export interface ProjectionRebuildSpec {
   /** Live tables, in the order the service's writers touch them (the swap locks them in this order). */
   tables: string[];
   eventTypes: string[];
-  /** One rebuild's folding state: it may keep rows in memory between pages, and must write them all on flush. */
-  start(): RebuildSession;
+  /** One rebuild's folding state, writing into the copies in `targetName`: it may keep rows in memory between pages, and must write them all on flush. */
+  start(targetName: string): RebuildSession;
 }
 
 export interface RebuildSession {
@@ -84,7 +90,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   const target = quoteIdent(targetName);
   const oldName = `${spec.schema}_old_${ts}`;
   const query: RebuildQuery = async (sql, params) => (await client.query(sql, params as unknown[])).rows;
-  const session = spec.start();
+  const session = spec.start(targetName);
   const started = performance.now();
 
   // 1. Fresh copies of the live tables (secondary indexes come after the bulk load).
@@ -109,7 +115,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   let done = 0;
 
   const select = `select position::text as position, stream_id, stream_version, event_id::text as event_id, type, data, metadata->>'appId' as app_id,
-      occurred_at::text as occurred_at, (occurred_at at time zone 'UTC')::date::text as utc_day from ${live}.events e`;
+      metadata, to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at_iso, occurred_at::text as occurred_at, (occurred_at at time zone 'UTC')::date::text as utc_day from ${live}.events e`;
   // (e.position: a bare `position` in order by would be the text column of the select list.)
   const toEvents = (rows: Record<string, unknown>[]): RebuildEvent[] =>
     rows.map((r) => ({
@@ -122,6 +128,14 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
       appId: r.app_id as string | null,
       occurredAt: r.occurred_at as string,
       utcDay: r.utc_day as string,
+      stored: storedEvent(r.stream_id as string, {
+        event_id: r.event_id as string,
+        type: r.type as string,
+        stream_version: r.stream_version as number,
+        data: r.data,
+        metadata: r.metadata as Record<string, unknown>,
+        occurred_at: r.occurred_at_iso as string,
+      }),
     }));
   const apply = async (events: RebuildEvent[]) => {
     if (events.length === 0) return;
@@ -325,4 +339,33 @@ export async function swapInRebuiltTables(query: RebuildQuery, o: SwapOptions): 
     rows[table] = n;
   }
   return { swapLockMs, rows };
+}
+
+
+/**
+ * A rebuild spec made of a service's inline projection itself (the function the append calls),
+ * pointed at the copies: exact by construction, one statement at a time, so slower than a dedicated
+ * fold such as messaging's. `tables` must hold every table the projection writes (the redirect
+ * refuses any other table of the schema).
+ */
+export function inlineProjectionRebuild(o: {
+  service: string;
+  schema: string;
+  tables: string[];
+  eventTypes: string[];
+  project: (em: EntityManager, events: DomainEvent[]) => Promise<void>;
+}): ProjectionRebuildSpec {
+  return {
+    service: o.service,
+    schema: o.schema,
+    tables: o.tables,
+    eventTypes: o.eventTypes,
+    start: (targetName) => {
+      const redirect = tableRedirect(o.schema, o.tables, targetName);
+      return {
+        applyPage: (query, _target, events) => o.project(rebuildEntityManager(query, redirect), events.map((e) => e.stored)),
+        flush: async () => undefined,
+      };
+    },
+  };
 }

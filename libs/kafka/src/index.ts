@@ -7,4 +7,3 @@ export * from './rpc-dispatcher';
 export * from './rpc-server';
 export * from './coalescing-send';
 export * from './topic-projection-rebuild';
-export * from './rebuild-entity-manager';

@@ -1,8 +1,16 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
-import { createRebuildTables, indexRebuiltTables, pgTextArray, quoteIdent, swapInRebuiltTables, type RebuildQuery } from '@platform/event-store';
+import {
+  createRebuildTables,
+  indexRebuiltTables,
+  pgTextArray,
+  quoteIdent,
+  rebuildEntityManager,
+  swapInRebuiltTables,
+  tableRedirect,
+  type RebuildQuery,
+} from '@platform/event-store';
 import { parseEventMessage, type EventHandler } from './inbox-consumer';
-import { rebuildEntityManager, tableRedirect } from './rebuild-entity-manager';
 
 /** One live consumer whose projection effects a rebuild replays. */
 export interface TopicRebuildConsumer {
@@ -19,6 +27,8 @@ export interface TopicProjectionRebuildSpec {
   schema: string;
   /** Rebuilt tables, in the order live writers take them (the swap locks them in this order). */
   tables: string[];
+  /** Live tables of the schema the handlers may read as they are (never write). */
+  readsLive?: string[];
   consumers: TopicRebuildConsumer[];
 }
 
@@ -138,7 +148,7 @@ export async function rebuildProjectionsFromTopics(
   const targetName = `${spec.schema}_rebuild_${ts}`;
   const oldName = `${spec.schema}_old_${ts}`;
   const readerGroup = `${kafkaNamespace()}platformctl.rebuild.${spec.service}.${ts}`;
-  const em = rebuildEntityManager(query, tableRedirect(spec.schema, spec.tables, targetName));
+  const em = rebuildEntityManager(query, tableRedirect(spec.schema, spec.tables, targetName, spec.readsLive));
   const inbox = `${quoteIdent(spec.schema)}.inbox`;
   const started = performance.now();
 

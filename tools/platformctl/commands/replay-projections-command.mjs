@@ -8,7 +8,7 @@ export default {
   name: ['replay', 'projections'],
   summary: "Rebuild a service's projections from its event store or from topics into fresh tables and swap them in while it keeps serving.",
   description:
-    "From the event store (messaging's messages and daily counts): reads events in position order, folds them into <schema>_rebuild_<ts>, catches up events appended meanwhile, then swaps the tables in one short transaction (writers of those tables wait a few ms). From topics (--from-offset/--from-time, the default for services without an event store rebuild): replays the topics the service's projection consumers follow with a throwaway consumer group, keeping exactly what the live consumers applied (their inbox), then swaps. Reports events per second. Needs npm run build.",
+    "From the event store (messaging's messages and daily counts; consent's consents, versions, app users and testers): reads events in position order, folds them into <schema>_rebuild_<ts>, catches up events appended meanwhile, then swaps the tables in one short transaction (writers of those tables wait a few ms). From topics (--from-offset/--from-time, the default for services without an event store rebuild): replays the topics the service's projection consumers follow with a throwaway consumer group, keeping exactly what the live consumers applied (their inbox), then swaps. Reports events per second. Needs npm run build.",
   options: {
     service: { type: 'string', required: true, choices: SERVICES, placeholder: 'service', description: 'service whose projections to rebuild' },
     'from-offset': { type: 'string', placeholder: 'offset', description: 'rebuild from topics, every partition from this offset (0: everything)' },
@@ -17,7 +17,7 @@ export default {
     'page-size': { type: 'string', placeholder: 'n', description: 'events per write transaction (default 10000 from the store, 2000 from topics)' },
     'keep-old': { type: 'boolean', description: 'keep the replaced tables in <schema>_old_<ts>' },
     'lock-timeout': { type: 'string', default: '5000', placeholder: 'ms', description: 'give up the swap if the live tables cannot be locked in time' },
-    'app-user-id-secret': { type: 'string', env: 'APP_USER_ID_SECRET', placeholder: 'secret', description: "messaging from topics: the platform's appUserId secret" },
+    'app-user-id-secret': { type: 'string', env: 'APP_USER_ID_SECRET', placeholder: 'secret', description: "messaging and consent from topics: the platform's appUserId secret" },
     quiet: { type: 'boolean', description: 'no progress bar' },
   },
   examples: ['platformctl replay projections --service messaging', 'platformctl replay projections --service messaging --from-offset 0', 'platformctl replay projections --service gateway --from-time 2026-11-01T00:00:00Z --dry-run'],

@@ -17,12 +17,13 @@ const require = createRequire(import.meta.url);
 /** Services whose own event store feeds projections: compiled module and export. */
 const STORE_SPECS = {
   messaging: ['dist/apps/messaging/src/messages/message.rebuild.js', 'messagingProjectionRebuild'],
+  consent: ['dist/apps/consent/src/consents/consent.rebuild.js', 'consentProjectionRebuild'],
 };
 
 /** Services with projections of other services' topics: compiled module, export, and what the spec needs from the environment. */
 const TOPIC_SPECS = {
   messaging: ['dist/apps/messaging/src/audience/audience.rebuild.js', 'messagingTopicRebuild', ['APP_USER_ID_SECRET']],
-  consent: ['dist/apps/consent/src/apps/apps.rebuild.js', 'consentTopicRebuild', []],
+  consent: ['dist/apps/consent/src/user-actions/topic-projections.rebuild.js', 'consentTopicRebuild', ['APP_USER_ID_SECRET']],
   gateway: ['dist/apps/gateway/src/app-status/app-access.rebuild.js', 'gatewayTopicRebuild', []],
 };
 
@@ -52,7 +53,7 @@ Options:
   --lock-timeout MS   give up the swap if the live tables cannot be locked in time (default 5000)
 
 Environment: DATABASE_URL (admin connection to the platform database); for topics also KAFKA_BROKERS,
-KAFKA_NAMESPACE and, for messaging, APP_USER_ID_SECRET (appUserIds of users' own messages).
+KAFKA_NAMESPACE and, for messaging and consent, APP_USER_ID_SECRET (appUserIds of users' own messages).
 Build with npm run build first.`;
 
 export async function run(argv) {

@@ -67,12 +67,7 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
       return;
     }
     if (action.type === 'UserSentMessage') {
-      // D6: the window follows the user's last message; an older event arriving late never shortens it.
-      await em.execute(
-        `insert into consent.reply_windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
-         on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(consent.reply_windows.last_user_message_at, excluded.last_user_message_at)`,
-        [appId, who.appUserId, now],
-      );
+      await extendReplyWindow(em, appId, who.appUserId, now);
     }
   };
 
@@ -96,4 +91,13 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
       UserStatusChanged: onUserStatusChanged,
     },
   };
+}
+
+/** D6: the window follows the user's last message; an older event arriving late never shortens it. */
+export async function extendReplyWindow(em: EntityManager, appId: string, appUserId: string, sentAt: Date): Promise<void> {
+  await em.execute(
+    `insert into consent.reply_windows (app_id, app_user_id, last_user_message_at) values (?, ?, ?)
+     on conflict (app_id, app_user_id) do update set last_user_message_at = greatest(consent.reply_windows.last_user_message_at, excluded.last_user_message_at)`,
+    [appId, appUserId, sentAt],
+  );
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RebuildQuery } from '@platform/event-store';
+import type { RebuildQuery } from './projection-rebuild';
 
 /**
  * knex raw SQL (what `em.execute` takes) to pg's numbered parameters: each `?` outside quotes
@@ -41,12 +41,14 @@ function closingQuote(sql: string, start: number, quote: string): number {
 /**
  * Points a live handler's statements at the rebuild's copies: `schema.table` for each rebuilt table
  * becomes `"target".table`. A statement that still names another table of the schema is refused, so
- * a handler that reaches beyond the rebuilt tables can never write the live ones during a rebuild.
+ * a handler that reaches beyond the rebuilt tables can never write the live ones during a rebuild;
+ * `readsLive` names live tables a handler may read (and must not write) as they are.
  */
-export function tableRedirect(schema: string, tables: string[], targetName: string): (sql: string) => string {
+export function tableRedirect(schema: string, tables: string[], targetName: string, readsLive: string[] = []): (sql: string) => string {
   const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const rebuilt = new RegExp(`(?<![\\w."])${escaped(schema)}\\.(${tables.map(escaped).join('|')})(?![\\w"])`, 'g');
-  const anyOther = new RegExp(`(?<![\\w."])${escaped(schema)}\\.("?\\w+"?)`);
+  const readable = readsLive.length > 0 ? `(?!(?:${readsLive.map(escaped).join('|')})(?![\\w"]))` : '';
+  const anyOther = new RegExp(`(?<![\\w."])${escaped(schema)}\\.${readable}("?\\w+"?)`);
   const quotedTarget = `"${targetName.replace(/"/g, '""')}"`;
   return (sql) => {
     const redirected = sql.replace(rebuilt, `${quotedTarget}.$1`);

@@ -56,3 +56,13 @@ describe('rebuildEntityManager', () => {
     expect(seen).toEqual([['update "gateway_rebuild_2".app_access set status = $1 where app_id = $2', ['suspended', 'app_1']]]);
   });
 });
+
+describe('tableRedirect with live tables the handlers only read', () => {
+  const redirect = tableRedirect('consent', ['reply_windows'], 'consent_rebuild_3', ['refused_user_actions']);
+
+  it('leaves them pointing at the live schema and still refuses the rest', () => {
+    expect(redirect('select 1 from consent.refused_user_actions where event_id = ?')).toBe('select 1 from consent.refused_user_actions where event_id = ?');
+    expect(() => redirect('select 1 from consent.refused_user_actions_old')).toThrow(/refused_user_actions_old/);
+    expect(() => redirect('insert into consent.consents values (?)')).toThrow(/consent\.consents/);
+  });
+});
