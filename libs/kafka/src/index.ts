@@ -6,3 +6,4 @@ export * from './rpc-client';
 export * from './rpc-dispatcher';
 export * from './rpc-server';
 export * from './coalescing-send';
+export * from './consumer-lag';

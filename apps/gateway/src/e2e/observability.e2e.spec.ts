@@ -151,7 +151,7 @@ describe('observability (e2e)', () => {
     }
   });
 
-  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging', async () => {
+  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging and of idle consumers', async () => {
     const { app, appUserId } = await appWithTester();
     expectStatus(await sendMessage(app.sandboxKey, {}), 400);
     const idem = unique('idem-');
@@ -174,5 +174,13 @@ describe('observability (e2e)', () => {
     }, 15_000);
     expect(messagingMetrics).toMatch(/outbox_backlog_rows\{[^}]*\} \d+/);
     expect(messagingMetrics).toMatch(/kafka_consumer_lag\{[^}]*consumer="messaging\.rpc"/);
+    // The lag poller reports every partition a consumer holds, batches or not: the dispatcher's
+    // media-registry consumer has one series per media.events partition even if no file was ever sent.
+    const dispatcherLag = await eventually(async () => {
+      const text = (await http<string>(`http://127.0.0.1:${BASE_PORT + 50}/metrics`)).body;
+      const series = text.split('\n').filter((line) => /^kafka_consumer_lag\{[^}]*consumer="webhook-dispatcher\.media-registry"/.test(line));
+      return series.length > 0 ? series : null;
+    }, 15_000);
+    expect(new Set(dispatcherLag.map((line) => /partition="(\d+)"/.exec(line)?.[1])).size).toBe(dispatcherLag.length);
   });
 });
