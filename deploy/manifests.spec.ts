@@ -1,8 +1,9 @@
 /**
  * Renders the Kustomize overlays (`kubectl kustomize deploy/overlays/<overlay>`) and checks the
  * objects: every app has its workloads, probes, resources, pinned image, policies and metrics; every
- * topic of libs/contracts has its KafkaTopic; production commits no secret. Without kubectl this test
- * fails (it does not skip): the manifests would otherwise go unchecked.
+ * topic of libs/contracts has its KafkaTopic; every alert of docs/operations.md has its rule, on
+ * metrics the code registers; production commits no secret. Without kubectl this test fails (it does
+ * not skip): the manifests would otherwise go unchecked.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -57,6 +58,64 @@ function topicSpecs(): TopicSpec[] {
   }
 }
 
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+const headingAnchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+
+/** The alerts docs/operations.md describes: the `###` headings of its "Alerts" section. */
+function documentedAlerts(): { alerts: string[]; anchors: Set<string> } {
+  const text = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const anchors = new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => headingAnchor(m[1])));
+  const section = /^## Alerts\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
+  return { alerts: [...section.matchAll(/^### (\S+)\s*$/gm)].map((m) => m[1]), anchors };
+}
+
+/**
+ * Metric names the services export, read from their sources (`new Counter|Gauge|Histogram|Summary({
+ * name: ... })` in apps/ and libs/): a histogram also as its `_bucket`, `_count` and `_sum` series.
+ */
+function registeredMetrics(): Set<string> {
+  const names = new Set<string>();
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') visit(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
+        for (const m of readFileSync(file, 'utf8').matchAll(/new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name:\s*'([a-zA-Z_:][a-zA-Z0-9_:]*)'/g)) {
+          const [, type, name] = m;
+          names.add(name);
+          if (type === 'Histogram') for (const suffix of ['_bucket', '_count', '_sum']) names.add(name + suffix);
+          if (type === 'Summary') for (const suffix of ['_count', '_sum']) names.add(name + suffix);
+        }
+      }
+    }
+  };
+  visit(path.join(ROOT, 'apps'));
+  visit(path.join(ROOT, 'libs'));
+  return names;
+}
+
+const PROMQL_KEYWORDS = new Set(['and', 'or', 'unless', 'offset', 'bool', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
+/**
+ * The metric names a PromQL expression selects: what is left once strings, label matchers, ranges
+ * and grouping clauses are taken out, that is neither a function (followed by a parenthesis), a
+ * keyword nor a number or duration.
+ */
+function metricsIn(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  const names = new Set<string>();
+  for (const m of bare.matchAll(/\d[\w.]*|[A-Za-z_:][\w:]*/g)) {
+    const token = m[0];
+    if (/^\d/.test(token) || PROMQL_KEYWORDS.has(token) || /^\s*\(/.test(bare.slice(m.index + token.length))) continue;
+    names.add(token);
+  }
+  return [...names];
+}
+
 const ofKind = (objects: K8s[], kind: string) => objects.filter((o) => o.kind === kind);
 function named(objects: K8s[], kind: string, name: string): K8s {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -78,6 +137,16 @@ const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN
 function containerPort(container: K8s, port: string | number): number | undefined {
   return typeof port === 'number' ? port : container.ports?.find((p: K8s) => p.name === port)?.containerPort;
 }
+
+describe('metricsIn (the PromQL check of the PrometheusRule test)', () => {
+  it('finds the selected metrics, not functions, labels, keywords or durations', () => {
+    expect(metricsIn('histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{route="/a", method="POST"}[5m]))) > 1')).toEqual([
+      'http_request_duration_seconds_bucket',
+    ]);
+    expect(metricsIn('sum by (ns) (rate(a_total[5m])) > 1 and sum(rate(a_total[5m])) > 3 * sum(rate(b_total[1h] offset 5m))')).toEqual(['a_total', 'b_total']);
+    expect(metricsIn('deriv(sum by (c) (kafka_consumer_lag)[10m:1m]) > 0 unless on (c) up{job="x"} == 0')).toEqual(['kafka_consumer_lag', 'up']);
+  });
+});
 
 describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps }) => {
   let objects: K8s[] = [];
@@ -276,6 +345,31 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           ),
       );
       expect([deployment.metadata.name, scraped]).toEqual([deployment.metadata.name, true]);
+    }
+  });
+
+  it('has a PrometheusRule with each alert of docs/operations.md, a severity, its runbook section, and only metrics the services register', () => {
+    const [rule, ...more] = ofKind(objects, 'PrometheusRule');
+    expect(more).toEqual([]);
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.metadata.labels).toMatchObject(PART_OF);
+    const rules: K8s[] = rule.spec.groups.flatMap((group: K8s) => group.rules);
+    const { alerts, anchors } = documentedAlerts();
+    expect(alerts.length).toBeGreaterThan(0);
+    expect(rules.map((r) => r.alert).sort()).toEqual([...alerts].sort());
+    const exported = registeredMetrics();
+    for (const r of rules) {
+      const anchor = headingAnchor(r.alert);
+      expect({ alert: r.alert, severity: r.labels?.severity, runbook: r.annotations?.runbook_url, documented: anchors.has(anchor), summary: typeof r.annotations?.summary }).toEqual({
+        alert: r.alert,
+        severity: expect.stringMatching(/^(critical|warning|info)$/),
+        runbook: `docs/operations.md#${anchor}`,
+        documented: true,
+        summary: 'string',
+      });
+      const used = metricsIn(r.expr);
+      expect({ alert: r.alert, uses: used.length > 0 }).toEqual({ alert: r.alert, uses: true });
+      for (const metric of used) expect({ alert: r.alert, metric, registered: exported.has(metric) }).toEqual({ alert: r.alert, metric, registered: true });
     }
   });
 

@@ -12,7 +12,7 @@ export const TEST_DATABASE = process.env.TEST_DATABASE ?? 'platform_test';
  * publicly and listened on 443, certificates from a local CA (WEBHOOK_CA_FILE), and every other name
  * resolved by the test's own DNS server (WEBHOOK_DNS_SERVERS), so SSRF tests choose the answers.
  */
-export const WEBHOOK_TEST_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test'];
+export const WEBHOOK_TEST_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test', 'hooks5.local.test'];
 export const webhookReceiverPort = (index) => TEST_BASE_PORT + 71 + index;
 export const WEBHOOK_DNS_PORT = TEST_BASE_PORT + 80;
 export const TEST_CERTS_DIR = path.join(ROOT, '.data/test-certs');

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
 import { recordDeadLetter, recordInInbox, recordManyInInbox } from '@platform/event-store';
+import type { LagSource, PartitionAssignment } from './consumer-lag';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
@@ -79,29 +80,45 @@ const MAX_EVENTS_PER_TRANSACTION = 100;
  * event retries and dead-letters alone. Invalid payloads, and events that keep failing, go to
  * dead_letters with the reason instead of blocking the partition.
  */
-export class InboxConsumer {
+export class InboxConsumer implements LagSource {
   private consumer: Consumer | null = null;
   private stopped = false;
   private restarts = 0;
+  private assigned: PartitionAssignment = {};
   /** Set once the consumer first joined its group: until then the service is not ready. */
   joined = false;
 
   constructor(private readonly options: InboxConsumerOptions) {}
 
+  /** The name recorded in the inbox (also the lag gauge's `consumer` label). */
+  get consumerName(): string {
+    return this.options.consumerName;
+  }
+
+  get groupId(): string {
+    return this.options.groupId ?? kafkaNamespace() + this.options.consumerName;
+  }
+
+  /** Kept across a crash and restart (a member that cannot rejoin is exactly the one whose lag grows). */
+  assignment(): PartitionAssignment {
+    return this.assigned;
+  }
+
   async start(): Promise<void> {
     const o = this.options;
     this.stopped = false;
     const consumer = o.kafka.consumer({
-      groupId: o.groupId ?? kafkaNamespace() + o.consumerName,
+      groupId: this.groupId,
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
       maxWaitTimeInMs: 200,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
       this.joined = true;
       this.restarts = 0;
+      this.assigned = event.payload.memberAssignment;
     });
     restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
     await consumer.connect();
@@ -127,6 +144,7 @@ export class InboxConsumer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.assigned = {};
     await this.consumer?.disconnect().catch(() => undefined);
     this.consumer = null;
   }

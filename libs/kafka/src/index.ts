@@ -7,3 +7,4 @@ export * from './rpc-dispatcher';
 export * from './rpc-server';
 export * from './coalescing-send';
 export * from './topic-projection-rebuild';
+export * from './consumer-lag';

@@ -1,6 +1,7 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
+import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 
 export interface RpcServerLimits {
@@ -27,6 +28,7 @@ export class RpcKafkaServer extends ServerKafka {
   private readonly waiting: (() => void)[] = [];
   private closing = false;
   private restarts = 0;
+  private assigned: PartitionAssignment = {};
 
   constructor(
     options: Required<KafkaOptions>['options'],
@@ -43,14 +45,28 @@ export class RpcKafkaServer extends ServerKafka {
 
   override async close(): Promise<void> {
     this.closing = true;
+    this.assigned = {};
     await super.close();
+  }
+
+  /** The RPC consumer group (for the lag poller). */
+  get consumerGroupId(): string {
+    return this.groupId;
+  }
+
+  /** The request partitions this server was assigned at its last join (for the lag poller). */
+  assignment(): PartitionAssignment {
+    return this.assigned;
   }
 
   protected override registerConsumerEventListeners(): void {
     super.registerConsumerEventListeners();
     const consumer = this.consumer;
     if (!consumer) return;
-    consumer.on(consumer.events.GROUP_JOIN, () => (this.restarts = 0));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      this.restarts = 0;
+      this.assigned = event.payload.memberAssignment;
+    });
     restartWhenCrashed(consumer, () => this.restartConsumer(consumer), (error) => this.limits.onError?.(error));
   }
 

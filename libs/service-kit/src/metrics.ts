@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PartitionLag } from '@platform/kafka';
 
 /** One Prometheus registry per process, labelled with the service name. */
 export class ServiceMetrics {
@@ -29,10 +30,22 @@ export class ServiceMetrics {
     this.idempotencyReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [this.registry] });
     this.kafkaConsumerLag = new Gauge({
       name: 'kafka_consumer_lag',
-      help: 'Messages behind the partition end, as of the last batch a consumer handled',
+      help: 'Messages behind the partition end, per partition assigned to this process (after each batch and every 5 s from committed offsets)',
       labelNames: ['consumer', 'topic', 'partition'],
       registers: [this.registry],
     });
     this.eventsApplied = new Counter({ name: 'consumer_events_applied_total', help: 'Events applied by consumers', labelNames: ['consumer', 'type'], registers: [this.registry] });
+  }
+
+  /**
+   * Sets `consumer`'s lag to exactly `lags`: series of partitions it no longer holds (moved to another
+   * replica by a rebalance, or the consumer stopped) are removed rather than left at their last value.
+   */
+  async replaceConsumerLag(consumer: string, lags: PartitionLag[]): Promise<void> {
+    const keep = new Set(lags.map((l) => `${l.topic}:${l.partition}`));
+    for (const { labels } of (await this.kafkaConsumerLag.get()).values) {
+      if (labels.consumer === consumer && !keep.has(`${labels.topic}:${labels.partition}`)) this.kafkaConsumerLag.remove(labels);
+    }
+    for (const l of lags) this.kafkaConsumerLag.set({ consumer, topic: l.topic, partition: String(l.partition) }, l.lag);
   }
 }

@@ -5,7 +5,7 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler } from '@platform/kafka';
+import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
@@ -63,6 +63,7 @@ export class ServiceRuntime {
   private broadcast: { disconnect: () => Promise<void> }[] = [];
   private kafkaUp = false;
   private backlogTimer: NodeJS.Timeout | null = null;
+  private lagPoller: ConsumerLagPoller | null = null;
 
   constructor(private readonly options: ServiceRuntimeOptions) {
     setLogService(options.config.serviceName);
@@ -98,7 +99,23 @@ export class ServiceRuntime {
     this.producer.on(this.producer.events.DISCONNECT, () => (this.kafkaUp = false));
     this.producer.on(this.producer.events.CONNECT, () => (this.kafkaUp = true));
     if (this.options.publish !== false) await this.startRelay();
+    this.startLagPoller();
     if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
+  }
+
+  /** Consumer lag from the broker every 5 s like the outbox gauges, so a consumer that gets no batches (idle or stuck) shows its true lag. */
+  private startLagPoller(): void {
+    this.lagPoller = new ConsumerLagPoller({
+      kafka: this.kafka,
+      onLags: (consumer, lags) => void this.metrics.replaceConsumerLag(consumer, lags),
+      onError: (error) => log('warn', 'consumer lag refresh failed', { error: String((error as Error)?.message ?? error) }),
+    });
+    this.lagPoller.start(5_000);
+  }
+
+  /** Reports the lag of a consumer this process runs besides its inbox consumers (the RPC server). */
+  trackConsumerLag(source: LagSource): void {
+    this.lagPoller?.track(source);
   }
 
   /** The service's role and schema (admin connection), then its ORM on its own role, migrated. */
@@ -164,6 +181,7 @@ export class ServiceRuntime {
     });
     await consumer.start();
     this.consumers.push(consumer);
+    this.lagPoller?.track(consumer);
   }
 
   /** Event types the consumer `spec.name` applies (others it skips without an inbox row). */
@@ -209,6 +227,7 @@ export class ServiceRuntime {
 
   async close(): Promise<void> {
     if (this.backlogTimer) clearInterval(this.backlogTimer);
+    await this.lagPoller?.stop();
     for (const consumer of this.consumers) await consumer.stop();
     for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);
     await this.relay?.stop();

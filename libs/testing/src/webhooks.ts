@@ -4,7 +4,7 @@ import { api, expectStatus, unique, type TestApp } from './e2e';
 import { HttpsReceiver, testCertificates, type ReceivedRequest } from './https-receiver';
 
 /** The names the test stack pins to local receivers (tools/test/test-env.mjs, WEBHOOK_DEV_HOSTS). */
-export const TEST_WEBHOOK_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test'];
+export const TEST_WEBHOOK_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test', 'hooks5.local.test'];
 
 /** An HTTPS receiver on the port the test stack pins TEST_WEBHOOK_HOSTS[index] to, with the local CA's certificate. */
 export async function startWebhookReceiver(index = 0): Promise<HttpsReceiver> {

@@ -1,7 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adminUrl, api, appWithTester, createTestApp, eventually, expectStatus, http, sendMessage, simInbox, unique } from '@platform/testing';
+import {
+  adminUrl,
+  advanceClock,
+  api,
+  appWithTester,
+  createTestApp,
+  eventually,
+  expectStatus,
+  http,
+  registerWebhook,
+  requestsTo,
+  sendMessage,
+  simInbox,
+  startWebhookReceiver,
+  unique,
+  type HttpsReceiver,
+  type ReceivedRequest,
+} from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
@@ -27,6 +44,17 @@ function linesWithTrace(app: string, traceId: string): LogLine[] {
   }
   return lines;
 }
+
+/** The receiver no other test file uses (TEST_WEBHOOK_HOSTS[4]), so files running at once never share a port. */
+const RECEIVER_INDEX = 4;
+let receiver: HttpsReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver(RECEIVER_INDEX);
+});
+afterAll(async () => {
+  await receiver?.close();
+});
 
 describe('observability (e2e)', () => {
   it('follows one POST /messages by its traceparent through gateway, messaging and chat-sim, with request id, correlation id and app id on every line', async () => {
@@ -63,6 +91,56 @@ describe('observability (e2e)', () => {
     }
   });
 
+  it('runs every webhook attempt of the message.status a POST /messages caused (first try, scheduled retry, replay) in that request\'s trace', async () => {
+    const { app, appUserId } = await appWithTester();
+    const hook = await registerWebhook(app, ['message.status'], { hostIndex: RECEIVER_INDEX });
+    const traceId = randomBytes(16).toString('hex');
+    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+    const sentStatusOf = (messageId: string) => (r: ReceivedRequest) => {
+      const body = JSON.parse(r.rawBody.toString('utf8'));
+      return body.data?.id === messageId && body.data?.status === 'sent';
+    };
+    let messageId = '';
+    let refused = false;
+    // The first attempt gets a 503, so the second is one the scheduler picks up after the clock moves.
+    receiver.respond((req) => {
+      if (refused || req.path !== hook.path || req.method !== 'POST' || !messageId || !sentStatusOf(messageId)(req)) return undefined;
+      refused = true;
+      return { status: 503 };
+    });
+
+    const sent = expectStatus(
+      await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced webhook' }, { 'idempotency-key': unique('idem-'), traceparent }),
+      202,
+    ).body;
+    messageId = sent.id;
+    const isSent = sentStatusOf(sent.id);
+    await receiver.waitFor(() => requestsTo(receiver, hook.path).some(isSent), 15_000);
+    const deliveryId = requestsTo(receiver, hook.path).find(isSent)!.headers['svc-delivery-id'];
+    const deliveries = async (query = '') => expectStatus(await api('GET', `/webhook-deliveries${query}`, app.sandboxKey), 200).body.data as { id: string; attempts: number; status: string }[];
+    await eventually(async () => (await deliveries()).some((d) => d.id === deliveryId && d.attempts === 1 && d.status === 'pending'), 15_000);
+    await advanceClock(11);
+    await eventually(async () => (await deliveries('?status=delivered')).some((d) => d.id === deliveryId && d.attempts === 2), 15_000);
+
+    const replay = expectStatus(await api('POST', `/webhook-deliveries/${deliveryId}/replay`, app.sandboxKey), 202).body;
+    await receiver.waitFor(() => requestsTo(receiver, hook.path).some((r) => r.headers['svc-delivery-id'] === replay.id), 15_000);
+    receiver.respond(() => undefined);
+
+    const attempts = (await eventually(async () => {
+      const lines = linesWithTrace('webhook-dispatcher', traceId).filter((l) => l.msg === 'webhook attempt');
+      const of = (id: string, attempt: number) => lines.find((l) => l.deliveryId === id && l.attempt === attempt);
+      const found = [of(deliveryId, 1), of(deliveryId, 2), of(replay.id, 1)];
+      return found.every(Boolean) ? (found as LogLine[]) : null;
+    }, 15_000))!;
+    const eventId = requestsTo(receiver, hook.path).find(isSent)!.headers['svc-event-id'];
+    expect(attempts.map((l) => l.outcome)).toEqual(['status_503', 'status_200', 'status_200']);
+    for (const line of attempts) expect(line).toMatchObject({ traceId, service: 'webhook-dispatcher', level: 'info', appId: app.appId, eventId, eventType: 'message.status' });
+    // Each attempt is a span of its own in the request's trace, not the gateway's span reused.
+    const gatewaySpan = linesWithTrace('gateway', traceId).find((l) => l.msg === 'request')?.spanId;
+    const spans = new Set([gatewaySpan, ...attempts.map((l) => l.spanId)]);
+    expect(spans.size).toBe(4);
+  });
+
   it('starts a new trace when the traceparent is missing or invalid', async () => {
     const app = await createTestApp();
     for (const headers of [{} as Record<string, string>, { traceparent: 'not-a-trace' }, { traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01` }]) {
@@ -73,7 +151,7 @@ describe('observability (e2e)', () => {
     }
   });
 
-  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging', async () => {
+  it('exposes HTTP latency by route template and idempotency replays on the gateway, Kafka consumer lag on messaging and of idle consumers', async () => {
     const { app, appUserId } = await appWithTester();
     expectStatus(await sendMessage(app.sandboxKey, {}), 400);
     const idem = unique('idem-');
@@ -96,5 +174,13 @@ describe('observability (e2e)', () => {
     }, 15_000);
     expect(messagingMetrics).toMatch(/outbox_backlog_rows\{[^}]*\} \d+/);
     expect(messagingMetrics).toMatch(/kafka_consumer_lag\{[^}]*consumer="messaging\.rpc"/);
+    // The lag poller reports every partition a consumer holds, batches or not: the dispatcher's
+    // media-registry consumer has one series per media.events partition even if no file was ever sent.
+    const dispatcherLag = await eventually(async () => {
+      const text = (await http<string>(`http://127.0.0.1:${BASE_PORT + 50}/metrics`)).body;
+      const series = text.split('\n').filter((line) => /^kafka_consumer_lag\{[^}]*consumer="webhook-dispatcher\.media-registry"/.test(line));
+      return series.length > 0 ? series : null;
+    }, 15_000);
+    expect(new Set(dispatcherLag.map((line) => /partition="(\d+)"/.exec(line)?.[1])).size).toBe(dispatcherLag.length);
   });
 });

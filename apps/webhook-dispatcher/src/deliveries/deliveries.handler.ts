@@ -89,6 +89,8 @@ export class DeliveriesHandler implements OnModuleInit {
         type: original.event_type as PublicEventType,
         endpointIds: [original.endpoint_id],
         now,
+        // A replay delivers the same event again: it belongs to the trace that caused the event.
+        traceparent: original.traceparent,
         replayOf: original.delivery_id,
       });
       return id;

@@ -20,10 +20,12 @@ export interface DeliveryRow {
   last_error: string | null;
   delivered_at: DbTimestamp | null;
   failed_at: DbTimestamp | null;
+  /** The trace its attempts log in (never shown to the app). */
+  traceparent: string | null;
 }
 
 export const DELIVERY_COLUMNS =
-  'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at';
+  'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at, traceparent';
 
 /** The delivery record (D23). */
 export function publicDelivery(row: DeliveryRow) {
@@ -59,18 +61,19 @@ export async function storePublicEvent(
 /**
  * One delivery per endpoint, due at once. Original deliveries get ids derived from (event, endpoint),
  * so seeing the same event again creates nothing; replays and test events get fresh ids.
+ * `traceparent` is the trace every attempt of these deliveries continues (null: each attempt starts one).
  */
 export async function createDeliveries(
   em: EntityManager,
-  args: { appId: string; eventId: string; type: PublicEventType; endpointIds: string[]; now: Date; replayOf?: string },
+  args: { appId: string; eventId: string; type: PublicEventType; endpointIds: string[]; now: Date; traceparent: string | null; replayOf?: string },
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const endpointId of args.endpointIds) {
     const deliveryId = args.replayOf ? newId(ID_PREFIX.webhookDelivery, args.now.getTime()) : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
     const inserted: unknown[] = await em.execute(
-      `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of)
-       values (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) on conflict do nothing returning delivery_id`,
-      [deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null],
+      `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of, traceparent)
+       values (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) on conflict do nothing returning delivery_id`,
+      [deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent],
     );
     if (inserted.length > 0) ids.push(deliveryId);
   }

@@ -35,9 +35,9 @@ with due as (
   update webhook_dispatcher.deliveries d
   set attempts = d.attempts + 1, lease_until = clock_timestamp() + interval '${LEASE_SECONDS} seconds', last_attempt_at = $1
   from due where d.delivery_id = due.delivery_id
-  returning d.delivery_id, d.app_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.created_at
+  returning d.delivery_id, d.app_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.created_at, d.traceparent
 )
-select c.delivery_id, c.app_id, c.endpoint_id, c.event_id, c.event_type, c.attempts, c.created_at,
+select c.delivery_id, c.app_id, c.endpoint_id, c.event_id, c.event_type, c.attempts, c.created_at, c.traceparent,
        e.payload, ep.state as endpoint_state, ep.url, cr.secret, cr.previous_secret, cr.previous_secret_expires_at
 from claimed c
 join webhook_dispatcher.public_events e on e.event_id = c.event_id
@@ -74,6 +74,7 @@ interface ClaimRow {
   event_type: string;
   attempts: number;
   created_at: Date;
+  traceparent: string | null;
   payload: string | null;
   endpoint_state: string | null;
   url: string | null;
@@ -193,15 +194,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at).toISOString() : null,
       };
       this.inFlight++;
-      // Each attempt's lines carry its app, delivery and event.
-      void runWithLogContext({ appId: delivery.appId, deliveryId: delivery.deliveryId, eventId: delivery.eventId }, () =>
-        attemptDelivery(delivery, this.network, this.runtime.clock)
-          .then((report) => {
-            this.finished.push(report);
-            const r = report.result;
-            log('info', 'webhook attempt', { attempt: delivery.attempt, eventType: delivery.eventType, outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned' });
-          })
-          .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
+      // Each attempt's lines carry its app, delivery and event, in a span of the trace that created the
+      // delivery (a retry hours later too); null, not undefined, so that no stored trace means a new one.
+      void runWithLogContext(
+        { appId: delivery.appId, deliveryId: delivery.deliveryId, eventId: delivery.eventId },
+        () =>
+          attemptDelivery(delivery, this.network, this.runtime.clock)
+            .then((report) => {
+              this.finished.push(report);
+              const r = report.result;
+              log('info', 'webhook attempt', { attempt: delivery.attempt, eventType: delivery.eventType, outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned' });
+            })
+            .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
+        row.traceparent ?? null,
       )
         .finally(() => {
           this.inFlight--;

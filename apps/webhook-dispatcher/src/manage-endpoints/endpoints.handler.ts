@@ -5,7 +5,7 @@ import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type DomainEvent, type Public
 import { DomainError } from '@platform/errors';
 import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
+import { currentTraceparent, ServiceRuntime } from '@platform/service-kit';
 import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
@@ -138,10 +138,12 @@ export class EndpointsHandler implements OnModuleInit {
       subscriptionId: p.endpointId,
       nonce: randomBase62(24),
     });
+    // The test delivery's attempts continue the trace of the test call.
+    const traceparent = currentTraceparent() ?? null;
     const deliveryId = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       await storePublicEvent(tx, { eventId, appId: p.appId, type: 'webhook.test', payload: JSON.stringify(envelope), requiresMedia: [], sourceEventId: null, now });
-      const [id] = await createDeliveries(tx, { appId: p.appId, eventId, type: 'webhook.test', endpointIds: [p.endpointId], now });
+      const [id] = await createDeliveries(tx, { appId: p.appId, eventId, type: 'webhook.test', endpointIds: [p.endpointId], now, traceparent });
       return id;
     });
     return { deliveryId, eventId };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '@platform/contracts';
-import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { currentTraceparent, type ConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
 import { createDeliveries, DELIVERIES_CHANNEL, storePublicEvent } from '../deliveries/delivery.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
 
@@ -32,7 +32,9 @@ export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
       `select endpoint_id from webhook_dispatcher.endpoints where app_id = ? and state = 'enabled' and ? = any(events)`,
       [event.appId, envelope.type],
     );
-    await createDeliveries(em, { appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds: endpoints.map((e) => e.endpoint_id), now });
+    // The handler runs in the event's span (continuing its traceparent header): attempts join that trace.
+    const traceparent = currentTraceparent() ?? null;
+    await createDeliveries(em, { appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds: endpoints.map((e) => e.endpoint_id), now, traceparent });
   };
   return {
     name: PUBLIC_EVENTS_CONSUMER,
