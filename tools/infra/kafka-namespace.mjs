@@ -4,10 +4,12 @@
  * run gets `<base><time>.`; topics and consumer groups of earlier runs under `<base>` are deleted.
  */
 import kafkajs from 'kafkajs';
+import { silenceKafkaJsTimeoutNegativeWarning } from './kafkajs-warnings.mjs';
 
 const { Kafka, logLevel } = kafkajs;
 
 export async function freshKafkaNamespace(base, brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')) {
+  silenceKafkaJsTimeoutNegativeWarning();
   const kafka = new Kafka({ clientId: 'namespace-reset', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
