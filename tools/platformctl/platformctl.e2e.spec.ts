@@ -95,7 +95,7 @@ describe('platformctl (e2e)', () => {
     [['replay', 'projections'], ['--service', '--from-offset', '--from-time', '--dry-run', '--page-size', '--keep-old', '--lock-timeout']],
     [['replay', 'topic'], ['--topic', '--group', '--to-time', '--to-offset', '--dry-run', '--yes']],
     [['outbox', 'redrive'], ['--service', '--since', '--until', '--dry-run', '--yes']],
-    [['webhooks', 'redeliver'], ['--app', '--since', '--type', '--status', '--dry-run', '--yes']],
+    [['webhooks', 'redeliver'], ['--app', '--since', '--until', '--type', '--status', '--dry-run', '--yes']],
     [['trace', 'message'], ['<messageId>', '--json']],
     [['dev', 'org', 'create'], ['--name']],
     [['dev', 'app', 'create'], ['--org', '--handle', '--name']],
@@ -284,5 +284,77 @@ describe('platformctl (e2e)', () => {
     await eventually(async () => (await queryDatabase(`select 1 from webhook_dispatcher.deliveries where delivery_id = $1 and status = 'delivered'`, [newId])).length === 1);
     const again = await ctl('webhooks', 'redeliver', '--app', app.appId, '--since', since.toISOString(), '--yes', '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ selected: 0, replayed: 0 });
+  });
+
+  it('webhooks redeliver: --until closes the window on the events, --status delivered and all replay the latest deliveries of theirs', async () => {
+    const { app, appUserId } = await appWithTester();
+    const hook = await registerWebhook(app, ['message.status'], { hostIndex: 3 });
+    interface Delivery {
+      delivery_id: string;
+      event_id: string;
+      status: string;
+      created_at: Date;
+    }
+    const settled = (count: number) =>
+      eventually(async () => {
+        const rows = await queryDatabase<Delivery>(`select delivery_id, event_id, status, created_at from webhook_dispatcher.deliveries where app_id = $1 order by delivery_id`, [app.appId]);
+        return rows.length === count && rows.every((r) => r.status !== 'pending') ? rows : null;
+      }, 15_000);
+    const send = async (text: string) => expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text }), 202);
+
+    // Each message makes one message.status event: a and b fail (400), c is delivered, one after the other.
+    receiver.respond((req) => (req.path === hook.path && req.method === 'POST' ? { status: 400 } : undefined));
+    await send('a fails');
+    const [a] = await settled(1);
+    await send('b fails');
+    const [, b] = await settled(2);
+    receiver.respond(() => undefined);
+    await send('c is delivered');
+    const [, , c] = await settled(3);
+    expect([a.status, b.status, c.status]).toEqual(['failed', 'failed', 'delivered']);
+    // The window [since, until) holds a's delivery only, whatever the clock did between the sends.
+    const since = a.created_at.toISOString();
+    const until = new Date(a.created_at.getTime() + 1).toISOString();
+    expect(b.created_at.getTime()).toBeGreaterThanOrEqual(Date.parse(until));
+
+    const picked = async (...args: string[]) => {
+      const run = await ctl('webhooks', 'redeliver', '--app', app.appId, '--since', since, ...args, '--dry-run', '--json');
+      expect(run.code).toBe(0);
+      return (JSON.parse(run.stdout).deliveries as { deliveryId: string }[]).map((d) => d.deliveryId);
+    };
+    expect(await picked()).toEqual([a.delivery_id, b.delivery_id]);
+    expect(await picked('--until', until)).toEqual([a.delivery_id]);
+    expect(await picked('--until', until, '--status', 'all')).toEqual([a.delivery_id]);
+    expect(await picked('--status', 'delivered')).toEqual([c.delivery_id]);
+    expect(await picked('--status', 'all')).toEqual([a.delivery_id, b.delivery_id, c.delivery_id]);
+
+    /** Runs the command for real and answers, per replayed delivery, the event id the receiver got under the new delivery id. */
+    const redeliver = async (...args: string[]) => {
+      const run = await ctl('webhooks', 'redeliver', '--app', app.appId, '--since', since, ...args, '--yes', '--json');
+      expect(run.code).toBe(0);
+      const summary = JSON.parse(run.stdout) as { selected: number; replayed: number; deliveries: { deliveryId: string; newDeliveryId: string }[] };
+      expect(summary.replayed).toBe(summary.selected);
+      const ids = summary.deliveries.map((d) => d.newDeliveryId);
+      const received = await receiver.waitFor((requests) => ids.every((id) => requests.some((r) => r.headers['svc-delivery-id'] === id)), 15_000);
+      const eventOf = (id: string) => JSON.parse(received.find((r) => r.headers['svc-delivery-id'] === id)!.rawBody.toString('utf8')).id as string;
+      return Object.fromEntries(summary.deliveries.map((d) => [d.deliveryId, eventOf(d.newDeliveryId)]));
+    };
+    const eventsOf = (deliveries: Delivery[]) => Object.fromEntries(deliveries.map((d) => [d.delivery_id, d.event_id]));
+
+    expect(await redeliver('--until', until)).toEqual(eventsOf([a]));
+    const [, , , a2] = await settled(4);
+    expect({ event: a2.event_id, status: a2.status }).toEqual({ event: a.event_id, status: 'delivered' });
+    // a's event is in the window but its latest delivery (after --until) went through: no failed one is left there.
+    expect(await picked('--until', until)).toEqual([]);
+    expect(await picked('--until', until, '--status', 'delivered')).toEqual([a2.delivery_id]);
+
+    expect(await redeliver('--status', 'delivered')).toEqual(eventsOf([c, a2]));
+    const latest = (await settled(6)).slice(4);
+    expect(await redeliver('--status', 'all')).toEqual(eventsOf([b, ...latest]));
+    await settled(9);
+    // b's event reached the receiver twice (its failed attempt and the one replay), the others once per delivery.
+    const sent = requestsTo(receiver, hook.path).map((r) => JSON.parse(r.rawBody.toString('utf8')).id as string);
+    expect([a, b, c].map((d) => sent.filter((id) => id === d.event_id).length)).toEqual([4, 2, 3]);
+    expect(await picked('--status', 'failed')).toEqual([]);
   });
 });

@@ -14,13 +14,14 @@ export default {
   name: ['webhooks', 'redeliver'],
   summary: "Replay an app's webhook deliveries in bulk (new delivery ids, same events), as POST …/replay does.",
   description:
-    'Picks, for each (endpoint, event) created since --since (platform clock), its latest delivery, and replays it when\n' +
-    'its status matches --status; so a run never sends one event twice to one endpoint. Needs DATABASE_URL (to select)\n' +
-    'and the admin API (to replay).',
+    'Picks each (endpoint, event) with a delivery created in [--since, --until) (platform clock) and replays its latest\n' +
+    'delivery, even one made after --until, when that one\'s status matches --status; so a run never sends one event twice\n' +
+    'to one endpoint, and an event already redelivered is judged by how its redelivery went. Needs DATABASE_URL (to\n' +
+    'select) and the admin API (to replay).',
   options: {
     app: { type: 'string', required: true, placeholder: 'appId', description: 'app id (app_…)' },
     since: { type: 'string', required: true, format: 'time', placeholder: 'ISO', description: 'deliveries created at or after this time' },
-    until: { type: 'string', format: 'time', placeholder: 'ISO', description: 'deliveries created before this time' },
+    until: { type: 'string', format: 'time', placeholder: 'ISO', description: 'deliveries created before this time (default: no end)' },
     type: { type: 'string', description: 'only this event type, e.g. message.status' },
     status: { type: 'string', choices: ['failed', 'delivered', 'all'], default: 'failed', description: 'which deliveries to replay' },
     'dry-run': { type: 'boolean', description: 'list what would be replayed, replay nothing' },
@@ -32,11 +33,16 @@ export default {
     const rows = await withDatabase(config, async (db) =>
       (
         await db.query(
+          // The window chooses the events, not their latest delivery: with the time filter inside
+          // DISTINCT ON, --until hid a later redelivery and an event delivered since was sent again.
           `select * from (
-             select distinct on (endpoint_id, event_id) delivery_id, endpoint_id, event_id, event_type, status, created_at
-             from webhook_dispatcher.deliveries
-             where app_id = $1 and created_at >= $2 and ($3::timestamptz is null or created_at < $3) and ($4::text is null or event_type = $4)
-             order by endpoint_id, event_id, delivery_id desc) latest
+             select distinct on (d.endpoint_id, d.event_id) d.delivery_id, d.endpoint_id, d.event_id, d.event_type, d.status, d.created_at
+             from webhook_dispatcher.deliveries d
+             where d.app_id = $1 and ($4::text is null or d.event_type = $4)
+               and exists (select 1 from webhook_dispatcher.deliveries w
+                           where w.endpoint_id = d.endpoint_id and w.event_id = d.event_id
+                             and w.created_at >= $2 and ($3::timestamptz is null or w.created_at < $3))
+             order by d.endpoint_id, d.event_id, d.delivery_id desc) latest
            where ($5 = 'all' and status <> 'pending') or status = $5
            order by delivery_id`,
           [values.app, new Date(values.since), values.until ? new Date(values.until) : null, values.type ?? null, values.status],

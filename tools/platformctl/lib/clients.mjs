@@ -1,6 +1,7 @@
 /** Connections the commands use: Postgres (admin role), Kafka admin, the gateway admin API. */
 import kafkajs from 'kafkajs';
 import pg from 'pg';
+import { silenceKafkaJsTimeoutNegativeWarning } from '../../infra/kafkajs-warnings.mjs';
 import { CliError } from './cli.mjs';
 
 export async function withDatabase(config, body) {
@@ -18,6 +19,7 @@ export async function withDatabase(config, body) {
 }
 
 export async function withKafkaAdmin(config, body) {
+  silenceKafkaJsTimeoutNegativeWarning();
   const kafka = new kafkajs.Kafka({ clientId: 'platformctl', brokers: config.kafkaBrokers, logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 3 } });
   const admin = kafka.admin();
   try {

@@ -172,8 +172,9 @@ export class MessagingRebuildSession implements RebuildSession {
 export const messagingProjectionRebuild: ProjectionRebuildSpec = {
   service: 'messaging',
   schema: 'messaging',
-  // The send transaction writes messages (inline projection) before daily_counts (D8, last statement).
-  tables: ['messages', 'daily_counts'],
+  // A send first touches daily_counts (its facts query reads today's count), then messages (inline
+  // projection), then daily_counts again (D8); locking messages first deadlocked the swap with sends.
+  tables: ['daily_counts', 'messages'],
   eventTypes: MESSAGE_EVENT_TYPES,
   start: () => new MessagingRebuildSession(),
 };
