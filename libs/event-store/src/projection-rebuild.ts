@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import type { DomainEvent } from '@platform/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storedEvent } from './event-store';
-import { rebuildEntityManager, tableRedirect } from './rebuild-entity-manager';
+import { bufferingRebuildEntityManager, tableRedirect } from './rebuild-entity-manager';
 import { quoteIdent } from './schema.sql';
 
 /** An event as a rebuild reads it from `<schema>.events`: timestamps stay text so they round-trip exactly. */
@@ -363,7 +363,11 @@ export function inlineProjectionRebuild(o: {
     start: (targetName) => {
       const redirect = tableRedirect(o.schema, o.tables, targetName);
       return {
-        applyPage: (query, _target, events) => o.project(rebuildEntityManager(query, redirect), events.map((e) => e.stored)),
+        applyPage: async (query, _target, events) => {
+          const { em, flush } = bufferingRebuildEntityManager(query, redirect);
+          await o.project(em, events.map((e) => e.stored));
+          await flush();
+        },
         flush: async () => undefined,
       };
     },

@@ -1,4 +1,4 @@
-import { rebuildEntityManager, tableRedirect, toNumberedParameters } from './rebuild-entity-manager';
+import { bufferingRebuildEntityManager, tableRedirect, toNumberedParameters, withInlineParameters } from './rebuild-entity-manager';
 
 describe('toNumberedParameters', () => {
   it('numbers each binding in order', () => {
@@ -42,21 +42,6 @@ describe('tableRedirect', () => {
   });
 });
 
-describe('rebuildEntityManager', () => {
-  it('runs a handler statement against the copy with numbered parameters', async () => {
-    const seen: [string, unknown[] | undefined][] = [];
-    const em = rebuildEntityManager(
-      async (sql, params) => {
-        seen.push([sql, params]);
-        return [{ ok: true }] as never;
-      },
-      tableRedirect('gateway', ['app_access'], 'gateway_rebuild_2'),
-    );
-    expect(await em.execute('update gateway.app_access set status = ? where app_id = ?', ['suspended', 'app_1'])).toEqual([{ ok: true }]);
-    expect(seen).toEqual([['update "gateway_rebuild_2".app_access set status = $1 where app_id = $2', ['suspended', 'app_1']]]);
-  });
-});
-
 describe('tableRedirect with live tables the handlers only read', () => {
   const redirect = tableRedirect('consent', ['reply_windows'], 'consent_rebuild_3', ['refused_user_actions']);
 
@@ -64,5 +49,46 @@ describe('tableRedirect with live tables the handlers only read', () => {
     expect(redirect('select 1 from consent.refused_user_actions where event_id = ?')).toBe('select 1 from consent.refused_user_actions where event_id = ?');
     expect(() => redirect('select 1 from consent.refused_user_actions_old')).toThrow(/refused_user_actions_old/);
     expect(() => redirect('insert into consent.consents values (?)')).toThrow(/consent\.consents/);
+  });
+});
+
+describe('withInlineParameters', () => {
+  it('writes each parameter as the literal text pg would send for it', () => {
+    const at = new Date('2026-11-22T09:50:20.123Z');
+    const sql = withInlineParameters('insert into t values (?, ?, ?, ?, ?, ?::jsonb, ?)', ["it's", 42, true, null, at, { a: 'b' }, 'back\\slash']);
+    expect(sql).toMatch(/^insert into t values \('it''s', '42', 'true', null, '2026-11-22T\d\d:\d\d:20\.123[+-]\d\d:\d\d', '\{"a":"b"\}'::jsonb,  E'back\\\\slash'\)$/);
+  });
+
+  it('refuses a statement with more bindings than parameters', () => {
+    expect(() => withInlineParameters('select ?, ?', [1])).toThrow(/more bindings/);
+  });
+});
+
+describe('bufferingRebuildEntityManager', () => {
+  const recorder = () => {
+    const sent: [string, unknown[] | undefined][] = [];
+    const query = async (sql: string, params?: unknown[]) => {
+      sent.push([sql, params]);
+      return [{ seq: 7 }] as never;
+    };
+    return { sent, query };
+  };
+
+  it('sends statements without results together, and everything in call order', async () => {
+    const { sent, query } = recorder();
+    const { em, flush } = bufferingRebuildEntityManager(query, tableRedirect('consent', ['consents', 'consent_list_seq'], 'consent_rebuild_4'));
+    expect(await em.execute('insert into consent.consents values (?)', ['a'])).toEqual([]);
+    expect(await em.execute('update consent.consents set s = ? where k = ?', ['b', 'a'])).toEqual([]);
+    expect(sent).toEqual([]);
+    // A result the handler reads: what was buffered goes first.
+    expect(await em.execute('insert into consent.consent_list_seq values (?) returning seq', ['a'])).toEqual([{ seq: 7 }]);
+    await em.execute('delete from consent.consents where k = ?', ['a']);
+    await flush();
+    await flush();
+    expect(sent).toEqual([
+      [`insert into "consent_rebuild_4".consents values ('a');\nupdate "consent_rebuild_4".consents set s = 'b' where k = 'a'`, undefined],
+      ['insert into "consent_rebuild_4".consent_list_seq values ($1) returning seq', ['a']],
+      [`delete from "consent_rebuild_4".consents where k = 'a'`, undefined],
+    ]);
   });
 });

@@ -1,5 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { escapeLiteral } from 'pg';
 import type { RebuildQuery } from './projection-rebuild';
+
+// pg's own conversion of a parameter to the text it sends (dates in local time with offset, arrays, JSON).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => string | Buffer | null };
 
 /**
  * knex raw SQL (what `em.execute` takes) to pg's numbered parameters: each `?` outside quotes
@@ -7,8 +12,27 @@ import type { RebuildQuery } from './projection-rebuild';
  * no projection handler uses them, and guessing their quoting would be worse than failing.
  */
 export function toNumberedParameters(sql: string): string {
-  let out = '';
   let n = 0;
+  return mapBindings(sql, () => `$${++n}`);
+}
+
+/**
+ * The statement with its parameters written in as literals, exactly as text pg would have sent for
+ * them (its own prepareValue), so several statements can travel in one simple-protocol round trip.
+ * A quoted literal is of unknown type until its context types it, as a parameter is.
+ */
+export function withInlineParameters(sql: string, params: unknown[]): string {
+  let n = 0;
+  return mapBindings(sql, () => {
+    if (n >= params.length) throw new Error(`more bindings than parameters in: ${sql}`);
+    const value = prepareValue(params[n++]);
+    if (value === null) return 'null';
+    return typeof value === 'string' ? escapeLiteral(value) : `'\\x${value.toString('hex')}'`;
+  });
+}
+
+function mapBindings(sql: string, binding: () => string): string {
+  let out = '';
   for (let i = 0; i < sql.length; i++) {
     const c = sql[i];
     if (c === "'" || c === '"') {
@@ -20,7 +44,7 @@ export function toNumberedParameters(sql: string): string {
       i++;
     } else if (c === '?') {
       if (sql[i + 1] === '?') throw new Error(`identifier bindings (??) are not supported in a rebuild: ${sql}`);
-      out += `$${++n}`;
+      out += binding();
     } else {
       out += c;
     }
@@ -58,14 +82,42 @@ export function tableRedirect(schema: string, tables: string[], targetName: stri
   };
 }
 
+/** Statements a rebuild buffers at most before it sends them. */
+const MAX_BUFFERED_STATEMENTS = 500;
+
 /**
  * The part of MikroORM's EntityManager a projection handler uses (`execute` of raw SQL), over the
- * rebuild's own connection, with the live tables' names pointing at the copies. Handlers are the
- * live consumers' own code, so a rebuild applies exactly what the service applies.
+ * rebuild's own connection, with the live tables' names pointing at the copies: handlers are the
+ * live code, so a rebuild applies exactly what the service applies. Statements whose result a
+ * handler cannot use (no `returning`, not a query) are buffered and sent many per round trip, with
+ * their parameters inlined; they answer `[]`,
+ * which is what Postgres returns for them. A statement that returns rows first sends what is
+ * buffered, so every statement still runs in call order. `flush` sends the rest: call it before
+ * commit. An error in a buffered statement surfaces at the next flush, failing the page.
  */
-export function rebuildEntityManager(query: RebuildQuery, redirect: (sql: string) => string): EntityManager {
-  const em = {
-    execute: async (sql: string, params: unknown[] = []) => query(toNumberedParameters(redirect(sql)), params),
+export function bufferingRebuildEntityManager(query: RebuildQuery, redirect: (sql: string) => string): { em: EntityManager; flush: () => Promise<void> } {
+  let buffered: string[] = [];
+  const flush = async () => {
+    if (buffered.length === 0) return;
+    const text = buffered.join(';\n');
+    buffered = [];
+    await query(text);
   };
-  return em as unknown as EntityManager;
+  const em = {
+    execute: async (sql: string, params: unknown[] = []) => {
+      const target = redirect(sql);
+      if (returnsRows(target)) {
+        await flush();
+        return query(toNumberedParameters(target), params);
+      }
+      buffered.push(withInlineParameters(target, params));
+      if (buffered.length >= MAX_BUFFERED_STATEMENTS) await flush();
+      return [];
+    },
+  };
+  return { em: em as unknown as EntityManager, flush };
+}
+
+function returnsRows(sql: string): boolean {
+  return /^\s*(select|with|values|show|table)\b/i.test(sql) || /\breturning\b/i.test(sql);
 }

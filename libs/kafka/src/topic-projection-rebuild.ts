@@ -5,7 +5,7 @@ import {
   indexRebuiltTables,
   pgTextArray,
   quoteIdent,
-  rebuildEntityManager,
+  bufferingRebuildEntityManager,
   swapInRebuiltTables,
   tableRedirect,
   type RebuildQuery,
@@ -148,7 +148,7 @@ export async function rebuildProjectionsFromTopics(
   const targetName = `${spec.schema}_rebuild_${ts}`;
   const oldName = `${spec.schema}_old_${ts}`;
   const readerGroup = `${kafkaNamespace()}platformctl.rebuild.${spec.service}.${ts}`;
-  const em = rebuildEntityManager(query, tableRedirect(spec.schema, spec.tables, targetName, spec.readsLive));
+  const { em, flush } = bufferingRebuildEntityManager(query, tableRedirect(spec.schema, spec.tables, targetName, spec.readsLive));
   const inbox = `${quoteIdent(spec.schema)}.inbox`;
   const started = performance.now();
 
@@ -253,6 +253,7 @@ export async function rebuildProjectionsFromTopics(
           if (toApply.length > 0) {
             if (!inTransaction) await query('begin');
             for (const item of toApply) await item.handler(em, item.event);
+            await flush();
             if (!inTransaction) await query('commit');
             applied += toApply.length;
           }

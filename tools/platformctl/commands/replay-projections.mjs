@@ -117,6 +117,14 @@ export async function run(argv) {
     const [file, name, needs] = TOPIC_SPECS[values.service];
     const missing = needs.filter((n) => !process.env[n]);
     if (missing.length > 0) return usage(`${missing.join(', ')} must be set for ${values.service}'s topic projections`);
+    if (needs.includes('APP_USER_ID_SECRET')) {
+      // A wrong secret would rebuild users' windows under appUserIds nobody has: check it against a known pair first.
+      const { appUserIdFor } = require(path.join(ROOT, 'dist/libs/contracts/src/index.js'));
+      const [known] = await query(`select app_id, app_user_id, user_id from ${values.service}.app_users limit 1`);
+      if (known && appUserIdFor(process.env.APP_USER_ID_SECRET, known.app_id, known.user_id) !== known.app_user_id) {
+        return usage(`APP_USER_ID_SECRET is not the platform's: it gives another appUserId for user ${known.user_id} of ${known.app_id}`);
+      }
+    }
     // Topic names read KAFKA_NAMESPACE when the spec is built, so load it only now.
     const spec = require(path.join(ROOT, file))[name](...needs.map((n) => process.env[n]));
     const { rebuildProjectionsFromTopics, planTopicRebuild, describeStart } = require(path.join(ROOT, 'dist/libs/kafka/src/index.js'));
