@@ -187,6 +187,16 @@ describe('platformctl replay projections (e2e)', () => {
     const before = await topicTablesChecksum(background);
     expect(before.media.n).toBeGreaterThan(0);
 
+    // A wrong appUserId secret would put users' windows under ids nobody has: refused before anything changes.
+    const wrongSecret = await run(process.execPath, [COMMAND, '--service', 'messaging', '--from-offset', '0', '--quiet'], {
+      env: { ...process.env, APP_USER_ID_SECRET: 'not-the-secret' },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(wrongSecret.code).toBe(2);
+    expect(wrongSecret.stderr).toMatch(/APP_USER_ID_SECRET is not the platform's/);
+
     const growing = grow();
     await eventually(async () => joined.length >= 2);
     const { stdout } = await run(process.execPath, [COMMAND, '--service', 'messaging', '--from-offset', '0', '--page-size', '50', '--quiet'], { env: process.env });
