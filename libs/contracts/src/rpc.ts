@@ -5,11 +5,12 @@ export interface RpcCaller {
   requestId: string;
   appId?: string;
   keyEnvironment?: 'sandbox' | 'live';
-  /** W3C trace context of the caller's span; the service continues the trace (RpcClient fills it in). */
-  traceparent?: string;
 }
 
-/** A request on `<service>.rpc`: one topic per service, the operation named inside. */
+/**
+ * A request on `<service>.rpc`: one topic per service, the operation named inside. The W3C trace
+ * context of the caller's span travels as the Kafka message's `traceparent`/`tracestate` headers.
+ */
 export interface RpcRequest<P = unknown> {
   op: string;
   caller: RpcCaller;

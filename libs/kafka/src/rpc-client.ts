@@ -2,7 +2,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
 import { Partitioners, type Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
-import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcService } from '@platform/contracts';
+import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
@@ -90,14 +90,12 @@ export class RpcClient {
   /** Calls `op` on a service; resolves with the result or throws the service's DomainError. */
   async call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
     let reply: RpcReply<R>;
-    if (caller.traceparent === undefined) {
-      // The service continues the caller's trace (W3C traceparent of the current span, if any).
-      const carrier: { traceparent?: string } = {};
-      propagation.inject(context.active(), carrier);
-      if (carrier.traceparent) caller = { ...caller, traceparent: carrier.traceparent };
-    }
+    // The service continues the caller's trace: the current span's W3C context as Kafka headers.
+    const headers: Record<string, string> = {};
+    propagation.inject(context.active(), headers);
+    const request: RpcRequest = { op, caller, payload, deadline: Date.now() + timeoutMs };
     try {
-      reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { op, caller, payload, deadline: Date.now() + timeoutMs }).pipe(timeout(timeoutMs)));
+      reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { value: request, headers }).pipe(timeout(timeoutMs)));
     } catch (error) {
       if ((error as Error)?.name === 'TimeoutError') throw new RpcTimeoutError(service, op);
       throw new DomainError('internal_error', `Call to ${service} (${op}) failed; retry with the same Idempotency-Key.`);

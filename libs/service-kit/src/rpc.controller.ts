@@ -1,5 +1,5 @@
 import { Controller, Inject, type Type } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, KafkaContext, MessagePattern, Payload } from '@nestjs/microservices';
 import { rpcTopic, type RpcRequest, type RpcService } from '@platform/contracts';
 import { RpcDispatcher } from '@platform/kafka';
 import { runWithLogContext } from './log-context';
@@ -12,7 +12,7 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
     constructor(@Inject(RpcDispatcher) private readonly dispatcher: RpcDispatcher) {}
 
     @MessagePattern(rpcTopic(service))
-    async handle(@Payload() request: RpcRequest & { deadline?: number }) {
+    async handle(@Payload() request: RpcRequest & { deadline?: number }, @Ctx() kafka: KafkaContext) {
       if (typeof request?.deadline === 'number' && request.deadline < Date.now()) {
         return { ok: false, error: { code: 'internal_error', message: 'The request expired before it was handled.' } };
       }
@@ -26,9 +26,14 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
           if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 });
           return reply;
         },
-        caller?.traceparent ?? null,
+        headerText(kafka.getMessage().headers?.traceparent),
       );
     }
   }
   return RpcController;
+}
+
+function headerText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : null;
 }
