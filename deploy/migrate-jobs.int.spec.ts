@@ -10,8 +10,8 @@ import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
-import { Client } from 'pg';
 import { parseAllDocuments } from 'yaml';
+import { queryDatabase } from '@platform/testing';
 
 type K8s = Record<string, any>;
 
@@ -111,25 +111,15 @@ function runJob(app: string, env: Record<string, string>): Promise<JobRun> {
   });
 }
 
-async function query<T = Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
 /** Tables and columns of one schema, in a stable order. */
 const shape = (url: string, schema: string) =>
-  query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
-    url,
+  queryDatabase<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
     `select table_name, column_name, data_type, is_nullable from information_schema.columns where table_schema = $1 order by table_name, column_name`,
     [schema],
+    url,
   );
 const migrations = (url: string, schema: string) =>
-  query<{ name: string; executed_at: Date }>(url, `select name, executed_at from ${schema}.mikro_orm_migrations order by name`);
+  queryDatabase<{ name: string; executed_at: Date }>(`select name, executed_at from ${schema}.mikro_orm_migrations order by name`, [], url);
 
 describe('migrations Jobs (MIGRATE_ONLY=true) on an empty database', () => {
   const adminUrl = urlOf('postgres');
@@ -148,13 +138,13 @@ describe('migrations Jobs (MIGRATE_ONLY=true) on an empty database', () => {
       return { app, env: jobEnvironment(objects, objects.find((o) => o.kind === 'Job' && o.metadata.name === `${app}-migrate`)!) };
     });
     [kafka, http, adminHttp] = await Promise.all([trap(), trap(), trap()]);
-    await query(adminUrl, `drop database if exists ${FRESH_DATABASE} with (force)`);
-    await query(adminUrl, `create database ${FRESH_DATABASE}`);
+    await queryDatabase(`drop database if exists ${FRESH_DATABASE} with (force)`, [], adminUrl);
+    await queryDatabase(`create database ${FRESH_DATABASE}`, [], adminUrl);
   });
 
   afterAll(async () => {
     await Promise.all([kafka, http, adminHttp].filter(Boolean).map((t) => new Promise((resolve) => t.server.close(resolve))));
-    await query(adminUrl, `drop database if exists ${FRESH_DATABASE} with (force)`);
+    await queryDatabase(`drop database if exists ${FRESH_DATABASE} with (force)`, [], adminUrl);
   });
 
   /**
@@ -183,7 +173,7 @@ describe('migrations Jobs (MIGRATE_ONLY=true) on an empty database', () => {
 
     const first = await runAll();
     for (const run of first) expect(summary(run)).toEqual({ app: run.app, code: 0, signal: null, done: true, started: false, output: '' });
-    const created = await query<{ nspname: string }>(freshUrl, `select nspname from pg_namespace where nspname = any($1) order by nspname`, [APPS.map(schemaOf)]);
+    const created = await queryDatabase<{ nspname: string }>(`select nspname from pg_namespace where nspname = any($1) order by nspname`, [APPS.map(schemaOf)], freshUrl);
     expect(created.map((s) => s.nspname)).toEqual(APPS.map(schemaOf).sort());
     const after = new Map<string, { name: string; executed_at: Date }[]>();
     for (const app of APPS) {

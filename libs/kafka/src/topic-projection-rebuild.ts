@@ -8,6 +8,7 @@ import {
   bufferingRebuildEntityManager,
   swapInRebuiltTables,
   tableRedirect,
+  type RebuildOptions,
   type RebuildQuery,
 } from '@platform/event-store';
 import { parseEventMessage, type EventHandler } from './inbox-consumer';
@@ -45,15 +46,9 @@ export interface PartitionPlan {
   end: string;
 }
 
-export interface TopicRebuildOptions {
+/** The event-store rebuild's options, `pageSize` counting events per write transaction and per inbox lookup (default 2000). */
+export interface TopicRebuildOptions extends RebuildOptions {
   from: TopicStart;
-  /** Events per write transaction and per inbox lookup (default 2000). */
-  pageSize?: number;
-  keepOld?: boolean;
-  lockTimeoutMs?: number;
-  onProgress?: (done: number, total: number) => void;
-  /** Test hook: runs between the bulk phase and the swap. */
-  beforeSwap?: () => Promise<void>;
 }
 
 export interface TopicRebuildReport {
@@ -159,7 +154,10 @@ export async function rebuildProjectionsFromTopics(
     const plans = await planTopicRebuild(admin, spec, options.from);
     const cursors = plans.map((plan) => ({ plan, consumer: spec.consumers.find((c) => c.consumer === plan.consumer)!, read: BigInt(plan.start), queue: [] }) as Cursor);
     const byPartition = new Map<string, Cursor[]>();
-    for (const c of cursors) byPartition.set(`${c.plan.topic}:${c.plan.partition}`, [...(byPartition.get(`${c.plan.topic}:${c.plan.partition}`) ?? []), c]);
+    for (const c of cursors) {
+      const key = `${c.plan.topic}:${c.plan.partition}`;
+      byPartition.set(key, [...(byPartition.get(key) ?? []), c]);
+    }
     const total = cursors.reduce((n, c) => n + Number(BigInt(c.plan.end) - BigInt(c.plan.start)), 0);
     let messages = 0;
     let planned = 0;

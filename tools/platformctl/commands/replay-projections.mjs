@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { progressBar } from '../lib/progress.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
@@ -92,14 +93,21 @@ export async function run(argv) {
   const pg = require('pg');
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL, application_name: 'platformctl-replay-projections' });
   const query = async (sql, params) => (await client.query(sql, params)).rows;
-  let lastDraw = 0;
-  const draw = (unit) => (done, total) => {
-    const now = performance.now();
-    if (values.quiet || (now - lastDraw < 100 && done < total)) return;
-    lastDraw = now;
-    const width = 30;
-    const fill = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
-    process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${total} ${unit}`);
+  /** The CLI's progress bar, fed the rebuild's running count (which can pass the planned total while it catches up). */
+  const progress = (label) => {
+    let bar = null;
+    let shown = 0;
+    return {
+      onProgress: values.quiet
+        ? undefined
+        : (done, total) => {
+            bar ??= progressBar(label, total);
+            const now = Math.min(done, total);
+            bar.tick(now - shown);
+            shown = now;
+          },
+      finish: () => bar?.finish(),
+    };
   };
   const common = { keepOld: values['keep-old'], lockTimeoutMs: Number(values['lock-timeout']) };
 
@@ -108,8 +116,10 @@ export async function run(argv) {
     if (!fromTopics) {
       const { rebuildProjections } = require(path.join(ROOT, 'dist/libs/event-store/src/projection-rebuild.js'));
       const [file, name] = STORE_SPECS[values.service];
-      const report = await rebuildProjections(client, require(path.join(ROOT, file))[name], { ...common, pageSize: Number(values['page-size'] ?? 10000), onProgress: draw('events') });
-      if (!values.quiet) process.stderr.write(`\n${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
+      const bar = progress('events');
+      const report = await rebuildProjections(client, require(path.join(ROOT, file))[name], { ...common, pageSize: Number(values['page-size'] ?? 10000), onProgress: bar.onProgress });
+      bar.finish();
+      if (!values.quiet) process.stderr.write(`${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
       console.log(JSON.stringify(report));
       return 0;
     }
@@ -152,10 +162,12 @@ export async function run(argv) {
         await admin.disconnect();
       }
     }
-    const report = await rebuildProjectionsFromTopics(query, kafka, spec, { ...common, from, pageSize: Number(values['page-size'] ?? 2000), onProgress: draw('messages') });
+    const bar = progress('messages');
+    const report = await rebuildProjectionsFromTopics(query, kafka, spec, { ...common, from, pageSize: Number(values['page-size'] ?? 2000), onProgress: bar.onProgress });
+    bar.finish();
     if (!values.quiet) {
       process.stderr.write(
-        `\n${report.messages} messages, ${report.events} events applied in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms, ${report.leftToLiveConsumer} left to the live consumers)\n`,
+        `${report.messages} messages, ${report.events} events applied in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms, ${report.leftToLiveConsumer} left to the live consumers)\n`,
       );
     }
     console.log(JSON.stringify(report));
