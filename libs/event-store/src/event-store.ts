@@ -36,6 +36,19 @@ export interface OutboxRoute {
 
 export type ExpectedVersion = number | 'any';
 
+/** One stream's part of a batched append (EventStore.appendMany). */
+export interface StreamAppend {
+  streamId: string;
+  /** The stream's version before these events (0 for a new stream). */
+  expectedVersion: number;
+  events: NewEvent[];
+  meta: AppendMeta;
+  /** Outbox-only events derived from the appended ones (see EventStore.append). */
+  alsoPublish?: (stored: DomainEvent[]) => DomainEvent[];
+  /** The W3C trace context of the command's own unit of work, when the batch runs outside it. */
+  trace?: Record<string, string>;
+}
+
 /** Another writer appended to the stream first; reload and decide again. */
 export class StreamVersionConflict extends Error {
   constructor(
@@ -114,22 +127,26 @@ export class EventStore {
     } else {
       base = expectedVersion;
     }
-    const occurredAt = meta.now.toISOString();
-    const events: DomainEvent[] = newEvents.map((event, i) => ({
-      eventId: meta.idSeed === undefined ? uuidv7(meta.now.getTime()) : derivedUuidv7(meta.now.getTime(), `${meta.idSeed}|${streamId}|${i}`),
-      type: event.type,
-      schemaVersion: 1,
-      occurredAt,
-      appId: meta.appId,
-      correlationId: meta.correlationId,
-      causationId: meta.causationId,
-      streamId,
-      streamVersion: base + i + 1,
-      data: event.data,
-    }));
+    try {
+      const [events] = await this.appendMany(em, [{ streamId, expectedVersion: base, events: newEvents, meta, alsoPublish }]);
+      return events;
+    } catch (error) {
+      if (error instanceof StreamVersionConflict) throw new StreamVersionConflict(streamId, expectedVersion);
+      throw error;
+    }
+  }
 
+  /**
+   * Appends to many streams in one statement, and writes all their outbox rows in one more: what a
+   * batch of commands (group commit) decided. Each append is at its own expected version; a
+   * conflict on any of them throws StreamVersionConflict and the caller's transaction must roll back.
+   */
+  async appendMany(em: EntityManager, appends: StreamAppend[]): Promise<DomainEvent[][]> {
+    const stored = appends.map((append) => this.newEventsOf(append));
+    const all = stored.flat();
+    if (all.length === 0) return stored;
     const values: unknown[] = [];
-    const placeholders = events.map((e) => {
+    const placeholders = all.map((e) => {
       values.push(
         e.streamId,
         e.streamVersion,
@@ -137,7 +154,7 @@ export class EventStore {
         e.type,
         JSON.stringify(e.data),
         JSON.stringify({ schemaVersion: e.schemaVersion, appId: e.appId, correlationId: e.correlationId, causationId: e.causationId }),
-        occurredAt,
+        e.occurredAt,
       );
       return '(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)';
     });
@@ -147,28 +164,60 @@ export class EventStore {
         values,
       );
     } catch (error) {
-      if (isUniqueViolation(error)) throw new StreamVersionConflict(streamId, expectedVersion);
+      if (isUniqueViolation(error)) throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
       throw error;
     }
-    await this.writeOutbox(em, alsoPublish ? [...events, ...alsoPublish(events)] : events);
-    return events;
+    await this.writeOutboxRows(
+      em,
+      appends.flatMap((append, i) => {
+        const events = append.alsoPublish ? [...stored[i], ...append.alsoPublish(stored[i])] : stored[i];
+        return events.map((event) => ({ event, trace: append.trace }));
+      }),
+    );
+    return stored;
+  }
+
+  private newEventsOf({ streamId, expectedVersion, events, meta }: StreamAppend): DomainEvent[] {
+    const occurredAt = meta.now.toISOString();
+    return events.map((event, i) => ({
+      eventId: meta.idSeed === undefined ? uuidv7(meta.now.getTime()) : derivedUuidv7(meta.now.getTime(), `${meta.idSeed}|${streamId}|${i}`),
+      type: event.type,
+      schemaVersion: 1,
+      occurredAt,
+      appId: meta.appId,
+      correlationId: meta.correlationId,
+      causationId: meta.causationId,
+      streamId,
+      streamVersion: expectedVersion + i + 1,
+      data: event.data,
+    }));
   }
 
   /** Writes outbox rows for already-built events (also used to publish events that are not stored in a stream). */
   async writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
+    await this.writeOutboxRows(em, events.map((event) => ({ event })));
+  }
+
+  /**
+   * One round trip: the rows, and the notification that is delivered at commit, so the relay wakes
+   * only for rows it can see. Each row's Kafka headers carry the W3C trace context of its unit of
+   * work (`trace`, or the active one), so consumers continue that trace.
+   */
+  private async writeOutboxRows(em: EntityManager, rows: { event: DomainEvent; trace?: Record<string, string> }[]): Promise<void> {
     const values: unknown[] = [];
     const placeholders: string[] = [];
-    // The unit of work's W3C trace context (traceparent, tracestate), so consumers continue its trace.
-    const trace: Record<string, string> = {};
-    propagation.inject(context.active(), trace);
-    for (const event of events) {
+    let active: Record<string, string> | undefined;
+    for (const { event, trace } of rows) {
       const route = this.route(event);
       if (!route) continue;
-      values.push(...outboxRowFor(event, route, trace));
+      if (!trace && !active) {
+        active = {};
+        propagation.inject(context.active(), active);
+      }
+      values.push(...outboxRowFor(event, route, trace ?? active!));
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
     }
     if (placeholders.length === 0) return;
-    // One round trip: the rows, and the notification that is delivered at commit, so the relay wakes only for rows it can see.
     await em.execute(
       `with written as (insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')} returning 1)
        select pg_notify(?, '') from (select count(*) from written) as n`,

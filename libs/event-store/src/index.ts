@@ -7,3 +7,4 @@ export * from './command-handler';
 export * from './pg-listener';
 export * from './projection-rebuild';
 export * from './rebuild-entity-manager';
+export * from './group-commit';

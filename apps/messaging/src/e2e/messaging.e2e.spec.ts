@@ -300,6 +300,64 @@ describe('messaging through HTTP (e2e)', () => {
     });
   });
 
+  describe('concurrent sends, decided in shared batches (group commit)', () => {
+    it('the daily quota admits exactly its number of concurrent sends; the others are 429 and keep no key', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      await simSendText(userId, app.appId);
+      expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 5 }), 200);
+      const keys = Array.from({ length: 12 }, () => unique('quota-'));
+      const results = await Promise.all(keys.map((key, i) => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `q ${i}` }, key)));
+      expect(results.filter((r) => r.status === 202)).toHaveLength(5);
+      const refused = results.filter((r) => r.status !== 202);
+      for (const r of refused) expect([r.status, r.body.error.code]).toEqual([429, 'daily_quota_exceeded']);
+      await eventually(async () => (await simInbox(userId, app.appId)).filter((m) => (m.text ?? '').startsWith('q ')).length === 5);
+      // A refused send released its key: with room in the quota, the same key sends.
+      expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 6 }), 200);
+      const retried = keys[results.findIndex((r) => r.status === 429)];
+      const ok = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `q ${keys.indexOf(retried)}` }, retried), 202);
+      expect(ok.headers.get('idempotent-replayed')).toBeNull();
+    });
+
+    it('concurrent business-initiated sends to one user pass the cap of 3 exactly', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `bi ${i}` })));
+      expect(results.filter((r) => r.status === 202)).toHaveLength(3);
+      for (const r of results.filter((r) => r.status !== 202)) expect([r.status, r.body.error.code]).toEqual([429, 'business_initiated_cap']);
+      await eventually(async () => (await simInbox(userId, app.appId)).length === 3);
+    });
+
+    it('each send of a mixed crowd gets its own answer, and every accepted one reaches its user once', async () => {
+      const apps = await Promise.all([appWithTester(), appWithTester(), appWithTester()]);
+      for (const { app, userId } of apps) await simSendText(userId, app.appId);
+      const requests = apps.flatMap(({ app, appUserId }, a) => [
+        ...Array.from({ length: 6 }, (_, i) => ({ a, ok: true, send: () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `crowd ${a}-${i}`, clientReference: `r${a}-${i}` }) })),
+        { a, ok: false, send: () => sendMessage(app.sandboxKey, { to: { appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA' }, type: 'text', text: 'nobody' }) },
+        { a, ok: false, send: () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId: 'med_unknown' }) },
+      ]);
+      const results = await Promise.all(requests.map((r) => r.send()));
+      results.forEach((res, i) => {
+        if (requests[i].ok) {
+          expect(res.status).toBe(202);
+          expect(res.body.clientReference).toMatch(/^r\d-\d$/);
+        } else {
+          expect([404, 400]).toContain(res.status);
+          expect(['recipient_not_found', 'invalid_request']).toContain(res.body.error.code);
+        }
+      });
+      for (const [a, { app, userId }] of apps.entries()) {
+        const accepted = results.filter((res, i) => requests[i].a === a && res.status === 202);
+        for (const res of accepted) {
+          const got = expectStatus(await api('GET', `/messages/${res.body.id}`, app.sandboxKey), 200);
+          expect(got.body.clientReference).toBe(res.body.clientReference);
+        }
+        await eventually(async () => (await simInbox(userId, app.appId)).filter((m) => (m.text ?? '').startsWith('crowd ')).length === 6);
+        const texts = (await simInbox(userId, app.appId)).filter((m) => (m.text ?? '').startsWith('crowd ')).map((m) => m.text ?? '');
+        expect(new Set(texts).size).toBe(6);
+        expect(texts.every((t) => t.startsWith(`crowd ${a}-`))).toBe(true);
+      }
+    });
+  });
+
   describe('GET /messages/{id}', () => {
     it("another app's message is 404 not_found; an id over 64 characters 400 invalid_request", async () => {
       const { app, appUserId } = await appWithTester();

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { context, propagation } from '@opentelemetry/api';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   appUserIdFor,
@@ -18,10 +19,10 @@ import {
   type UserStatus,
 } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { decideInTransaction } from '@platform/event-store';
+import { GroupCommit, type GroupOutcome } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
-import { messageDecider } from '../messages/message.decider';
+import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 import type { MediaFacts, SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
@@ -57,6 +58,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const WINDOW_MS = 24 * 3600 * 1000;
 
 interface FactsRow {
+  i: number;
   app_org_id: string;
   app_status: AppStatus;
   daily_quota: number;
@@ -67,17 +69,47 @@ interface FactsRow {
   tester: boolean;
   consent: ConsentStatus | null;
   last_user_message_at: DbTimestamp | null;
-  accepted_today: number | null;
 }
 
+type SendResult = { acceptance: SendAcceptance; replayed: boolean };
+type MediaFile = { facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] };
+
+/** A send waiting for its batch: the request, and what was fixed when it arrived. */
+interface PendingSend {
+  request: SendMessageRequest;
+  caller: RpcCaller;
+  now: Date;
+  messageId: string;
+  /** The request's W3C trace context, for the outbox rows of its events (the batch runs outside it). */
+  trace: Record<string, string>;
+}
+
+/** A claimed send on its way through the batch. */
+interface ClaimedSend extends PendingSend {
+  /** Position in the batch, where its outcome goes. */
+  at: number;
+  appUserId: string;
+  facts: SendFacts;
+  file: MediaFile | null;
+}
+
+/** Sends one batch takes at most; RPC_MAX_IN_FLIGHT (64 by default) bounds what is waiting anyway. */
+const MAX_SENDS_PER_BATCH = 100;
+
 /**
- * POST /messages behind the gateway: one transaction claims the Idempotency-Key, decides the send
- * from messaging's projections (D9), appends MessageAccepted + MessageSent, writes the message row,
- * hands the message to the chat product (chat.outbound, via the outbox) and counts it against the
- * daily quota. A refusal rolls all of it back, releasing the key.
+ * POST /messages behind the gateway. Concurrent sends are decided in shared batches (group commit):
+ * one transaction claims every Idempotency-Key, reads the facts of all sends (D9) in one query,
+ * locks the D7 and D8 counters they need, decides each send in arrival order, then appends all
+ * MessageAccepted + MessageSent events, writes the message rows, the handoffs to the chat product
+ * (chat.outbound, via the outbox) and the counts, a statement for each kind of row. A refused send
+ * writes nothing and releases its key. On an idle service a batch is one send, so nothing waits
+ * for a batch to fill; under load a send costs a share of one commit and about ten round trips
+ * instead of a commit and eight round trips of its own.
  */
 @Injectable()
 export class SendMessageHandler implements OnModuleInit {
+  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 2 });
+
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
@@ -88,167 +120,361 @@ export class SendMessageHandler implements OnModuleInit {
     this.rpc.register('messages.send', (p, caller) => this.send(p, caller));
   }
 
-  async send(request: SendMessageRequest, caller: RpcCaller): Promise<{ acceptance: SendAcceptance; replayed: boolean }> {
+  send(request: SendMessageRequest, caller: RpcCaller): Promise<SendResult> {
     const now = this.runtime.clock.now();
-    const messageId = newId(ID_PREFIX.message, now.getTime());
-    return this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
-      const claimed = await this.claimKey(tx, request, messageId, now);
-      if (claimed !== messageId) return { acceptance: await this.replay(tx, request, claimed), replayed: true };
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
+    return this.sends.submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace });
+  }
 
-      const { facts, appUserId } = await this.loadFacts(tx, request, now);
-      const file = await this.loadMedia(tx, request);
-      facts.media = file ? file.facts : null;
-      if (facts.recipient && !facts.windowOpen) facts.businessInitiatedLast24h = await this.countBusinessInitiated(tx, request.appId, appUserId, now);
-      const body = request.body;
-      const streamId = `message-${messageId}`;
-      await decideInTransaction({
-        em: tx,
-        eventStore: this.runtime.eventStore,
-        decider: messageDecider,
-        streamId,
-        command: {
-          type: 'SendMessage',
-          data: { messageId, type: body.type, text: body.text ?? null, media: file?.listed ?? [], clientReference: body.clientReference ?? null, facts },
-        },
-        meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
-        newStream: true,
-        alsoPublish: (stored) => [this.handover(stored, facts, file?.handedOver ?? [])],
-        project: (projectTx, stored) => projectMessageEvents(projectTx, stored),
-      });
-      await this.countAgainstQuota(tx, request.appId, facts.app.dailyQuota, now);
-      return {
-        acceptance: { id: messageId, status: 'accepted', appUserId, type: body.type, createdAt: now.toISOString(), clientReference: body.clientReference ?? null },
-        replayed: false,
+  private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
+    const outcomes: GroupOutcome<SendResult>[] = new Array(batch.length);
+    // A twin of an earlier send in the batch (same app and key) goes into the next batch, where it finds the claim.
+    const keys = new Set<string>();
+    const sends = batch.flatMap((send, at) => {
+      const key = claimKey(send.request);
+      if (keys.has(key)) {
+        outcomes[at] = { ok: 'later' };
+        return [];
+      }
+      keys.add(key);
+      return [{ ...send, at }];
+    });
+    await this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      const holders = await this.claimKeys(tx, sends);
+      const claimed = sends.filter((send) => !holders.has(claimKey(send.request)));
+      await this.replay(
+        tx,
+        sends.filter((send) => holders.has(claimKey(send.request))),
+        holders,
+        outcomes,
+      );
+
+      const refused: PendingSend[] = [];
+      const refuse = (send: PendingSend & { at: number }, error: unknown) => {
+        outcomes[send.at] = { ok: false, error };
+        refused.push(send);
       };
+      const candidates: ClaimedSend[] = [];
+      const found = await this.loadFacts(tx, claimed);
+      const withFacts = new Set(found.map((send) => send.at));
+      for (const send of claimed) if (!withFacts.has(send.at)) refuse(send, missingApp());
+      for (const send of found) {
+        // Counts only grow: a send refused with none of them counted is refused whatever they are (D9 checks them last).
+        const refusal = decisionError(send, 0, 0);
+        if (refusal) refuse(send, refusal);
+        else candidates.push(send);
+      }
+
+      const businessInitiated = await this.countBusinessInitiated(tx, candidates.filter((send) => send.facts.recipient && !send.facts.windowOpen));
+      const acceptedToday = await this.lockDailyCounts(tx, candidates);
+      // In arrival order, each send counting the ones accepted before it in this batch.
+      candidates.sort((a, b) => a.at - b.at);
+      const businessInitiatedHere = new Map<string, number>();
+      const accepted: ClaimedSend[] = [];
+      for (const send of candidates) {
+        const day = dayKey(send);
+        const user = userKey(send);
+        const refusal = decisionError(send, acceptedToday.get(day) ?? 0, (businessInitiated.get(send.at) ?? 0) + (businessInitiatedHere.get(user) ?? 0));
+        if (refusal) {
+          refuse(send, refusal);
+          continue;
+        }
+        accepted.push(send);
+        acceptedToday.set(day, (acceptedToday.get(day) ?? 0) + 1);
+        if (!send.facts.windowOpen) businessInitiatedHere.set(user, (businessInitiatedHere.get(user) ?? 0) + 1);
+      }
+
+      const stored = await this.runtime.eventStore.appendMany(
+        tx,
+        accepted.map((send) => ({
+          streamId: `message-${send.messageId}`,
+          expectedVersion: 0,
+          events: messageDecider.decide(command(send), messageDecider.initialState()),
+          meta: { now: send.now, appId: send.request.appId, correlationId: send.caller.requestId ?? null, causationId: send.caller.requestId ?? null },
+          alsoPublish: (events) => [handover(events, send.request.appId, send.file?.handedOver ?? [])],
+          trace: send.trace,
+        })),
+      );
+      await projectMessageEvents(tx, stored.flat());
+      await this.settleCounts(tx, acceptedToday, accepted);
+      await this.releaseKeys(tx, refused);
+      accepted.forEach((send) => {
+        const body = send.request.body;
+        outcomes[send.at] = {
+          ok: true,
+          value: {
+            acceptance: { id: send.messageId, status: 'accepted', appUserId: send.appUserId, type: body.type, createdAt: send.now.toISOString(), clientReference: body.clientReference ?? null },
+            replayed: false,
+          },
+        };
+      });
+    });
+    return outcomes;
+  }
+
+  /**
+   * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
+   * circle. Returns, for each key another send holds, that send's message id and body hash (a
+   * concurrent twin elsewhere waits here for the first to commit).
+   */
+  private async claimKeys(tx: EntityManager, sends: PendingSend[]): Promise<Map<string, { message_id: string; body_hash: string }>> {
+    const claims = sends
+      .map(({ request, messageId, now }) => ({ app_id: request.appId, idempotency_key: request.idempotencyKey, body_hash: request.bodyHash, message_id: messageId, created_at: now }))
+      .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
+    const won: { app_id: string; idempotency_key: string }[] = await tx.execute(
+      `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
+       select app_id, idempotency_key, body_hash, message_id, created_at
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, message_id text, created_at timestamptz)
+       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
+         where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
+       returning app_id, idempotency_key`,
+      [JSON.stringify(claims), IDEMPOTENCY_TTL_MS],
+    );
+    const ours = new Set(won.map((row) => `${row.app_id}\u0000${row.idempotency_key}`));
+    const held = claims.filter((claim) => !ours.has(`${claim.app_id}\u0000${claim.idempotency_key}`));
+    if (held.length === 0) return new Map();
+    const rows: { app_id: string; idempotency_key: string; body_hash: string; message_id: string }[] = await tx.execute(
+      `select s.app_id, s.idempotency_key, s.body_hash, s.message_id
+         from messaging.send_requests s join jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text) using (app_id, idempotency_key)`,
+      [JSON.stringify(held.map(({ app_id, idempotency_key }) => ({ app_id, idempotency_key })))],
+    );
+    return new Map(rows.map((row) => [`${row.app_id}\u0000${row.idempotency_key}`, row]));
+  }
+
+  /** Sends whose key another send holds: the same body replays that send's acceptance, another body is 422. */
+  private async replay(
+    tx: EntityManager,
+    sends: (PendingSend & { at: number })[],
+    holders: Map<string, { message_id: string; body_hash: string }>,
+    outcomes: GroupOutcome<SendResult>[],
+  ): Promise<void> {
+    const replays = sends.filter((send) => {
+      if (holders.get(claimKey(send.request))!.body_hash === send.request.bodyHash) return true;
+      outcomes[send.at] = { ok: false, error: new DomainError('idempotency_key_reused') };
+      return false;
+    });
+    if (replays.length === 0) return;
+    const rows: { message_id: string; app_id: string; app_user_id: string; type: ChatMessageType; created_at: DbTimestamp; client_reference: string | null }[] = await tx.execute(
+      `select m.message_id, m.app_id, m.app_user_id, m.type, m.created_at, m.client_reference
+         from messaging.messages m join jsonb_to_recordset(?::jsonb) as r(message_id text, app_id text) using (message_id, app_id)`,
+      [JSON.stringify(replays.map((send) => ({ message_id: holders.get(claimKey(send.request))!.message_id, app_id: send.request.appId })))],
+    );
+    const messages = new Map(rows.map((row) => [row.message_id, row]));
+    for (const send of replays) {
+      const row = messages.get(holders.get(claimKey(send.request))!.message_id);
+      outcomes[send.at] = row
+        ? {
+            ok: true,
+            value: {
+              acceptance: { id: row.message_id, status: 'accepted', appUserId: row.app_user_id, type: row.type, createdAt: isoTime(row.created_at), clientReference: row.client_reference },
+              replayed: true,
+            },
+          }
+        : { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
+    }
+  }
+
+  /** Everything D9 looks at, for every send, in one query over messaging's projections (and one for media, one for email addresses). */
+  private async loadFacts(tx: EntityManager, sends: (PendingSend & { at: number })[]): Promise<ClaimedSend[]> {
+    if (sends.length === 0) return [];
+    const emails = [...new Set(sends.flatMap((send) => (typeof send.request.body.to.email === 'string' ? [send.request.body.to.email.toLowerCase()] : [])))];
+    const byEmail = new Map<string, string>();
+    if (emails.length > 0) {
+      const users: { user_id: string; email: string }[] = await tx.execute(
+        `select user_id, email from messaging.recipients where email in (select jsonb_array_elements_text(?::jsonb))`,
+        [JSON.stringify(emails)],
+      );
+      for (const user of users) byEmail.set(user.email, user.user_id);
+    }
+    const addressed = sends.map((send) => {
+      const to = send.request.body.to;
+      if (typeof to.email !== 'string') return { send, userId: null, appUserId: to.appUserId! };
+      const userId = byEmail.get(to.email.toLowerCase()) ?? null;
+      return { send, userId, appUserId: userId ? appUserIdFor(this.config.appUserIdSecret, send.request.appId, userId) : '' };
+    });
+    const rows: FactsRow[] = await tx.execute(
+      `select q.i, a.org_id as app_org_id, a.status as app_status, a.daily_quota,
+              r.user_id, r.org_id as user_org_id, r.status as user_status, o.allows_external_businesses as org_allows,
+              exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
+              (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
+              (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at
+       from jsonb_to_recordset(?::jsonb) as q(i int, app_id text, app_user_id text, user_id text)
+       join messaging.apps a on a.app_id = q.app_id
+       left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
+       left join messaging.orgs o on o.org_id = r.org_id`,
+      [JSON.stringify(addressed.map(({ send, userId, appUserId }, i) => ({ i, app_id: send.request.appId, app_user_id: appUserId, user_id: userId })))],
+    );
+    const media = await this.loadMedia(tx, sends);
+    return rows.map((row) => {
+      const { send, appUserId } = addressed[row.i];
+      const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
+      const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
+      const facts: SendFacts = {
+        keyEnvironment: send.request.keyEnvironment,
+        app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
+        addressedBy: typeof send.request.body.to.email === 'string' ? 'email' : 'appUserId',
+        recipient:
+          row.user_id === null
+            ? null
+            : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
+        isAcceptedTester: row.tester,
+        consent: row.consent,
+        media: file ? file.facts : null,
+        windowOpen: lastMessage !== null && send.now.getTime() < lastMessage + WINDOW_MS,
+        businessInitiatedLast24h: 0,
+        acceptedToday: 0,
+      };
+      return { ...send, appUserId, facts, file };
     });
   }
 
-  /** Claims (app, key) for this message, or returns the message id that holds it (a concurrent twin waits here for the first to commit). */
-  private async claimKey(tx: EntityManager, request: SendMessageRequest, messageId: string, now: Date): Promise<string> {
-    const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
-    const claimed: { message_id: string }[] = await tx.execute(
-      `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at) values (?, ?, ?, ?, ?)
-       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
-         where messaging.send_requests.created_at < ?
-       returning message_id`,
-      [request.appId, request.idempotencyKey, request.bodyHash, messageId, now, cutoff],
-    );
-    if (claimed.length === 1) return messageId;
-    const [existing]: { body_hash: string; message_id: string }[] = await tx.execute(
-      `select body_hash, message_id from messaging.send_requests where app_id = ? and idempotency_key = ?`,
-      [request.appId, request.idempotencyKey],
-    );
-    if (existing.body_hash !== request.bodyHash) throw new DomainError('idempotency_key_reused');
-    return existing.message_id;
-  }
-
-  private async replay(tx: EntityManager, request: SendMessageRequest, messageId: string): Promise<SendAcceptance> {
-    const [row]: { app_user_id: string; type: ChatMessageType; created_at: DbTimestamp; client_reference: string | null }[] = await tx.execute(
-      `select app_user_id, type, created_at, client_reference from messaging.messages where message_id = ? and app_id = ?`,
-      [messageId, request.appId],
-    );
-    return { id: messageId, status: 'accepted', appUserId: row.app_user_id, type: row.type, createdAt: isoTime(row.created_at), clientReference: row.client_reference };
-  }
-
-  /** Everything D9 looks at, in one query over messaging's projections. */
-  private async loadFacts(tx: EntityManager, request: SendMessageRequest, now: Date): Promise<{ facts: SendFacts; appUserId: string }> {
-    const to = request.body.to;
-    const byEmail = typeof to.email === 'string';
-    let userId: string | null;
-    let appUserId: string;
-    if (byEmail) {
-      const [user]: { user_id: string }[] = await tx.execute(`select user_id from messaging.recipients where email = ?`, [to.email!.toLowerCase()]);
-      userId = user?.user_id ?? null;
-      appUserId = userId ? appUserIdFor(this.config.appUserIdSecret, request.appId, userId) : '';
-    } else {
-      appUserId = to.appUserId!;
-      userId = null;
+  /** The media of the media messages, from messaging's projection of media.events (D9 media checks, D11), by position in the batch. */
+  private async loadMedia(tx: EntityManager, sends: (PendingSend & { at: number })[]): Promise<Map<number, MediaFile>> {
+    const wanted = sends.filter((send) => send.request.body.type !== 'text').map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
+    const files = new Map<number, MediaFile>();
+    if (wanted.length === 0) return files;
+    const rows: { at: number; media_id: string; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[] =
+      await tx.execute(
+        `select q.at, m.media_id, m.kind, m.status, m.mime_type, m.file_name, m.size, m.object_key
+           from jsonb_to_recordset(?::jsonb) as q(at int, media_id text, app_id text) join messaging.media m using (media_id, app_id)`,
+        [JSON.stringify(wanted)],
+      );
+    for (const row of rows) {
+      const size = Number(row.size);
+      files.set(row.at, {
+        facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
+        listed: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size }],
+        handedOver: [{ mediaId: row.media_id, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
+      });
     }
-    const [row]: FactsRow[] = await tx.execute(
-      `select a.org_id as app_org_id, a.status as app_status, a.daily_quota,
-              r.user_id, r.org_id as user_org_id, r.status as user_status, o.allows_external_businesses as org_allows,
-              exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
-              (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = ?) as consent,
-              (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = ?) as last_user_message_at,
-              (select d.accepted from messaging.daily_counts d where d.app_id = a.app_id and d.day = ?) as accepted_today
-       from messaging.apps a
-       left join messaging.recipients r on r.user_id = coalesce(?, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = ?))
-       left join messaging.orgs o on o.org_id = r.org_id
-       where a.app_id = ?`,
-      [appUserId, appUserId, utcDay(now), userId, appUserId, request.appId],
-    );
-    if (!row) throw new DomainError('internal_error', 'The app has not reached the messaging service yet; retry with the same Idempotency-Key.');
-    const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
-    const facts: SendFacts = {
-      keyEnvironment: request.keyEnvironment,
-      app: { appId: request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
-      addressedBy: byEmail ? 'email' : 'appUserId',
-      recipient:
-        row.user_id === null
-          ? null
-          : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
-      isAcceptedTester: row.tester,
-      consent: row.consent,
-      media: null,
-      windowOpen: lastMessage !== null && now.getTime() < lastMessage + WINDOW_MS,
-      businessInitiatedLast24h: 0,
-      acceptedToday: row.accepted_today ?? 0,
-    };
-    return { facts, appUserId };
+    return files;
   }
 
-  /** The media of a media message, from messaging's projection of media.events (D9 media checks, D11). */
-  private async loadMedia(tx: EntityManager, request: SendMessageRequest): Promise<{ facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] } | null> {
-    if (request.body.type === 'text') return null;
-    const [row]: { kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[] = await tx.execute(
-      `select kind, status, mime_type, file_name, size, object_key from messaging.media where media_id = ? and app_id = ?`,
-      [String(request.body.mediaId), request.appId],
+  /**
+   * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
+   * cannot pass the cap together. Returns each send's count of the last 24 hours by its position.
+   */
+  private async countBusinessInitiated(tx: EntityManager, sends: ClaimedSend[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (sends.length === 0) return counts;
+    const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
+    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`, [
+      JSON.stringify(locks),
+    ]);
+    const rows: { at: number; n: number }[] = await tx.execute(
+      `select q.at, (select count(*) from messaging.messages m
+                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since)::int as n
+         from jsonb_to_recordset(?::jsonb) as q(at int, app_id text, app_user_id text, since timestamptz)`,
+      [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - WINDOW_MS) })))],
     );
-    if (!row) return { facts: { found: false }, listed: [], handedOver: [] };
-    const mediaId = String(request.body.mediaId);
-    const size = Number(row.size);
-    return {
-      facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
-      listed: [{ id: mediaId, mimeType: row.mime_type, fileName: row.file_name, size }],
-      handedOver: [{ mediaId, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
-    };
+    for (const row of rows) counts.set(row.at, row.n);
+    return counts;
   }
 
-  /** D7 under a per-(app, user) lock, so concurrent business-initiated sends cannot pass the cap together. */
-  private async countBusinessInitiated(tx: EntityManager, appId: string, appUserId: string, now: Date): Promise<number> {
-    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`bi:${appId}:${appUserId}`]);
-    const [row]: { n: string }[] = await tx.execute(
-      `select count(*) as n from messaging.messages where app_id = ? and app_user_id = ? and business_initiated and created_at > ?`,
-      [appId, appUserId, new Date(now.getTime() - WINDOW_MS)],
+  /**
+   * D8: locks each (app, day) counter the candidates count against, in key order, and reads it. The
+   * lock is held to commit, so concurrent batches of one app decide one after the other. A counter
+   * row made here for a day with no accepted send is removed again by settleCounts.
+   */
+  private async lockDailyCounts(tx: EntityManager, sends: ClaimedSend[]): Promise<Map<string, number>> {
+    const counters = [...new Map(sends.map((send) => [dayKey(send), { app_id: send.request.appId, day: utcDay(send.now) }])).values()].sort(
+      (a, b) => compare(a.app_id, b.app_id) || compare(a.day, b.day),
     );
-    return Number(row.n);
+    if (counters.length === 0) return new Map();
+    const rows: { app_id: string; day: string; accepted: number }[] = await tx.execute(
+      `insert into messaging.daily_counts (app_id, day, accepted)
+       select app_id, day, 0 from jsonb_to_recordset(?::jsonb) as c(app_id text, day date)
+       on conflict (app_id, day) do update set accepted = messaging.daily_counts.accepted
+       returning app_id, to_char(day, 'YYYY-MM-DD') as day, accepted`,
+      [JSON.stringify(counters)],
+    );
+    return new Map(rows.map((row) => [`${row.app_id}\u0000${row.day}`, row.accepted]));
   }
 
-  /** DESIGN D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
-  private handover(events: DomainEvent[], facts: SendFacts, media: OutboundMediaFile[]): DomainEvent {
-    const accepted = events.find((e) => e.type === 'MessageAccepted')!;
-    const sent = events.find((e) => e.type === 'MessageSent')!;
-    const d = accepted.data as { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null };
-    const handover: DomainEvent<'MessageHandedOver', MessageHandedOver['data']> = {
-      ...sent,
-      eventId: derivedUuidv7(new Date(sent.occurredAt).getTime(), `${sent.eventId}:handover`),
-      type: 'MessageHandedOver',
-      causationId: sent.eventId,
-      data: { messageId: d.messageId, appId: facts.app.appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media },
-    };
-    return handover;
+  /** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
+  private async settleCounts(tx: EntityManager, counted: Map<string, number>, accepted: ClaimedSend[]): Promise<void> {
+    if (counted.size === 0) return;
+    const added = new Map<string, number>();
+    for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
+    const rows = [...counted.keys()].map((key) => {
+      const [app_id, day] = key.split('\u0000');
+      return { app_id, day, n: added.get(key) ?? 0 };
+    });
+    await tx.execute(
+      `with counts as (select * from jsonb_to_recordset(?::jsonb) as c(app_id text, day date, n int)),
+            added as (update messaging.daily_counts d set accepted = d.accepted + c.n from counts c where c.n > 0 and d.app_id = c.app_id and d.day = c.day returning 1)
+       delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
+      [JSON.stringify(rows)],
+    );
   }
 
-  /** D8: the last statement before commit, so the per-app counter row is locked as briefly as possible. */
-  private async countAgainstQuota(tx: EntityManager, appId: string, dailyQuota: number, now: Date): Promise<void> {
-    const [row]: { accepted: number }[] = await tx.execute(
-      `insert into messaging.daily_counts (app_id, day, accepted) values (?, ?, 1)
-       on conflict (app_id, day) do update set accepted = messaging.daily_counts.accepted + 1 returning accepted`,
-      [appId, utcDay(now)],
+  /** A refused send leaves no trace: its key is free for a corrected retry. */
+  private async releaseKeys(tx: EntityManager, refused: PendingSend[]): Promise<void> {
+    if (refused.length === 0) return;
+    await tx.execute(
+      `delete from messaging.send_requests s using jsonb_to_recordset(?::jsonb) as r(app_id text, idempotency_key text, message_id text)
+        where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
+      [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
     );
-    if (row.accepted > dailyQuota) throw new DomainError('daily_quota_exceeded');
   }
+}
+
+function command(send: ClaimedSend): Extract<MessageCommand, { type: 'SendMessage' }> {
+  const body = send.request.body;
+  return {
+    type: 'SendMessage',
+    data: { messageId: send.messageId, type: body.type, text: body.text ?? null, media: send.file?.listed ?? [], clientReference: body.clientReference ?? null, facts: send.facts },
+  };
+}
+
+/** The DomainError the decider answers with the given D7 and D8 counts, or null when it accepts. */
+function decisionError(send: ClaimedSend, acceptedToday: number, businessInitiatedLast24h: number): DomainError | null {
+  send.facts.acceptedToday = acceptedToday;
+  send.facts.businessInitiatedLast24h = businessInitiatedLast24h;
+  try {
+    messageDecider.decide(command(send), messageDecider.initialState());
+    return null;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+}
+
+function missingApp(): DomainError {
+  return new DomainError('internal_error', 'The app has not reached the messaging service yet; retry with the same Idempotency-Key.');
+}
+
+/** DESIGN D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
+function handover(events: DomainEvent[], appId: string, media: OutboundMediaFile[]): DomainEvent {
+  const accepted = events.find((e) => e.type === 'MessageAccepted')!;
+  const sent = events.find((e) => e.type === 'MessageSent')!;
+  const d = accepted.data as { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null };
+  const handedOver: DomainEvent<'MessageHandedOver', MessageHandedOver['data']> = {
+    ...sent,
+    eventId: derivedUuidv7(new Date(sent.occurredAt).getTime(), `${sent.eventId}:handover`),
+    type: 'MessageHandedOver',
+    causationId: sent.eventId,
+    data: { messageId: d.messageId, appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media },
+  };
+  return handedOver;
+}
+
+function claimKey(request: SendMessageRequest): string {
+  return `${request.appId}\u0000${request.idempotencyKey}`;
+}
+
+function dayKey(send: ClaimedSend): string {
+  return `${send.request.appId}\u0000${utcDay(send.now)}`;
+}
+
+function userKey(send: ClaimedSend): string {
+  return `${send.request.appId}:${send.appUserId}`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function utcDay(at: Date): string {
