@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
+import { GroupCommit, type GroupOutcome } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
 
 /** Records live 24 hours from creation (spec, Limits). */
@@ -15,12 +16,33 @@ interface RecordRow {
   response_body: unknown;
 }
 
+interface Claim {
+  appId: string;
+  key: string;
+  bodyHash: string;
+  now: Date;
+}
+
+interface Completion {
+  appId: string;
+  key: string;
+  status: number;
+  body: unknown;
+}
+
 /**
  * The gateway's Idempotency-Key records (DESIGN section 3, step 6). `begin` claims the key or
  * answers from the record; `complete` stores a 2xx answer; `release` frees the key after a refusal
  * or a failure, so the client can retry with the same key.
+ *
+ * Claims and completions of concurrent requests are written together (group commit): one statement
+ * and one commit for all that arrived while the previous ones were being written, in key order so
+ * that two such statements never wait on each other in a circle. An idle gateway writes each alone.
  */
 export class IdempotencyStore {
+  private readonly claims = new GroupCommit<Claim, Begin>((batch) => this.claimAll(batch), { maxBatch: 200, maxConcurrent: 2 });
+  private readonly completions = new GroupCommit<Completion, void>((batch) => this.completeAll(batch), { maxBatch: 200, maxConcurrent: 2 });
+
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly clock: Clock,
@@ -28,42 +50,95 @@ export class IdempotencyStore {
     private readonly leaseMs: number,
   ) {}
 
-  async begin(appId: string, key: string, bodyHash: string): Promise<Begin> {
-    const now = this.clock.now();
-    const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    const em = this.runtime.em() as unknown as EntityManager;
-    // Claim the key, or take it over when its record expired or its holder's lease ran out.
-    const claimed: unknown[] = await em.execute(
-      `insert into gateway.idempotency_records (app_id, idempotency_key, body_hash, state, lease_until, created_at) values (?, ?, ?, 'in_progress', ?, ?)
-       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, state = 'in_progress', response_status = null,
-         response_body = null, lease_until = excluded.lease_until, created_at = excluded.created_at
-       where gateway.idempotency_records.created_at < ?
-          or (gateway.idempotency_records.state = 'in_progress' and gateway.idempotency_records.lease_until < ? and gateway.idempotency_records.body_hash = excluded.body_hash)
-       returning 1`,
-      [appId, key, bodyHash, leaseUntil, now, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), now],
-    );
-    if (claimed.length === 1) return { kind: 'new' };
-    const [row]: RecordRow[] = await em.execute(
-      `select body_hash, state, response_status, response_body from gateway.idempotency_records where app_id = ? and idempotency_key = ?`,
-      [appId, key],
-    );
-    // Released between the two statements: try again.
-    if (!row) return this.begin(appId, key, bodyHash);
-    if (row.body_hash !== bodyHash) throw new DomainError('idempotency_key_reused');
-    if (row.state === 'in_progress') throw new DomainError('idempotency_in_progress');
-    const body = typeof row.response_body === 'string' ? JSON.parse(row.response_body) : row.response_body;
-    return { kind: 'replay', status: row.response_status as number, body };
+  begin(appId: string, key: string, bodyHash: string): Promise<Begin> {
+    return this.claims.submit({ appId, key, bodyHash, now: this.clock.now() });
   }
 
-  async complete(appId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.runtime
-      .em()
-      .execute(`update gateway.idempotency_records set state = 'done', response_status = ?, response_body = ?::jsonb where app_id = ? and idempotency_key = ?`, [
-        status,
-        JSON.stringify(body ?? null),
-        appId,
-        key,
-      ]);
+  complete(appId: string, key: string, status: number, body: unknown): Promise<void> {
+    return this.completions.submit({ appId, key, status, body });
+  }
+
+  private async claimAll(batch: Claim[]): Promise<GroupOutcome<Begin>[]> {
+    const outcomes: GroupOutcome<Begin>[] = new Array(batch.length);
+    // A twin of an earlier claim in the batch waits for the next batch, where it finds the first one's record.
+    const seen = new Set<string>();
+    const claims = batch.flatMap((claim, at) => {
+      const id = recordKey(claim.appId, claim.key);
+      if (seen.has(id)) {
+        outcomes[at] = { ok: 'later' };
+        return [];
+      }
+      seen.add(id);
+      return [{ at, id, claim }];
+    });
+    claims.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const em = this.runtime.em() as unknown as EntityManager;
+    // Claim each key, or take it over when its record expired or its holder's lease ran out.
+    const won: { app_id: string; idempotency_key: string }[] = await em.execute(
+      `insert into gateway.idempotency_records (app_id, idempotency_key, body_hash, state, lease_until, created_at)
+       select app_id, idempotency_key, body_hash, 'in_progress', lease_until, created_at
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, lease_until timestamptz, created_at timestamptz)
+       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, state = 'in_progress', response_status = null,
+         response_body = null, lease_until = excluded.lease_until, created_at = excluded.created_at
+       where gateway.idempotency_records.created_at < excluded.created_at - ?::int * interval '1 millisecond'
+          or (gateway.idempotency_records.state = 'in_progress' and gateway.idempotency_records.lease_until < excluded.created_at
+              and gateway.idempotency_records.body_hash = excluded.body_hash)
+       returning app_id, idempotency_key`,
+      [
+        JSON.stringify(
+          claims.map(({ claim }) => ({
+            app_id: claim.appId,
+            idempotency_key: claim.key,
+            body_hash: claim.bodyHash,
+            lease_until: new Date(claim.now.getTime() + this.leaseMs),
+            created_at: claim.now,
+          })),
+        ),
+        IDEMPOTENCY_TTL_MS,
+      ],
+    );
+    const ours = new Set(won.map((row) => recordKey(row.app_id, row.idempotency_key)));
+    const taken = claims.filter(({ id, at }) => {
+      if (!ours.has(id)) return true;
+      outcomes[at] = { ok: true, value: { kind: 'new' } };
+      return false;
+    });
+    if (taken.length === 0) return outcomes;
+    const rows: (RecordRow & { app_id: string; idempotency_key: string })[] = await em.execute(
+      `select r.app_id, r.idempotency_key, r.body_hash, r.state, r.response_status, r.response_body
+         from gateway.idempotency_records r join jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text) using (app_id, idempotency_key)`,
+      [JSON.stringify(taken.map(({ claim }) => ({ app_id: claim.appId, idempotency_key: claim.key })))],
+    );
+    const records = new Map(rows.map((row) => [recordKey(row.app_id, row.idempotency_key), row]));
+    for (const { at, id, claim } of taken) {
+      const row = records.get(id);
+      // Released between the two statements: claim again in the next batch.
+      if (!row) outcomes[at] = { ok: 'later' };
+      else if (row.body_hash !== claim.bodyHash) outcomes[at] = { ok: false, error: new DomainError('idempotency_key_reused') };
+      else if (row.state === 'in_progress') outcomes[at] = { ok: false, error: new DomainError('idempotency_in_progress') };
+      else {
+        const body = typeof row.response_body === 'string' ? JSON.parse(row.response_body) : row.response_body;
+        outcomes[at] = { ok: true, value: { kind: 'replay', status: row.response_status as number, body } };
+      }
+    }
+    return outcomes;
+  }
+
+  private async completeAll(batch: Completion[]): Promise<GroupOutcome<void>[]> {
+    const rows = batch
+      .map(({ appId, key, status, body }) => ({ app_id: appId, idempotency_key: key, status, body: body ?? null }))
+      .sort((a, b) => {
+        const x = recordKey(a.app_id, a.idempotency_key);
+        const y = recordKey(b.app_id, b.idempotency_key);
+        return x < y ? -1 : x > y ? 1 : 0;
+      });
+    await this.runtime.em().execute(
+      `update gateway.idempotency_records r set state = 'done', response_status = c.status, response_body = c.body
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, status int, body jsonb)
+        where r.app_id = c.app_id and r.idempotency_key = c.idempotency_key`,
+      [JSON.stringify(rows)],
+    );
+    return batch.map(() => ({ ok: true, value: undefined }));
   }
 
   async release(appId: string, key: string): Promise<void> {
@@ -77,4 +152,8 @@ export class IdempotencyStore {
       .execute(`delete from gateway.idempotency_records where created_at < ? returning 1`, [new Date(this.clock.nowMs() - IDEMPOTENCY_TTL_MS)]);
     return rows.length;
   }
+}
+
+function recordKey(appId: string, key: string): string {
+  return `${appId}\u0000${key}`;
 }
