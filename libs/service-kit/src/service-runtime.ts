@@ -32,6 +32,8 @@ export interface ConsumerSpec {
   handlers: Record<string, EventHandler>;
   /** Partitions applied at once (default 1); see InboxConsumerOptions. */
   partitionsConcurrently?: number;
+  /** Wait after a small batch before the next fetch; see InboxConsumerOptions. */
+  paceMs?: number;
 }
 
 /**
@@ -156,6 +158,7 @@ export class ServiceRuntime {
       topics: spec.topics,
       handlers: spec.handlers,
       partitionsConcurrently: spec.partitionsConcurrently,
+      paceMs: spec.paceMs,
       fromBeginning,
       // Each event is applied in its own log context and span, continuing the trace of its traceparent header.
       runInContext: (event, traceparent, fn) =>

@@ -13,6 +13,7 @@ export function handoverConsumer(runtime: ServiceRuntime): ConsumerSpec {
   return {
     name: 'handover',
     topics: [TOPICS.chatOutbound],
+    paceMs: 10,
     handlers: {
       MessageHandedOver: async (em: EntityManager, event: DomainEvent) => {
         const d = (event as unknown as MessageHandedOver).data;

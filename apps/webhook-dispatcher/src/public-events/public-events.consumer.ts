@@ -42,6 +42,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
     handlers: Object.fromEntries(PUBLIC_SOURCE_TYPES.map((type) => [type, fanOut])),
     // Every event waits on a few round trips to Postgres; partitions in parallel keep the webhook latency low.
     partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
+    paceMs: 10,
   };
 }
 
