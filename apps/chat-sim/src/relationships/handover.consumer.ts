@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type DomainEvent, type MessageHandedOver } from '@platform/contracts';
+import { TOPICS, type DomainEvent, type MessageHandedOver, type UserStatus } from '@platform/contracts';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
-import { UserView } from '../persistence/user-view.entity';
 import { applyRelationshipCommand } from './relationship.stream';
 
 /**
@@ -17,7 +16,7 @@ export function handoverConsumer(runtime: ServiceRuntime): ConsumerSpec {
     handlers: {
       MessageHandedOver: async (em: EntityManager, event: DomainEvent) => {
         const d = (event as unknown as MessageHandedOver).data;
-        const user = await em.findOne(UserView, { userId: d.userId });
+        const [user]: { status: UserStatus }[] = await em.execute(`select status from chat_sim.users where user_id = ?`, [d.userId]);
         const refusals = await applyRelationshipCommand(
           runtime,
           em,

@@ -46,16 +46,28 @@ export function publicDelivery(row: DeliveryRow) {
   };
 }
 
+type PublicEventRecord = { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date };
+
+const INSERT_PUBLIC_EVENT = `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do nothing`;
+
+function publicEventValues(event: PublicEventRecord): unknown[] {
+  return [event.eventId, event.appId, event.type, event.payload, `{${event.requiresMedia.join(',')}}`, event.sourceEventId, event.now];
+}
+
 /** Keeps a public event's exact bytes (for every attempt and replay); a repeat of the same event is a no-op. */
-export async function storePublicEvent(
-  em: EntityManager,
-  event: { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date },
-): Promise<void> {
-  await em.execute(
-    `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
-     values (?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do nothing`,
-    [event.eventId, event.appId, event.type, event.payload, `{${event.requiresMedia.join(',')}}`, event.sourceEventId, event.now],
+export async function storePublicEvent(em: EntityManager, event: PublicEventRecord): Promise<void> {
+  await em.execute(INSERT_PUBLIC_EVENT, publicEventValues(event));
+}
+
+/** storePublicEvent, and the app's enabled endpoints subscribed to the event's type, in one round trip. */
+export async function storePublicEventForEndpoints(em: EntityManager, event: PublicEventRecord): Promise<string[]> {
+  const rows: { endpoint_id: string }[] = await em.execute(
+    `with stored as (${INSERT_PUBLIC_EVENT})
+     select endpoint_id from webhook_dispatcher.endpoints where app_id = ? and state = 'enabled' and ? = any(events)`,
+    [...publicEventValues(event), event.appId, event.type],
   );
+  return rows.map((row) => row.endpoint_id);
 }
 
 /**
@@ -67,18 +79,23 @@ export async function createDeliveries(
   em: EntityManager,
   args: { appId: string; eventId: string; type: PublicEventType; endpointIds: string[]; now: Date; traceparent: string | null; replayOf?: string },
 ): Promise<string[]> {
-  const ids: string[] = [];
-  for (const endpointId of args.endpointIds) {
+  if (args.endpointIds.length === 0) return [];
+  const values: unknown[] = [];
+  const rows = args.endpointIds.map((endpointId) => {
     const deliveryId = args.replayOf ? newId(ID_PREFIX.webhookDelivery, args.now.getTime()) : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
-    const inserted: unknown[] = await em.execute(
-      `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of, traceparent)
-       values (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) on conflict do nothing returning delivery_id`,
-      [deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent],
-    );
-    if (inserted.length > 0) ids.push(deliveryId);
-  }
-  if (ids.length > 0) await em.execute(`select pg_notify(?, '')`, [DELIVERIES_CHANNEL]);
-  return ids;
+    values.push(deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent);
+    return "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)";
+  });
+  // One round trip: the rows, and (when any is new) the wake-up for the workers, delivered at commit
+  // (Postgres sends identical notifications of one transaction once).
+  const inserted: { delivery_id: string }[] = await em.execute(
+    `with inserted as (
+       insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of, traceparent)
+       values ${rows.join(', ')} on conflict do nothing returning delivery_id)
+     select delivery_id, pg_notify(?, '') from inserted`,
+    [...values, DELIVERIES_CHANNEL],
+  );
+  return inserted.map((row) => row.delivery_id);
 }
 
 export async function findDelivery(em: EntityManager, appId: string, deliveryId: string): Promise<DeliveryRow | null> {

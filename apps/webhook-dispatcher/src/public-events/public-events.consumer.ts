@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '@platform/contracts';
 import { currentTraceparent, type ConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
-import { createDeliveries, DELIVERIES_CHANNEL, storePublicEvent } from '../deliveries/delivery.records';
+import { createDeliveries, DELIVERIES_CHANNEL, storePublicEventForEndpoints } from '../deliveries/delivery.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
@@ -19,7 +19,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
     if (!publicEvent || !event.appId) return;
     const { envelope } = publicEvent;
     const now = runtime.clock.now();
-    await storePublicEvent(em, {
+    const endpointIds = await storePublicEventForEndpoints(em, {
       eventId: envelope.id,
       appId: event.appId,
       type: envelope.type,
@@ -28,13 +28,9 @@ export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
       sourceEventId: event.eventId,
       now,
     });
-    const endpoints: { endpoint_id: string }[] = await em.execute(
-      `select endpoint_id from webhook_dispatcher.endpoints where app_id = ? and state = 'enabled' and ? = any(events)`,
-      [event.appId, envelope.type],
-    );
     // The handler runs in the event's span (continuing its traceparent header): attempts join that trace.
     const traceparent = currentTraceparent() ?? null;
-    await createDeliveries(em, { appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds: endpoints.map((e) => e.endpoint_id), now, traceparent });
+    await createDeliveries(em, { appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent });
   };
   return {
     name: PUBLIC_EVENTS_CONSUMER,
