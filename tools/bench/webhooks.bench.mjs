@@ -105,6 +105,7 @@ try {
     });
     for (const endpoint of endpoints.slice(1)) await api('DELETE', `/webhooks/${endpoint.id}`, key);
     const sentAt = new Map();
+    const answeredAt = new Map();
     const arrived = new Map();
     receiver.respond((req) => {
       if (req.method === 'POST') {
@@ -124,7 +125,11 @@ try {
       const ref = `e2e-${i}`;
       sentAt.set(ref, Date.now());
       sends.push(
-        api('POST', '/messages', key, { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref }, { 'idempotency-key': randomUUID() }).catch(
+        api('POST', '/messages', key, { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref }, { 'idempotency-key': randomUUID() }).then(
+          (res) => {
+            answeredAt.set(ref, Date.now());
+            return res;
+          },
           (error) => ({ error }),
         ),
       );
@@ -133,6 +138,9 @@ try {
     const deadline = Date.now() + 30_000;
     while (arrived.size < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const latencies = [...arrived].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
+    // Where the time goes: until the 202, and from the 202 to the webhook.
+    const accepted = [...answeredAt].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
+    const afterAccepted = [...arrived].filter(([ref]) => answeredAt.has(ref)).map(([ref, at]) => at - answeredAt.get(ref)).sort((a, b) => a - b);
     console.log(
       JSON.stringify(
         {
@@ -143,6 +151,8 @@ try {
           firstFailure: results.find((r) => r && r.error)?.error.message.slice(0, 300) ?? null,
           webhooksArrived: arrived.size,
           latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
+          sendAnsweredMs: { p50: percentile(accepted, 50), p99: percentile(accepted, 99) },
+          answerToWebhookMs: { p50: percentile(afterAccepted, 50), p99: percentile(afterAccepted, 99) },
         },
         null,
         2,

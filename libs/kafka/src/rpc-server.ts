@@ -4,6 +4,9 @@ import { coalesceSends } from './coalescing-send';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 
+/** How long closing waits for the requests under way to be answered. */
+const CLOSE_DRAIN_MS = 5_000;
+
 export interface RpcServerLimits {
   /** Requests handled at once by this process, over all partitions (RPC_MAX_IN_FLIGHT). */
   maxInFlight: number;
@@ -15,9 +18,12 @@ export interface RpcServerLimits {
 /**
  * @nestjs/microservices' Kafka server (the `@MessagePattern` handlers and reply format are Nest's),
  * with three changes for a service under load:
- * - requests of a fetched batch are handled concurrently (up to `maxInFlight` per process), where
- *   Nest's `eachMessage` handles one request per partition at a time, so a service could never have
- *   more commands in progress than partitions, each waiting on its database round trips;
+ * - requests are handled concurrently (up to `maxInFlight` per process), and the next fetch does
+ *   not wait for a fetched batch to be answered, where Nest's `eachMessage` handles one request per
+ *   partition at a time, so a service could never have more commands in progress than partitions,
+ *   each waiting on its database round trips. A request's offset may thus be committed before it is
+ *   answered: a crash loses the answer, and the caller gets 500 after its timeout (the contract for
+ *   500 is to retry with the same Idempotency-Key);
  * - replies produced in the same tick go out in one Produce request;
  * - a consumer that kafkajs will not restart after a crash is replaced by a new one.
  * Request order within a partition carries no meaning (requests are independent commands; the
@@ -25,6 +31,7 @@ export interface RpcServerLimits {
  */
 export class RpcKafkaServer extends ServerKafka {
   private inFlight = 0;
+  private readonly handling = new Set<Promise<unknown>>();
   private readonly waiting: (() => void)[] = [];
   private closing = false;
   private restarts = 0;
@@ -46,6 +53,9 @@ export class RpcKafkaServer extends ServerKafka {
   override async close(): Promise<void> {
     this.closing = true;
     this.assigned = {};
+    // Requests under way still get their replies (the producer closes with the server).
+    const drained = Promise.allSettled([...this.handling]);
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, CLOSE_DRAIN_MS).unref())]);
     await super.close();
   }
 
@@ -76,18 +86,19 @@ export class RpcKafkaServer extends ServerKafka {
     await consumer.run({
       ...(this.options.run ?? {}),
       eachBatch: async ({ batch, heartbeat, pause }) => {
-        await Promise.all(
-          batch.messages.map(async (message) => {
-            await this.slot();
-            try {
-              await this.handleMessage({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause });
-            } catch (error) {
-              this.limits.onError?.(error);
-            } finally {
+        // Returns once every request of the batch has a slot, not when all are answered: the next
+        // fetch must not wait for the slowest request of this one (a send waits for its batch's
+        // commit), or requests arriving meanwhile would sit in Kafka instead of joining the next batch.
+        for (const message of batch.messages) {
+          await this.slot();
+          const handled = this.handleMessage({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause })
+            .catch((error: unknown) => this.limits.onError?.(error))
+            .finally(() => {
+              this.handling.delete(handled);
               this.release();
-            }
-          }),
-        );
+            });
+          this.handling.add(handled);
+        }
         this.limits.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
       },
     });
