@@ -172,8 +172,8 @@ export class MessagingRebuildSession implements RebuildSession {
 export const messagingProjectionRebuild: ProjectionRebuildSpec = {
   service: 'messaging',
   schema: 'messaging',
-  // A send first touches daily_counts (its facts query reads today's count), then messages (inline
-  // projection), then daily_counts again (D8); locking messages first deadlocked the swap with sends.
+  // A send batch locks its daily_counts rows (D8) before it writes messages (inline projection);
+  // locking messages first deadlocked the swap with sends.
   tables: ['daily_counts', 'messages'],
   eventTypes: MESSAGE_EVENT_TYPES,
   start: () => new MessagingRebuildSession(),
