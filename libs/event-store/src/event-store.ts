@@ -127,13 +127,8 @@ export class EventStore {
     } else {
       base = expectedVersion;
     }
-    try {
-      const [events] = await this.appendMany(em, [{ streamId, expectedVersion: base, events: newEvents, meta, alsoPublish }]);
-      return events;
-    } catch (error) {
-      if (error instanceof StreamVersionConflict) throw new StreamVersionConflict(streamId, expectedVersion);
-      throw error;
-    }
+    const [events] = await this.appendMany(em, [{ streamId, expectedVersion: base, events: newEvents, meta, alsoPublish }]);
+    return events;
   }
 
   /**

@@ -40,7 +40,8 @@ interface Completion {
  * that two such statements never wait on each other in a circle. An idle gateway writes each alone.
  */
 export class IdempotencyStore {
-  private readonly claims = new GroupCommit<Claim, Begin>((batch) => this.claimAll(batch), { maxBatch: 200, maxConcurrent: 2 });
+  // A twin of a claim in the batch waits for the next one, where it finds the first one's record.
+  private readonly claims = new GroupCommit<Claim, Begin>((batch) => this.claimAll(batch), { maxBatch: 200, maxConcurrent: 2, keyOf: (c) => recordKey(c.appId, c.key) });
   private readonly completions = new GroupCommit<Completion, void>((batch) => this.completeAll(batch), { maxBatch: 200, maxConcurrent: 2 });
 
   constructor(
@@ -60,18 +61,7 @@ export class IdempotencyStore {
 
   private async claimAll(batch: Claim[]): Promise<GroupOutcome<Begin>[]> {
     const outcomes: GroupOutcome<Begin>[] = new Array(batch.length);
-    // A twin of an earlier claim in the batch waits for the next batch, where it finds the first one's record.
-    const seen = new Set<string>();
-    const claims = batch.flatMap((claim, at) => {
-      const id = recordKey(claim.appId, claim.key);
-      if (seen.has(id)) {
-        outcomes[at] = { ok: 'later' };
-        return [];
-      }
-      seen.add(id);
-      return [{ at, id, claim }];
-    });
-    claims.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const claims = batch.map((claim, at) => ({ at, id: recordKey(claim.appId, claim.key), claim })).sort((a, b) => compareKeys(a.id, b.id));
     const em = this.runtime.em() as unknown as EntityManager;
     // Claim each key, or take it over when its record expired or its holder's lease ran out.
     const won: { app_id: string; idempotency_key: string }[] = await em.execute(
@@ -127,11 +117,7 @@ export class IdempotencyStore {
   private async completeAll(batch: Completion[]): Promise<GroupOutcome<void>[]> {
     const rows = batch
       .map(({ appId, key, status, body }) => ({ app_id: appId, idempotency_key: key, status, body: body ?? null }))
-      .sort((a, b) => {
-        const x = recordKey(a.app_id, a.idempotency_key);
-        const y = recordKey(b.app_id, b.idempotency_key);
-        return x < y ? -1 : x > y ? 1 : 0;
-      });
+      .sort((a, b) => compareKeys(recordKey(a.app_id, a.idempotency_key), recordKey(b.app_id, b.idempotency_key)));
     await this.runtime.em().execute(
       `update gateway.idempotency_records r set state = 'done', response_status = c.status, response_body = c.body
          from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, status int, body jsonb)
@@ -156,4 +142,8 @@ export class IdempotencyStore {
 
 function recordKey(appId: string, key: string): string {
   return `${appId}\u0000${key}`;
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -6,27 +6,18 @@ import type { MessageEvent } from './message.state';
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   // A send appends MessageAccepted and MessageSent together: one insert with the final status.
   const handedOver = new Set(events.filter((e) => e.type === 'MessageSent').map((e) => (e.data as { messageId: string }).messageId));
-  // Sends decided together (a group commit) become one multi-row insert; any other statement goes after them, in event order.
-  let accepted: unknown[][] = [];
-  const insertAccepted = async () => {
-    if (accepted.length === 0) return;
-    const rows = accepted;
-    accepted = [];
+  // New outbound messages first, one multi-row insert for all (a group commit decides many sends at
+  // once): every other statement updates a row its own message's MessageAccepted made, which comes
+  // earlier in the list or in an earlier append.
+  const accepted = events.filter((e) => e.type === 'MessageAccepted');
+  if (accepted.length > 0) {
     await em.execute(
       `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
-       values ${rows.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
-      rows.flat(),
-    );
-  };
-  for (const stored of events) {
-    const event = stored as unknown as MessageEvent & DomainEvent;
-    const at = new Date(stored.occurredAt);
-    const v = stored.streamVersion;
-    if (event.type !== 'MessageAccepted' && !(event.type === 'MessageSent' && handedOver.has(event.data.messageId))) await insertAccepted();
-    switch (event.type) {
-      case 'MessageAccepted': {
-        const d = event.data;
-        accepted.push([
+       values ${accepted.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
+      accepted.flatMap((stored) => {
+        const d = (stored as unknown as Extract<MessageEvent, { type: 'MessageAccepted' }>).data;
+        const sent = handedOver.has(d.messageId);
+        return [
           d.messageId,
           stored.appId,
           d.appUserId,
@@ -34,14 +25,22 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
           d.type,
           d.text,
           JSON.stringify(d.media),
-          handedOver.has(d.messageId) ? 'sent' : 'accepted',
+          sent ? 'sent' : 'accepted',
           d.clientReference,
           d.businessInitiated,
-          at,
-          handedOver.has(d.messageId) ? v + 1 : v,
-        ]);
+          new Date(stored.occurredAt),
+          sent ? stored.streamVersion + 1 : stored.streamVersion,
+        ];
+      }),
+    );
+  }
+  for (const stored of events) {
+    const event = stored as unknown as MessageEvent & DomainEvent;
+    const at = new Date(stored.occurredAt);
+    const v = stored.streamVersion;
+    switch (event.type) {
+      case 'MessageAccepted':
         break;
-      }
       case 'MessageSent':
         if (handedOver.has(event.data.messageId)) break;
         await em.execute(`update messaging.messages set status = 'sent', version = ? where message_id = ?`, [v, event.data.messageId]);
@@ -77,5 +76,4 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
       }
     }
   }
-  await insertAccepted();
 }

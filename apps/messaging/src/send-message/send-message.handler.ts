@@ -23,6 +23,7 @@ import { GroupCommit, type GroupOutcome } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
+import type { MessageEvent } from '../messages/message.state';
 import { projectMessageEvents } from '../messages/message.projection';
 import type { MediaFacts, SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
@@ -108,7 +109,12 @@ const MAX_SENDS_PER_BATCH = 100;
  */
 @Injectable()
 export class SendMessageHandler implements OnModuleInit {
-  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 2 });
+  // A twin of a send in the batch (same app and key) waits for the next one, where it finds the claim and replays.
+  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), {
+    maxBatch: MAX_SENDS_PER_BATCH,
+    maxConcurrent: 2,
+    keyOf: (send) => claimKey(send.request),
+  });
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -129,17 +135,7 @@ export class SendMessageHandler implements OnModuleInit {
 
   private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
     const outcomes: GroupOutcome<SendResult>[] = new Array(batch.length);
-    // A twin of an earlier send in the batch (same app and key) goes into the next batch, where it finds the claim.
-    const keys = new Set<string>();
-    const sends = batch.flatMap((send, at) => {
-      const key = claimKey(send.request);
-      if (keys.has(key)) {
-        outcomes[at] = { ok: 'later' };
-        return [];
-      }
-      keys.add(key);
-      return [{ ...send, at }];
-    });
+    const sends = batch.map((send, at) => ({ ...send, at }));
     await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       const holders = await this.claimKeys(tx, sends);
@@ -162,8 +158,8 @@ export class SendMessageHandler implements OnModuleInit {
       for (const send of claimed) if (!withFacts.has(send.at)) refuse(send, missingApp());
       for (const send of found) {
         // Counts only grow: a send refused with none of them counted is refused whatever they are (D9 checks them last).
-        const refusal = decisionError(send, 0, 0);
-        if (refusal) refuse(send, refusal);
+        const decision = decideSend(send, 0, 0);
+        if (decision instanceof DomainError) refuse(send, decision);
         else candidates.push(send);
       }
 
@@ -172,16 +168,16 @@ export class SendMessageHandler implements OnModuleInit {
       // In arrival order, each send counting the ones accepted before it in this batch.
       candidates.sort((a, b) => a.at - b.at);
       const businessInitiatedHere = new Map<string, number>();
-      const accepted: ClaimedSend[] = [];
+      const accepted: (ClaimedSend & { events: MessageEvent[] })[] = [];
       for (const send of candidates) {
         const day = dayKey(send);
         const user = userKey(send);
-        const refusal = decisionError(send, acceptedToday.get(day) ?? 0, (businessInitiated.get(send.at) ?? 0) + (businessInitiatedHere.get(user) ?? 0));
-        if (refusal) {
-          refuse(send, refusal);
+        const decision = decideSend(send, acceptedToday.get(day) ?? 0, (businessInitiated.get(send.at) ?? 0) + (businessInitiatedHere.get(user) ?? 0));
+        if (decision instanceof DomainError) {
+          refuse(send, decision);
           continue;
         }
-        accepted.push(send);
+        accepted.push({ ...send, events: decision });
         acceptedToday.set(day, (acceptedToday.get(day) ?? 0) + 1);
         if (!send.facts.windowOpen) businessInitiatedHere.set(user, (businessInitiatedHere.get(user) ?? 0) + 1);
       }
@@ -191,7 +187,7 @@ export class SendMessageHandler implements OnModuleInit {
         accepted.map((send) => ({
           streamId: `message-${send.messageId}`,
           expectedVersion: 0,
-          events: messageDecider.decide(command(send), messageDecider.initialState()),
+          events: send.events,
           meta: { now: send.now, appId: send.request.appId, correlationId: send.caller.requestId ?? null, causationId: send.caller.requestId ?? null },
           alsoPublish: (events) => [handover(events, send.request.appId, send.file?.handedOver ?? [])],
           trace: send.trace,
@@ -232,15 +228,15 @@ export class SendMessageHandler implements OnModuleInit {
        returning app_id, idempotency_key`,
       [JSON.stringify(claims), IDEMPOTENCY_TTL_MS],
     );
-    const ours = new Set(won.map((row) => `${row.app_id}\u0000${row.idempotency_key}`));
-    const held = claims.filter((claim) => !ours.has(`${claim.app_id}\u0000${claim.idempotency_key}`));
+    const ours = new Set(won.map((row) => rowKey(row.app_id, row.idempotency_key)));
+    const held = claims.filter((claim) => !ours.has(rowKey(claim.app_id, claim.idempotency_key)));
     if (held.length === 0) return new Map();
     const rows: { app_id: string; idempotency_key: string; body_hash: string; message_id: string }[] = await tx.execute(
       `select s.app_id, s.idempotency_key, s.body_hash, s.message_id
          from messaging.send_requests s join jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text) using (app_id, idempotency_key)`,
       [JSON.stringify(held.map(({ app_id, idempotency_key }) => ({ app_id, idempotency_key })))],
     );
-    return new Map(rows.map((row) => [`${row.app_id}\u0000${row.idempotency_key}`, row]));
+    return new Map(rows.map((row) => [rowKey(row.app_id, row.idempotency_key), row]));
   }
 
   /** Sends whose key another send holds: the same body replays that send's acceptance, another body is 422. */
@@ -390,7 +386,7 @@ export class SendMessageHandler implements OnModuleInit {
        returning app_id, to_char(day, 'YYYY-MM-DD') as day, accepted`,
       [JSON.stringify(counters)],
     );
-    return new Map(rows.map((row) => [`${row.app_id}\u0000${row.day}`, row.accepted]));
+    return new Map(rows.map((row) => [rowKey(row.app_id, row.day), row.accepted]));
   }
 
   /** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
@@ -429,13 +425,12 @@ function command(send: ClaimedSend): Extract<MessageCommand, { type: 'SendMessag
   };
 }
 
-/** The DomainError the decider answers with the given D7 and D8 counts, or null when it accepts. */
-function decisionError(send: ClaimedSend, acceptedToday: number, businessInitiatedLast24h: number): DomainError | null {
+/** The decider's answer to the send with the given D7 and D8 counts: its events, or the DomainError refusing it. */
+function decideSend(send: ClaimedSend, acceptedToday: number, businessInitiatedLast24h: number): MessageEvent[] | DomainError {
   send.facts.acceptedToday = acceptedToday;
   send.facts.businessInitiatedLast24h = businessInitiatedLast24h;
   try {
-    messageDecider.decide(command(send), messageDecider.initialState());
-    return null;
+    return messageDecider.decide(command(send), messageDecider.initialState());
   } catch (error) {
     if (error instanceof DomainError) return error;
     throw error;
@@ -461,12 +456,17 @@ function handover(events: DomainEvent[], appId: string, media: OutboundMediaFile
   return handedOver;
 }
 
+/** A two-column primary key (app and key, or app and day) as one map key. */
+function rowKey(appId: string, second: string): string {
+  return `${appId}\u0000${second}`;
+}
+
 function claimKey(request: SendMessageRequest): string {
-  return `${request.appId}\u0000${request.idempotencyKey}`;
+  return rowKey(request.appId, request.idempotencyKey);
 }
 
 function dayKey(send: ClaimedSend): string {
-  return `${send.request.appId}\u0000${utcDay(send.now)}`;
+  return rowKey(send.request.appId, utcDay(send.now));
 }
 
 function userKey(send: ClaimedSend): string {
