@@ -133,6 +133,73 @@ export function coresUsed(before, after, seconds) {
   );
 }
 
+/**
+ * Open loop at an even pace: request i is due at start + i/rate whatever the earlier ones take, and
+ * its latency counts from when it was due (a late client does not hide a slow server). This is the
+ * load of many independent callers; autocannon's `overallRate` instead fires each second's budget
+ * at once, which the services meet with large batches. `send(i)` makes request i and resolves
+ * with the response. A short warm-up at the same pace comes first; returns the printed report.
+ */
+export async function paced(name, { rate, seconds, send }, extra = {}) {
+  const run = async (count, offset) => {
+    const latencies = [];
+    let failed = 0;
+    let firstFailure = null;
+    const begin = performance.now();
+    const pending = [];
+    for (let i = 0; i < count; i++) {
+      const due = begin + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      pending.push(
+        send(offset + i).then(
+          async (res) => {
+            const body = await res.text();
+            latencies.push(performance.now() - due);
+            if (!res.ok) {
+              failed += 1;
+              firstFailure ??= `${res.status} ${body.slice(0, 200)}`;
+            }
+          },
+          (error) => {
+            failed += 1;
+            firstFailure ??= String(error?.message ?? error);
+          },
+        ),
+      );
+    }
+    await Promise.all(pending);
+    return { latencies: latencies.sort((a, b) => a - b), failed, firstFailure, seconds: (performance.now() - begin) / 1000 };
+  };
+  await run(Math.min(3 * rate, 1000), 1_000_000_000);
+  const cpuBefore = cpuSnapshot();
+  const dbBefore = await databaseActivity();
+  const result = await run(rate * seconds, 0);
+  const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
+  const dbAfter = await databaseActivity();
+  const n = result.latencies.length;
+  const perRequest = (x) => Math.round((x / Math.max(1, n)) * 10) / 10;
+  const at = (p) => Math.round(result.latencies[Math.min(n - 1, Math.floor((p / 100) * n))]);
+  const report = {
+    bench: name,
+    offeredPerSecond: rate,
+    seconds,
+    requests: n,
+    answeredPerSecond: Math.round(n / result.seconds),
+    latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(result.latencies[n - 1]) },
+    failed: result.failed,
+    firstFailure: result.firstFailure,
+    coresUsed: cpu,
+    postgresPerRequest: {
+      commits: perRequest(dbAfter.commits - dbBefore.commits),
+      rowWrites: Object.fromEntries(Object.keys(dbAfter.writes).map((schema) => [schema, perRequest(dbAfter.writes[schema] - (dbBefore.writes[schema] ?? 0))]).filter(([, x]) => x > 0)),
+    },
+    ...extra,
+  };
+  console.log(JSON.stringify(report, null, 2));
+  return report;
+}
+
 /** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
 export async function measure(name, options, extra = {}) {
   await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });

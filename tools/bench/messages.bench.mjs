@@ -4,14 +4,17 @@
  * projections, outbox, handoff to chat-sim), every request with its own key, over many recipients.
  * With --apps N the recipients are spread over N apps (one key each), which shows what one app's
  * D8 counter row (every send of an app updates it before commit) costs against many senders.
- * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1]
+ * With --rate R the sends come at an even R per second whatever the answers take (open loop, see
+ * `paced`): the latency at a given load, where the default (50 connections, each sending as soon as
+ * its last answer came) gives the most the stack can take and the latency at that saturation.
+ * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1 --rate 0]
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { inParallel, measure, seedApp, withBenchStack } from './bench-stack.mjs';
+import { inParallel, measure, paced, seedApp, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
-  options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' } },
+  options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' } },
 });
 
 await withBenchStack(async ({ publicUrl, admin }) => {
@@ -30,6 +33,25 @@ await withBenchStack(async ({ publicUrl, admin }) => {
     return { key, appUserId: (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId };
   });
 
+  const body = (i) => JSON.stringify({ to: { appUserId: recipients[i % recipients.length].appUserId }, type: 'text', text: `bench message ${i}`, clientReference: `b-${i}` });
+  if (Number(values.rate) > 0) {
+    await paced(
+      'POST /messages at an even rate',
+      {
+        rate: Number(values.rate),
+        seconds: Number(values.seconds),
+        send: (i) =>
+          fetch(`${publicUrl}/messages`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() },
+            body: body(i),
+          }),
+      },
+      { recipients: recipients.length, apps: apps.length },
+    );
+    return;
+  }
+
   let n = 0;
   await measure(
     'POST /messages',
@@ -43,11 +65,11 @@ await withBenchStack(async ({ publicUrl, admin }) => {
         {
           setupRequest: (req) => {
             const i = n++;
-            const { key, appUserId } = recipients[i % recipients.length];
+            const { key } = recipients[i % recipients.length];
             return {
               ...req,
               headers: { ...req.headers, authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() },
-              body: JSON.stringify({ to: { appUserId }, type: 'text', text: `bench message ${i}`, clientReference: `b-${i}` }),
+              body: body(i),
             };
           },
         },

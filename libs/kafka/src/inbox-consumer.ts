@@ -4,6 +4,7 @@ import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
 import { recordDeadLetter, recordInInbox, recordManyInInbox } from '@platform/event-store';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
+import { OffsetCommitter } from './offset-committer';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
@@ -78,10 +79,14 @@ export function parseEventMessage(message: KafkaMessage, handlers: Record<string
 /** Events applied in one transaction at most; a batch larger than this is applied in slices. */
 const MAX_EVENTS_PER_TRANSACTION = 100;
 
+/** How long an applied event's offset may wait for its commit (a crash re-delivers at most this much, which the inbox skips). */
+const COMMIT_EVERY_MS = 500;
+
 /**
  * An idempotent consumer (DESIGN section 2): events are applied in a fresh MikroORM context, in a
  * transaction that records `(consumer, eventId)` in the inbox together with the effects; offsets
- * are resolved only after that commit. A Kafka batch is applied in one transaction (one inbox
+ * are resolved only after that commit, and committed to Kafka together at most every 500 ms (a
+ * restart re-reads those events, and the inbox skips them). A Kafka batch is applied in one transaction (one inbox
  * statement for all its events, each handler in offset order), which is what lets a consumer keep
  * up on a busy machine: a transaction per event costs a commit and several round trips each. If
  * anything in a batch fails, the batch is rolled back and applied again event by event, so one bad
@@ -90,6 +95,7 @@ const MAX_EVENTS_PER_TRANSACTION = 100;
  */
 export class InboxConsumer implements LagSource {
   private consumer: Consumer | null = null;
+  private committer: OffsetCommitter | null = null;
   private stopped = false;
   private restarts = 0;
   private assigned: PartitionAssignment = {};
@@ -119,30 +125,37 @@ export class InboxConsumer implements LagSource {
       groupId: this.groupId,
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
-      maxWaitTimeInMs: 200,
+      maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
+    const committer = new OffsetCommitter({
+      commit: (offsets) => consumer.commitOffsets(offsets),
+      everyMs: COMMIT_EVERY_MS,
+      onError: (error) => o.onError?.(error, { consumer: o.consumerName, committing: true }),
+    });
+    this.committer = committer;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       this.joined = true;
       this.restarts = 0;
       this.assigned = event.payload.memberAssignment;
+      committer.retain(event.payload.memberAssignment);
     });
     restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
     await consumer.run({
       partitionsConsumedConcurrently: o.partitionsConcurrently ?? 1,
-      autoCommitInterval: 500,
-      autoCommitThreshold: 200,
+      // Offsets go out through the committer: kafkajs would send an OffsetCommit after every batch.
+      autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let from = 0; from < batch.messages.length; from += MAX_EVENTS_PER_TRANSACTION) {
           if (!isRunning() || isStale()) return;
           const slice = batch.messages.slice(from, from + MAX_EVENTS_PER_TRANSACTION);
           await this.handleSlice(batch.topic, batch.partition, slice);
           resolveOffset(slice[slice.length - 1].offset);
-          await commitOffsetsIfNecessary();
+          committer.handled(batch.topic, batch.partition, slice[slice.length - 1].offset);
           await heartbeat();
         }
         o.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
@@ -154,6 +167,9 @@ export class InboxConsumer implements LagSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.assigned = {};
+    // What was applied is committed before the member leaves, so the next owner starts after it.
+    await this.committer?.flush();
+    this.committer = null;
     await this.consumer?.disconnect().catch(() => undefined);
     this.consumer = null;
   }
@@ -163,6 +179,7 @@ export class InboxConsumer implements LagSource {
     if (this.stopped) return;
     const old = this.consumer;
     this.consumer = null;
+    this.committer?.clear();
     await old?.disconnect().catch(() => undefined);
     this.restarts += 1;
     await waitBeforeRestart(this.restarts);
@@ -317,7 +334,7 @@ export async function startBroadcastConsumer(args: {
   let stopped = false;
   let restarts = 0;
   const start = async (): Promise<void> => {
-    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, allowAutoTopicCreation: false });
     current = consumer;
     restartWhenCrashed(consumer, restart, (error) => args.onError?.(error));
     await consumer.connect();

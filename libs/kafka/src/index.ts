@@ -8,3 +8,4 @@ export * from './rpc-server';
 export * from './coalescing-send';
 export * from './topic-projection-rebuild';
 export * from './consumer-lag';
+export * from './offset-committer';

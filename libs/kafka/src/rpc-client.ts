@@ -5,6 +5,7 @@ import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
+import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
 
@@ -40,13 +41,16 @@ export class RpcTimeoutError extends DomainError {
  */
 export class RpcClient {
   private readonly client: RepliesClientKafka;
+  private committer: OffsetCommitter | null = null;
   private closed = false;
 
   constructor(private readonly options: RpcClientOptions) {
     silenceKafkaJsTimeoutNegativeWarning();
     this.client = new RepliesClientKafka({
       client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
-      consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 50, allowAutoTopicCreation: false },
+      consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
+      // Read replies are committed by the committer (see connect), not after every batch.
+      run: { autoCommit: false },
       producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
       subscribe: { fromBeginning: true },
       postfixId: '',
@@ -59,11 +63,18 @@ export class RpcClient {
     // Requests from concurrent callers go out together (one Produce request per tick).
     coalesceSends(await this.client.connect());
     const consumer = this.client.replyConsumer;
-    if (consumer) restartWhenCrashed(consumer, () => this.reconnect(), (error) => this.options.onError?.(error));
+    if (!consumer) return;
+    restartWhenCrashed(consumer, () => this.reconnect(), (error) => this.options.onError?.(error));
+    // A reply read again after a restart finds no one waiting for it, so its offset can wait a second.
+    const committer = new OffsetCommitter({ commit: (offsets) => consumer.commitOffsets(offsets), everyMs: 1000, onError: (error) => this.options.onError?.(error) });
+    consumer.on(consumer.events.END_BATCH_PROCESS, (event) => committer.handled(event.payload.topic, event.payload.partition, event.payload.lastOffset));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => committer.retain(event.payload.memberAssignment));
+    this.committer = committer;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.committer?.flush();
     await this.client.close();
   }
 
@@ -73,6 +84,7 @@ export class RpcClient {
    * while reconnecting fail with 500 and may be retried.
    */
   private async reconnect(): Promise<void> {
+    this.committer?.clear();
     await this.client.close().catch(() => undefined);
     for (let attempt = 1; !this.closed; attempt++) {
       await waitBeforeRestart(attempt);

@@ -31,7 +31,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
       {
         client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers, logCreator: kafkaLogCreator },
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second.
-        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 50, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
+        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
         producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
         run: { partitionsConsumedConcurrently: 6 },
