@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
 import { foldEvents, type Decider } from './decider';
+import type { Statement } from './pipelined-transaction';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
 /** An event as the decider produces it: type and data only. */
@@ -137,9 +138,28 @@ export class EventStore {
    * conflict on any of them throws StreamVersionConflict and the caller's transaction must roll back.
    */
   async appendMany(em: EntityManager, appends: StreamAppend[]): Promise<DomainEvent[][]> {
+    const { stored, statements } = this.appendStatements(appends);
+    if (statements.length === 0) return stored;
+    const [events, outbox] = statements;
+    try {
+      await em.execute(events.sql, events.params);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
+      throw error;
+    }
+    if (outbox) await em.execute(outbox.sql, outbox.params);
+    return stored;
+  }
+
+  /**
+   * What appendMany runs, without running it: the stored events of each append, and the statements
+   * (the events, then their outbox rows), for a caller that sends them with others in one round trip
+   * (PipelinedTransaction). A stream version conflict then surfaces as the unique violation itself.
+   */
+  appendStatements(appends: StreamAppend[]): { stored: DomainEvent[][]; statements: Statement[] } {
     const stored = appends.map((append) => this.newEventsOf(append));
     const all = stored.flat();
-    if (all.length === 0) return stored;
+    if (all.length === 0) return { stored, statements: [] };
     const values: unknown[] = [];
     const placeholders = all.map((e) => {
       values.push(
@@ -153,23 +173,14 @@ export class EventStore {
       );
       return '(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)';
     });
-    try {
-      await em.execute(
-        `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`,
-        values,
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
-      throw error;
-    }
-    await this.writeOutboxRows(
-      em,
+    const outbox = this.outboxStatement(
       appends.flatMap((append, i) => {
         const events = append.alsoPublish ? [...stored[i], ...append.alsoPublish(stored[i])] : stored[i];
         return events.map((event) => ({ event, trace: append.trace }));
       }),
     );
-    return stored;
+    const insert = { sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`, params: values };
+    return { stored, statements: outbox ? [insert, outbox] : [insert] };
   }
 
   private newEventsOf({ streamId, expectedVersion, events, meta }: StreamAppend): DomainEvent[] {
@@ -199,6 +210,11 @@ export class EventStore {
    * work (`trace`, or the active one), so consumers continue that trace.
    */
   private async writeOutboxRows(em: EntityManager, rows: { event: DomainEvent; trace?: Record<string, string> }[]): Promise<void> {
+    const statement = this.outboxStatement(rows);
+    if (statement) await em.execute(statement.sql, statement.params);
+  }
+
+  private outboxStatement(rows: { event: DomainEvent; trace?: Record<string, string> }[]): Statement | null {
     const values: unknown[] = [];
     const placeholders: string[] = [];
     let active: Record<string, string> | undefined;
@@ -212,12 +228,12 @@ export class EventStore {
       values.push(...outboxRowFor(event, route, trace ?? active!));
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
     }
-    if (placeholders.length === 0) return;
-    await em.execute(
-      `with written as (insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')} returning 1)
+    if (placeholders.length === 0) return null;
+    return {
+      sql: `with written as (insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')} returning 1)
        select pg_notify(?, '') from (select count(*) from written) as n`,
-      [...values, outboxChannel(this.schema)],
-    );
+      params: [...values, outboxChannel(this.schema)],
+    };
   }
 }
 

@@ -8,3 +8,4 @@ export * from './pg-listener';
 export * from './projection-rebuild';
 export * from './rebuild-entity-manager';
 export * from './group-commit';
+export * from './pipelined-transaction';

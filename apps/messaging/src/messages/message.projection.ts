@@ -1,39 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent } from '@platform/contracts';
+import type { Statement } from '@platform/event-store';
 import type { MessageEvent } from './message.state';
 
 /** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts). */
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
-  // A send appends MessageAccepted and MessageSent together: one insert with the final status.
-  const handedOver = new Set(events.filter((e) => e.type === 'MessageSent').map((e) => (e.data as { messageId: string }).messageId));
+  const handedOver = handedOverIn(events);
   // New outbound messages first, one multi-row insert for all (a group commit decides many sends at
   // once): every other statement updates a row its own message's MessageAccepted made, which comes
   // earlier in the list or in an earlier append.
-  const accepted = events.filter((e) => e.type === 'MessageAccepted');
-  if (accepted.length > 0) {
-    await em.execute(
-      `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
-       values ${accepted.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
-      accepted.flatMap((stored) => {
-        const d = (stored as unknown as Extract<MessageEvent, { type: 'MessageAccepted' }>).data;
-        const sent = handedOver.has(d.messageId);
-        return [
-          d.messageId,
-          stored.appId,
-          d.appUserId,
-          d.userId,
-          d.type,
-          d.text,
-          JSON.stringify(d.media),
-          sent ? 'sent' : 'accepted',
-          d.clientReference,
-          d.businessInitiated,
-          new Date(stored.occurredAt),
-          sent ? stored.streamVersion + 1 : stored.streamVersion,
-        ];
-      }),
-    );
-  }
+  const insert = newOutboundMessages(events);
+  if (insert) await em.execute(insert.sql, insert.params);
   for (const stored of events) {
     const event = stored as unknown as MessageEvent & DomainEvent;
     const at = new Date(stored.occurredAt);
@@ -76,4 +53,42 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
       }
     }
   }
+}
+
+/** Messages whose MessageSent is among the events: a send appends it with MessageAccepted, so the row starts out sent. */
+function handedOverIn(events: DomainEvent[]): Set<string> {
+  return new Set(events.filter((e) => e.type === 'MessageSent').map((e) => (e.data as { messageId: string }).messageId));
+}
+
+/**
+ * The rows of the outbound messages the events accept, one multi-row insert (null if none). For
+ * what a send appends (MessageAccepted and MessageSent) this is the whole projection, so a send
+ * can run it with its other statements in one round trip.
+ */
+export function newOutboundMessages(events: DomainEvent[]): Statement | null {
+  const handedOver = handedOverIn(events);
+  const accepted = events.filter((e) => e.type === 'MessageAccepted');
+  if (accepted.length === 0) return null;
+  return {
+    sql: `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
+       values ${accepted.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
+    params: accepted.flatMap((stored) => {
+      const d = (stored as unknown as Extract<MessageEvent, { type: 'MessageAccepted' }>).data;
+      const sent = handedOver.has(d.messageId);
+      return [
+        d.messageId,
+        stored.appId,
+        d.appUserId,
+        d.userId,
+        d.type,
+        d.text,
+        JSON.stringify(d.media),
+        sent ? 'sent' : 'accepted',
+        d.clientReference,
+        d.businessInitiated,
+        new Date(stored.occurredAt),
+        sent ? stored.streamVersion + 1 : stored.streamVersion,
+      ];
+    }),
+  };
 }

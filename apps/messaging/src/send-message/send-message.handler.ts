@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   appUserIdFor,
   derivedUuidv7,
@@ -19,12 +18,12 @@ import {
   type UserStatus,
 } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { GroupCommit, type GroupOutcome } from '@platform/event-store';
+import { GroupCommit, PipelinedTransaction, type GroupOutcome, type Row, type Statement } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import type { MessageEvent } from '../messages/message.state';
-import { projectMessageEvents } from '../messages/message.projection';
+import { newOutboundMessages } from '../messages/message.projection';
 import type { MediaFacts, SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 
@@ -99,13 +98,14 @@ const MAX_SENDS_PER_BATCH = 100;
 
 /**
  * POST /messages behind the gateway. Concurrent sends are decided in shared batches (group commit):
- * one transaction claims every Idempotency-Key, reads the facts of all sends (D9) in one query,
- * locks the D7 and D8 counters they need, decides each send in arrival order, then appends all
- * MessageAccepted + MessageSent events, writes the message rows, the handoffs to the chat product
- * (chat.outbound, via the outbox) and the counts, a statement for each kind of row. A refused send
- * writes nothing and releases its key. On an idle service a batch is one send, so nothing waits
- * for a batch to fill; under load a send costs a share of one commit and about ten round trips
- * instead of a commit and eight round trips of its own.
+ * one transaction claims every Idempotency-Key, reads the facts of all sends (D9), locks the D8
+ * (and, for business-initiated sends, D7) counters they need, decides each send in arrival order,
+ * then appends all MessageAccepted + MessageSent events, writes the message rows, the handoffs to
+ * the chat product (chat.outbound, via the outbox) and the counts, a statement for each kind of
+ * row. A refused send writes nothing and releases its key. The statements go out in two round
+ * trips (three with a business-initiated send, one more with an email address), not one each
+ * (PipelinedTransaction). On an idle service a batch is one send, so nothing waits for a batch to
+ * fill; under load a send costs a share of one commit and of those round trips.
  */
 @Injectable()
 export class SendMessageHandler implements OnModuleInit {
@@ -136,26 +136,35 @@ export class SendMessageHandler implements OnModuleInit {
   private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
     const outcomes: GroupOutcome<SendResult>[] = new Array(batch.length);
     const sends = batch.map((send, at) => ({ ...send, at }));
-    await this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
-      const holders = await this.claimKeys(tx, sends);
-      const claimed = sends.filter((send) => !holders.has(claimKey(send.request)));
-      await this.replay(
-        tx,
-        sends.filter((send) => holders.has(claimKey(send.request))),
-        holders,
-        outcomes,
-      );
+    await PipelinedTransaction.run(this.runtime.em(), async (tx) => {
+      const addressed = await this.address(tx, sends);
+      // One round trip: the claims, whoever else holds a key, every send's D9 facts and media, and the
+      // D8 counters locked to commit (claims, then counters, each in key order: batches never wait in a circle).
+      const counters = dayCounters(sends);
+      const media = mediaWanted(sends);
+      const [, heldRows, factRows, counterRows, mediaRows] = await tx.query([
+        claimStatement(sends),
+        heldStatement(sends),
+        factsStatement(addressed),
+        countersStatement(counters),
+        ...(media.length > 0 ? [mediaStatement(media)] : []),
+      ]);
+      const held = new Map(heldRows.map((row) => [rowKey(row.app_id, row.idempotency_key), row as HeldRow]));
+      for (const send of sends) {
+        const holder = held.get(claimKey(send.request));
+        if (holder) outcomes[send.at] = replayOutcome(send, holder);
+      }
+      const claimed = sends.filter((send) => !held.has(claimKey(send.request)));
 
       const refused: PendingSend[] = [];
       const refuse = (send: PendingSend & { at: number }, error: unknown) => {
         outcomes[send.at] = { ok: false, error };
         refused.push(send);
       };
+      const found = withFacts(claimed, addressed, factRows as FactsRow[], mediaFiles(mediaRows ?? []));
+      const withFactsAt = new Set(found.map((send) => send.at));
+      for (const send of claimed) if (!withFactsAt.has(send.at)) refuse(send, missingApp());
       const candidates: ClaimedSend[] = [];
-      const found = await this.loadFacts(tx, claimed);
-      const withFacts = new Set(found.map((send) => send.at));
-      for (const send of claimed) if (!withFacts.has(send.at)) refuse(send, missingApp());
       for (const send of found) {
         // Counts only grow: a send refused with none of them counted is refused whatever they are (D9 checks them last).
         const decision = decideSend(send, 0, 0);
@@ -164,7 +173,7 @@ export class SendMessageHandler implements OnModuleInit {
       }
 
       const businessInitiated = await this.countBusinessInitiated(tx, candidates.filter((send) => send.facts.recipient && !send.facts.windowOpen));
-      const acceptedToday = await this.lockDailyCounts(tx, candidates);
+      const acceptedToday = new Map(counterRows.map((row) => [rowKey(row.app_id, row.day), Number(row.accepted)]));
       // In arrival order, each send counting the ones accepted before it in this batch.
       candidates.sort((a, b) => a.at - b.at);
       const businessInitiatedHere = new Map<string, number>();
@@ -182,8 +191,8 @@ export class SendMessageHandler implements OnModuleInit {
         if (!send.facts.windowOpen) businessInitiatedHere.set(user, (businessInitiatedHere.get(user) ?? 0) + 1);
       }
 
-      const stored = await this.runtime.eventStore.appendMany(
-        tx,
+      // One more round trip writes everything and commits: events, outbox rows, message rows, counts, released keys.
+      const { stored, statements: appended } = this.runtime.eventStore.appendStatements(
         accepted.map((send) => ({
           streamId: `message-${send.messageId}`,
           expectedVersion: 0,
@@ -193,9 +202,8 @@ export class SendMessageHandler implements OnModuleInit {
           trace: send.trace,
         })),
       );
-      await projectMessageEvents(tx, stored.flat());
-      await this.settleCounts(tx, acceptedToday, accepted);
-      await this.releaseKeys(tx, refused);
+      const messages = newOutboundMessages(stored.flat());
+      await tx.commit([...appended, ...(messages ? [messages] : []), ...settleStatements(counters, accepted), ...releaseStatements(refused)]);
       accepted.forEach((send) => {
         const body = send.request.body;
         outcomes[send.at] = {
@@ -210,88 +218,113 @@ export class SendMessageHandler implements OnModuleInit {
     return outcomes;
   }
 
-  /**
-   * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
-   * circle. Returns, for each key another send holds, that send's message id and body hash (a
-   * concurrent twin elsewhere waits here for the first to commit).
-   */
-  private async claimKeys(tx: EntityManager, sends: PendingSend[]): Promise<Map<string, { message_id: string; body_hash: string }>> {
-    const claims = sends
-      .map(({ request, messageId, now }) => ({ app_id: request.appId, idempotency_key: request.idempotencyKey, body_hash: request.bodyHash, message_id: messageId, created_at: now }))
-      .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
-    const won: { app_id: string; idempotency_key: string }[] = await tx.execute(
-      `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
-       select app_id, idempotency_key, body_hash, message_id, created_at
-         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, message_id text, created_at timestamptz)
-       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
-         where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
-       returning app_id, idempotency_key`,
-      [JSON.stringify(claims), IDEMPOTENCY_TTL_MS],
-    );
-    const ours = new Set(won.map((row) => rowKey(row.app_id, row.idempotency_key)));
-    const held = claims.filter((claim) => !ours.has(rowKey(claim.app_id, claim.idempotency_key)));
-    if (held.length === 0) return new Map();
-    const rows: { app_id: string; idempotency_key: string; body_hash: string; message_id: string }[] = await tx.execute(
-      `select s.app_id, s.idempotency_key, s.body_hash, s.message_id
-         from messaging.send_requests s join jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text) using (app_id, idempotency_key)`,
-      [JSON.stringify(held.map(({ app_id, idempotency_key }) => ({ app_id, idempotency_key })))],
-    );
-    return new Map(rows.map((row) => [rowKey(row.app_id, row.idempotency_key), row]));
-  }
-
-  /** Sends whose key another send holds: the same body replays that send's acceptance, another body is 422. */
-  private async replay(
-    tx: EntityManager,
-    sends: (PendingSend & { at: number })[],
-    holders: Map<string, { message_id: string; body_hash: string }>,
-    outcomes: GroupOutcome<SendResult>[],
-  ): Promise<void> {
-    const replays = sends.filter((send) => {
-      if (holders.get(claimKey(send.request))!.body_hash === send.request.bodyHash) return true;
-      outcomes[send.at] = { ok: false, error: new DomainError('idempotency_key_reused') };
-      return false;
-    });
-    if (replays.length === 0) return;
-    const rows: { message_id: string; app_id: string; app_user_id: string; type: ChatMessageType; created_at: DbTimestamp; client_reference: string | null }[] = await tx.execute(
-      `select m.message_id, m.app_id, m.app_user_id, m.type, m.created_at, m.client_reference
-         from messaging.messages m join jsonb_to_recordset(?::jsonb) as r(message_id text, app_id text) using (message_id, app_id)`,
-      [JSON.stringify(replays.map((send) => ({ message_id: holders.get(claimKey(send.request))!.message_id, app_id: send.request.appId })))],
-    );
-    const messages = new Map(rows.map((row) => [row.message_id, row]));
-    for (const send of replays) {
-      const row = messages.get(holders.get(claimKey(send.request))!.message_id);
-      outcomes[send.at] = row
-        ? {
-            ok: true,
-            value: {
-              acceptance: { id: row.message_id, status: 'accepted', appUserId: row.app_user_id, type: row.type, createdAt: isoTime(row.created_at), clientReference: row.client_reference },
-              replayed: true,
-            },
-          }
-        : { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
-    }
-  }
-
-  /** Everything D9 looks at, for every send, in one query over messaging's projections (and one for media, one for email addresses). */
-  private async loadFacts(tx: EntityManager, sends: (PendingSend & { at: number })[]): Promise<ClaimedSend[]> {
-    if (sends.length === 0) return [];
+  /** Whom each send is to: an appUserId as given, an email address through messaging's recipients (a round trip only when some send has one). */
+  private async address(tx: PipelinedTransaction, sends: (PendingSend & { at: number })[]): Promise<Addressed[]> {
     const emails = [...new Set(sends.flatMap((send) => (typeof send.request.body.to.email === 'string' ? [send.request.body.to.email.toLowerCase()] : [])))];
     const byEmail = new Map<string, string>();
     if (emails.length > 0) {
-      const users: { user_id: string; email: string }[] = await tx.execute(
-        `select user_id, email from messaging.recipients where email in (select jsonb_array_elements_text(?::jsonb))`,
-        [JSON.stringify(emails)],
-      );
+      const [users] = await tx.query([
+        { sql: `select user_id, email from messaging.recipients where email in (select jsonb_array_elements_text(?::jsonb))`, params: [JSON.stringify(emails)] },
+      ]);
       for (const user of users) byEmail.set(user.email, user.user_id);
     }
-    const addressed = sends.map((send) => {
+    return sends.map((send) => {
       const to = send.request.body.to;
       if (typeof to.email !== 'string') return { send, userId: null, appUserId: to.appUserId! };
       const userId = byEmail.get(to.email.toLowerCase()) ?? null;
       return { send, userId, appUserId: userId ? appUserIdFor(this.config.appUserIdSecret, send.request.appId, userId) : '' };
     });
-    const rows: FactsRow[] = await tx.execute(
-      `select q.i, a.org_id as app_org_id, a.status as app_status, a.daily_quota,
+  }
+
+  /**
+   * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
+   * cannot pass the cap together. Returns each send's count of the last 24 hours by its position.
+   */
+  private async countBusinessInitiated(tx: PipelinedTransaction, sends: ClaimedSend[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (sends.length === 0) return counts;
+    const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
+    const [, rows] = await tx.query([
+      { sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`, params: [JSON.stringify(locks)] },
+      {
+        sql: `select q.at, (select count(*) from messaging.messages m
+                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since)::int as n
+         from jsonb_to_recordset(?::jsonb) as q(at int, app_id text, app_user_id text, since timestamptz)`,
+        params: [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - WINDOW_MS) })))],
+      },
+    ]);
+    for (const row of rows) counts.set(row.at, row.n);
+    return counts;
+  }
+}
+
+interface Addressed {
+  send: PendingSend & { at: number };
+  userId: string | null;
+  appUserId: string;
+}
+
+/** The send that holds a key, with its message (null if missing), for a twin that arrives later. */
+interface HeldRow {
+  app_id: string;
+  idempotency_key: string;
+  body_hash: string;
+  message_id: string;
+  app_user_id: string | null;
+  type: ChatMessageType;
+  created_at: DbTimestamp;
+  client_reference: string | null;
+}
+
+/**
+ * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
+ * circle (a concurrent twin elsewhere waits here for the first to commit). A claim older than the
+ * records' 24 hours is taken over.
+ */
+function claimStatement(sends: PendingSend[]): Statement {
+  const claims = sends
+    .map(({ request, messageId, now }) => ({ app_id: request.appId, idempotency_key: request.idempotencyKey, body_hash: request.bodyHash, message_id: messageId, created_at: now }))
+    .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
+  return {
+    sql: `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
+       select app_id, idempotency_key, body_hash, message_id, created_at
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, message_id text, created_at timestamptz)
+       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
+         where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
+       returning 1`,
+    params: [JSON.stringify(claims), IDEMPOTENCY_TTL_MS],
+  };
+}
+
+/** After the claims: the keys another send holds, with that send's body hash and message (for the replay or the 422). */
+function heldStatement(sends: PendingSend[]): Statement {
+  return {
+    sql: `select s.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference
+       from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, message_id text)
+       join messaging.send_requests s using (app_id, idempotency_key)
+       left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id
+      where s.message_id <> c.message_id`,
+    params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+  };
+}
+
+/** A send whose key another send holds: the same body replays that send's acceptance, another body is 422. */
+function replayOutcome(send: PendingSend, held: HeldRow): GroupOutcome<SendResult> {
+  if (held.body_hash !== send.request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
+  if (held.app_user_id === null) return { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
+  return {
+    ok: true,
+    value: {
+      acceptance: { id: held.message_id, status: 'accepted', appUserId: held.app_user_id, type: held.type, createdAt: isoTime(held.created_at), clientReference: held.client_reference },
+      replayed: true,
+    },
+  };
+}
+
+/** Everything D9 looks at, for every send, in one query over messaging's projections. */
+function factsStatement(addressed: Addressed[]): Statement {
+  return {
+    sql: `select q.i, a.org_id as app_org_id, a.status as app_status, a.daily_quota,
               r.user_id, r.org_id as user_org_id, r.status as user_status, o.allows_external_businesses as org_allows,
               exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
               (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
@@ -300,121 +333,111 @@ export class SendMessageHandler implements OnModuleInit {
        join messaging.apps a on a.app_id = q.app_id
        left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
        left join messaging.orgs o on o.org_id = r.org_id`,
-      [JSON.stringify(addressed.map(({ send, userId, appUserId }, i) => ({ i, app_id: send.request.appId, app_user_id: appUserId, user_id: userId })))],
-    );
-    const media = await this.loadMedia(tx, sends);
-    return rows.map((row) => {
-      const { send, appUserId } = addressed[row.i];
-      const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
-      const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
-      const facts: SendFacts = {
-        keyEnvironment: send.request.keyEnvironment,
-        app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
-        addressedBy: typeof send.request.body.to.email === 'string' ? 'email' : 'appUserId',
-        recipient:
-          row.user_id === null
-            ? null
-            : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
-        isAcceptedTester: row.tester,
-        consent: row.consent,
-        media: file ? file.facts : null,
-        windowOpen: lastMessage !== null && send.now.getTime() < lastMessage + WINDOW_MS,
-        businessInitiatedLast24h: 0,
-        acceptedToday: 0,
-      };
-      return { ...send, appUserId, facts, file };
+    params: [JSON.stringify(addressed.map(({ send, userId, appUserId }) => ({ i: send.at, app_id: send.request.appId, app_user_id: appUserId, user_id: userId })))],
+  };
+}
+
+/** The claimed sends with their facts; a send whose app messaging does not know yet has no row and is left out. */
+function withFacts(claimed: (PendingSend & { at: number })[], addressed: Addressed[], rows: FactsRow[], media: Map<number, MediaFile>): ClaimedSend[] {
+  const byAt = new Map(rows.map((row) => [row.i, row]));
+  return claimed.flatMap((send) => {
+    const row = byAt.get(send.at);
+    if (!row) return [];
+    const { appUserId } = addressed[send.at];
+    const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
+    const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
+    const facts: SendFacts = {
+      keyEnvironment: send.request.keyEnvironment,
+      app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
+      addressedBy: typeof send.request.body.to.email === 'string' ? 'email' : 'appUserId',
+      recipient:
+        row.user_id === null
+          ? null
+          : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
+      isAcceptedTester: row.tester,
+      consent: row.consent,
+      media: file ? file.facts : null,
+      windowOpen: lastMessage !== null && send.now.getTime() < lastMessage + WINDOW_MS,
+      businessInitiatedLast24h: 0,
+      acceptedToday: 0,
+    };
+    return [{ ...send, appUserId, facts, file }];
+  });
+}
+
+function mediaWanted(sends: (PendingSend & { at: number })[]): { at: number; media_id: string; app_id: string }[] {
+  return sends.filter((send) => send.request.body.type !== 'text').map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
+}
+
+/** The media of the media messages, from messaging's projection of media.events (D9 media checks, D11). */
+function mediaStatement(wanted: { at: number; media_id: string; app_id: string }[]): Statement {
+  return {
+    sql: `select q.at, m.media_id, m.kind, m.status, m.mime_type, m.file_name, m.size, m.object_key
+           from jsonb_to_recordset(?::jsonb) as q(at int, media_id text, app_id text) join messaging.media m using (media_id, app_id)`,
+    params: [JSON.stringify(wanted)],
+  };
+}
+
+/** The media rows by position in the batch. */
+function mediaFiles(rows: Row[]): Map<number, MediaFile> {
+  const files = new Map<number, MediaFile>();
+  for (const row of rows as { at: number; media_id: string; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[]) {
+    const size = Number(row.size);
+    files.set(row.at, {
+      facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
+      listed: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size }],
+      handedOver: [{ mediaId: row.media_id, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
     });
   }
+  return files;
+}
 
-  /** The media of the media messages, from messaging's projection of media.events (D9 media checks, D11), by position in the batch. */
-  private async loadMedia(tx: EntityManager, sends: (PendingSend & { at: number })[]): Promise<Map<number, MediaFile>> {
-    const wanted = sends.filter((send) => send.request.body.type !== 'text').map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
-    const files = new Map<number, MediaFile>();
-    if (wanted.length === 0) return files;
-    const rows: { at: number; media_id: string; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[] =
-      await tx.execute(
-        `select q.at, m.media_id, m.kind, m.status, m.mime_type, m.file_name, m.size, m.object_key
-           from jsonb_to_recordset(?::jsonb) as q(at int, media_id text, app_id text) join messaging.media m using (media_id, app_id)`,
-        [JSON.stringify(wanted)],
-      );
-    for (const row of rows) {
-      const size = Number(row.size);
-      files.set(row.at, {
-        facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
-        listed: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size }],
-        handedOver: [{ mediaId: row.media_id, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
-      });
-    }
-    return files;
-  }
+/** The (app, day) counters the sends count against (D8), in key order. */
+function dayCounters(sends: PendingSend[]): { app_id: string; day: string }[] {
+  return [...new Map(sends.map((send) => [rowKey(send.request.appId, utcDay(send.now)), { app_id: send.request.appId, day: utcDay(send.now) }])).values()].sort(
+    (a, b) => compare(a.app_id, b.app_id) || compare(a.day, b.day),
+  );
+}
 
-  /**
-   * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
-   * cannot pass the cap together. Returns each send's count of the last 24 hours by its position.
-   */
-  private async countBusinessInitiated(tx: EntityManager, sends: ClaimedSend[]): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    if (sends.length === 0) return counts;
-    const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
-    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`, [
-      JSON.stringify(locks),
-    ]);
-    const rows: { at: number; n: number }[] = await tx.execute(
-      `select q.at, (select count(*) from messaging.messages m
-                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since)::int as n
-         from jsonb_to_recordset(?::jsonb) as q(at int, app_id text, app_user_id text, since timestamptz)`,
-      [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - WINDOW_MS) })))],
-    );
-    for (const row of rows) counts.set(row.at, row.n);
-    return counts;
-  }
-
-  /**
-   * D8: locks each (app, day) counter the candidates count against, in key order, and reads it. The
-   * lock is held to commit, so concurrent batches of one app decide one after the other. A counter
-   * row made here for a day with no accepted send is removed again by settleCounts.
-   */
-  private async lockDailyCounts(tx: EntityManager, sends: ClaimedSend[]): Promise<Map<string, number>> {
-    const counters = [...new Map(sends.map((send) => [dayKey(send), { app_id: send.request.appId, day: utcDay(send.now) }])).values()].sort(
-      (a, b) => compare(a.app_id, b.app_id) || compare(a.day, b.day),
-    );
-    if (counters.length === 0) return new Map();
-    const rows: { app_id: string; day: string; accepted: number }[] = await tx.execute(
-      `insert into messaging.daily_counts (app_id, day, accepted)
+/**
+ * D8: locks each counter, in key order, and reads it. The lock is held to commit, so concurrent
+ * batches of one app decide one after the other. A counter row made here for a day with no
+ * accepted send is removed again at the end (settleStatements).
+ */
+function countersStatement(counters: { app_id: string; day: string }[]): Statement {
+  return {
+    sql: `insert into messaging.daily_counts (app_id, day, accepted)
        select app_id, day, 0 from jsonb_to_recordset(?::jsonb) as c(app_id text, day date)
        on conflict (app_id, day) do update set accepted = messaging.daily_counts.accepted
        returning app_id, to_char(day, 'YYYY-MM-DD') as day, accepted`,
-      [JSON.stringify(counters)],
-    );
-    return new Map(rows.map((row) => [rowKey(row.app_id, row.day), row.accepted]));
-  }
+    params: [JSON.stringify(counters)],
+  };
+}
 
-  /** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
-  private async settleCounts(tx: EntityManager, counted: Map<string, number>, accepted: ClaimedSend[]): Promise<void> {
-    if (counted.size === 0) return;
-    const added = new Map<string, number>();
-    for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
-    const rows = [...counted.keys()].map((key) => {
-      const [app_id, day] = key.split('\u0000');
-      return { app_id, day, n: added.get(key) ?? 0 };
-    });
-    await tx.execute(
-      `with counts as (select * from jsonb_to_recordset(?::jsonb) as c(app_id text, day date, n int)),
+/** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
+function settleStatements(counters: { app_id: string; day: string }[], accepted: ClaimedSend[]): Statement[] {
+  const added = new Map<string, number>();
+  for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
+  return [
+    {
+      sql: `with counts as (select * from jsonb_to_recordset(?::jsonb) as c(app_id text, day date, n int)),
             added as (update messaging.daily_counts d set accepted = d.accepted + c.n from counts c where c.n > 0 and d.app_id = c.app_id and d.day = c.day returning 1)
        delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
-      [JSON.stringify(rows)],
-    );
-  }
+      params: [JSON.stringify(counters.map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0 })))],
+    },
+  ];
+}
 
-  /** A refused send leaves no trace: its key is free for a corrected retry. */
-  private async releaseKeys(tx: EntityManager, refused: PendingSend[]): Promise<void> {
-    if (refused.length === 0) return;
-    await tx.execute(
-      `delete from messaging.send_requests s using jsonb_to_recordset(?::jsonb) as r(app_id text, idempotency_key text, message_id text)
+/** A refused send leaves no trace: its key is free for a corrected retry. */
+function releaseStatements(refused: PendingSend[]): Statement[] {
+  if (refused.length === 0) return [];
+  return [
+    {
+      sql: `delete from messaging.send_requests s using jsonb_to_recordset(?::jsonb) as r(app_id text, idempotency_key text, message_id text)
         where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
-      [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
-    );
-  }
+      params: [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+    },
+  ];
 }
 
 function command(send: ClaimedSend): Extract<MessageCommand, { type: 'SendMessage' }> {
