@@ -176,7 +176,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const relayIsIdle = async () => {
       // The first (empty) drain has committed and the loop now sleeps on its 60 s timer.
       const rows = await adminQuery<{ state: string; query: string }>('select state, query from pg_stat_activity where application_name = $1', [`${db.schema}-outbox-relay`]);
-      return rows.length > 0 && rows.every((r) => r.state === 'idle' && r.query === 'commit');
+      return rows.length > 0 && rows.every((r) => r.state === 'idle' && /\bcommit$/.test(r.query.trim()));
     };
 
     for (let round = 1; round <= 3; round++) {

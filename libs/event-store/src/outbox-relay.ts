@@ -1,5 +1,5 @@
 import type { Producer } from 'kafkajs';
-import { Pool, type PoolClient } from 'pg';
+import { Pool, type PoolClient, type QueryResult } from 'pg';
 import { PgListener } from './pg-listener';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
@@ -88,7 +88,6 @@ export class OutboxRelay {
     const batchSize = this.options.batchSize ?? 500;
     for (;;) {
       const sent = await this.publishBatch();
-      if (sent === null) return total;
       total += sent;
       // A short batch emptied the table as of its read; rows committed since have notified us.
       if (sent < batchSize) return total;
@@ -126,20 +125,23 @@ export class OutboxRelay {
     }
   }
 
-  /** One locked batch; null when another relay holds the lock. */
-  private async publishBatch(): Promise<number | null> {
+  /**
+   * One locked batch, in two round trips: `begin` with the read of the rows (only when the relay lock
+   * is ours), then the delete with `commit`. Returns how many rows went out (0 also when another
+   * relay holds the lock).
+   */
+  private async publishBatch(): Promise<number> {
     const client: PoolClient = await this.pool.connect();
+    const outbox = `${quoteIdent(this.options.schema)}.outbox`;
     try {
-      await client.query('begin');
-      const lock = await client.query('select pg_try_advisory_xact_lock(hashtext($1)) as locked', [this.lockKey]);
-      if (!lock.rows[0].locked) {
-        await client.query('commit');
-        return null;
-      }
-      const { rows } = await client.query<OutboxRow>(
-        `select id, aggregate_id, topic, payload, headers from ${quoteIdent(this.options.schema)}.outbox order by seq limit $1 for update skip locked`,
-        [this.options.batchSize ?? 500],
-      );
+      // Simple-protocol text (several statements in one message), so the values are literals.
+      const read = (await client.query(
+        `begin;
+         select id, aggregate_id, topic, payload, headers from ${outbox}
+          where (select pg_try_advisory_xact_lock(hashtext(${client.escapeLiteral(this.lockKey)})))
+          order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update skip locked`,
+      )) as unknown as QueryResult<OutboxRow>[];
+      const rows = read[1].rows;
       if (rows.length === 0) {
         await client.query('commit');
         return 0;
@@ -154,8 +156,7 @@ export class OutboxRelay {
         acks: -1,
         topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
       });
-      await client.query(`delete from ${quoteIdent(this.options.schema)}.outbox where id = any($1::uuid[])`, [rows.map((r) => r.id)]);
-      await client.query('commit');
+      await client.query(`delete from ${outbox} where id = any(${client.escapeLiteral(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
       this.options.onPublished?.(rows.length);
       return rows.length;
     } catch (error) {
