@@ -178,7 +178,6 @@ export async function paced(name, { rate, seconds, send }, extra = {}) {
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
   const dbAfter = await databaseActivity();
   const n = result.latencies.length;
-  const perRequest = (x) => Math.round((x / Math.max(1, n)) * 10) / 10;
   const at = (p) => Math.round(result.latencies[Math.min(n - 1, Math.floor((p / 100) * n))]);
   const report = {
     bench: name,
@@ -190,14 +189,20 @@ export async function paced(name, { rate, seconds, send }, extra = {}) {
     failed: result.failed,
     firstFailure: result.firstFailure,
     coresUsed: cpu,
-    postgresPerRequest: {
-      commits: perRequest(dbAfter.commits - dbBefore.commits),
-      rowWrites: Object.fromEntries(Object.keys(dbAfter.writes).map((schema) => [schema, perRequest(dbAfter.writes[schema] - (dbBefore.writes[schema] ?? 0))]).filter(([, x]) => x > 0)),
-    },
+    postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
   return report;
+}
+
+/** Commits and row writes per schema per request between two databaseActivity() readings. */
+function postgresPerRequest(before, after, requests) {
+  const perRequest = (x) => Math.round((x / Math.max(1, requests)) * 10) / 10;
+  return {
+    commits: perRequest(after.commits - before.commits),
+    rowWrites: Object.fromEntries(Object.keys(after.writes).map((schema) => [schema, perRequest(after.writes[schema] - (before.writes[schema] ?? 0))]).filter(([, x]) => x > 0)),
+  };
 }
 
 /** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
@@ -207,7 +212,6 @@ export async function measure(name, options, extra = {}) {
   const dbBefore = await databaseActivity();
   const result = await autocannon(options);
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), options.duration);
-  const perRequest = (n) => Math.round((n / Math.max(1, result.requests.total)) * 10) / 10;
   const dbAfter = await databaseActivity();
   const report = {
     bench: name,
@@ -218,10 +222,7 @@ export async function measure(name, options, extra = {}) {
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     failed: result.non2xx + result.errors + result.timeouts,
     coresUsed: cpu,
-    postgresPerRequest: {
-      commits: perRequest(dbAfter.commits - dbBefore.commits),
-      rowWrites: Object.fromEntries(Object.keys(dbAfter.writes).map((schema) => [schema, perRequest(dbAfter.writes[schema] - (dbBefore.writes[schema] ?? 0))]).filter(([, n]) => n > 0)),
-    },
+    postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, result.requests.total),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
