@@ -134,6 +134,23 @@ export function coresUsed(before, after, seconds) {
 }
 
 /**
+ * Calls `send(i, due)` for each i below `count`, at an even `rate` per second whatever the earlier
+ * calls take (`due` is when call i was scheduled, on `performance.now()`'s clock); resolves with
+ * all their results.
+ */
+export async function atEvenPace(rate, count, send) {
+  const begin = performance.now();
+  const pending = [];
+  for (let i = 0; i < count; i++) {
+    const due = begin + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(send(i, due));
+  }
+  return Promise.all(pending);
+}
+
+/**
  * Open loop at an even pace: request i is due at start + i/rate whatever the earlier ones take, and
  * its latency counts from when it was due (a late client does not hide a slow server). This is the
  * load of many independent callers; autocannon's `overallRate` instead fires each second's budget
@@ -146,29 +163,22 @@ export async function paced(name, { rate, seconds, send }, extra = {}) {
     let failed = 0;
     let firstFailure = null;
     const begin = performance.now();
-    const pending = [];
-    for (let i = 0; i < count; i++) {
-      const due = begin + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      pending.push(
-        send(offset + i).then(
-          async (res) => {
-            const body = await res.text();
-            latencies.push(performance.now() - due);
-            if (!res.ok) {
-              failed += 1;
-              firstFailure ??= `${res.status} ${body.slice(0, 200)}`;
-            }
-          },
-          (error) => {
+    await atEvenPace(rate, count, (i, due) =>
+      send(offset + i).then(
+        async (res) => {
+          const body = await res.text();
+          latencies.push(performance.now() - due);
+          if (!res.ok) {
             failed += 1;
-            firstFailure ??= String(error?.message ?? error);
-          },
-        ),
-      );
-    }
-    await Promise.all(pending);
+            firstFailure ??= `${res.status} ${body.slice(0, 200)}`;
+          }
+        },
+        (error) => {
+          failed += 1;
+          firstFailure ??= String(error?.message ?? error);
+        },
+      ),
+    );
     return { latencies: latencies.sort((a, b) => a - b), failed, firstFailure, seconds: (performance.now() - begin) / 1000 };
   };
   await run(Math.min(3 * rate, 1000), 1_000_000_000);

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { benchEnv, BENCH_BASE_PORT, inParallel, seedApp, withBenchStack } from './bench-stack.mjs';
+import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
@@ -116,25 +116,17 @@ try {
     });
     const rate = Number(values.rate);
     const count = rate * Number(values.seconds);
-    const begin = Date.now();
-    const sends = [];
-    for (let i = 0; i < count; i++) {
-      const due = begin + (i * 1000) / rate;
-      const wait = due - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const results = await atEvenPace(rate, count, (i) => {
       const ref = `e2e-${i}`;
       sentAt.set(ref, Date.now());
-      sends.push(
-        api('POST', '/messages', key, { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref }, { 'idempotency-key': randomUUID() }).then(
-          (res) => {
-            answeredAt.set(ref, Date.now());
-            return res;
-          },
-          (error) => ({ error }),
-        ),
+      return api('POST', '/messages', key, { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref }, { 'idempotency-key': randomUUID() }).then(
+        (res) => {
+          answeredAt.set(ref, Date.now());
+          return res;
+        },
+        (error) => ({ error }),
       );
-    }
-    const results = await Promise.all(sends);
+    });
     const deadline = Date.now() + 30_000;
     while (arrived.size < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const latencies = [...arrived].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);

@@ -129,17 +129,12 @@ export class InboxConsumer implements LagSource {
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
-    const committer = new OffsetCommitter({
-      commit: (offsets) => consumer.commitOffsets(offsets),
-      everyMs: COMMIT_EVERY_MS,
-      onError: (error) => o.onError?.(error, { consumer: o.consumerName, committing: true }),
-    });
+    const committer = OffsetCommitter.forConsumer(consumer, COMMIT_EVERY_MS, (error) => o.onError?.(error, { consumer: o.consumerName, committing: true }));
     this.committer = committer;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       this.joined = true;
       this.restarts = 0;
       this.assigned = event.payload.memberAssignment;
-      committer.retain(event.payload.memberAssignment);
     });
     restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
     await consumer.connect();

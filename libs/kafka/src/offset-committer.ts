@@ -1,3 +1,5 @@
+import type { Consumer } from 'kafkajs';
+
 /** A partition's next offset to read, as Kafka's OffsetCommit takes it. */
 export interface PartitionOffset {
   topic: string;
@@ -27,6 +29,16 @@ export class OffsetCommitter {
   private committing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: OffsetCommitterOptions) {}
+
+  /**
+   * The committer of a kafkajs consumer run with `autoCommit: false`: commits through the consumer,
+   * and after each rebalance keeps only the partitions still assigned to it.
+   */
+  static forConsumer(consumer: Consumer, everyMs: number, onError?: (error: unknown) => void): OffsetCommitter {
+    const committer = new OffsetCommitter({ commit: (offsets) => consumer.commitOffsets(offsets), everyMs, onError });
+    consumer.on(consumer.events.GROUP_JOIN, (event) => committer.retain(event.payload.memberAssignment));
+    return committer;
+  }
 
   /** The message at `offset` and all before it on the partition are handled. */
   handled(topic: string, partition: number, offset: string): void {

@@ -66,9 +66,8 @@ export class RpcClient {
     if (!consumer) return;
     restartWhenCrashed(consumer, () => this.reconnect(), (error) => this.options.onError?.(error));
     // A reply read again after a restart finds no one waiting for it, so its offset can wait a second.
-    const committer = new OffsetCommitter({ commit: (offsets) => consumer.commitOffsets(offsets), everyMs: 1000, onError: (error) => this.options.onError?.(error) });
+    const committer = OffsetCommitter.forConsumer(consumer, 1000, (error) => this.options.onError?.(error));
     consumer.on(consumer.events.END_BATCH_PROCESS, (event) => committer.handled(event.payload.topic, event.payload.partition, event.payload.lastOffset));
-    consumer.on(consumer.events.GROUP_JOIN, (event) => committer.retain(event.payload.memberAssignment));
     this.committer = committer;
   }
 
