@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
 import { foldEvents, type Decider } from './decider';
-import type { Statement } from './pipelined-transaction';
+import { pgTextArray } from './inbox';
+import type { Row, Statement } from './pipelined-transaction';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
 /** An event as the decider produces it: type and data only. */
@@ -94,6 +95,29 @@ export class EventStore {
     );
     const events = rows.map((row) => storedEvent(streamId, row));
     return { events, version: rows.length === 0 ? 0 : rows[rows.length - 1].stream_version };
+  }
+
+  /**
+   * readStream for several streams, as one statement (for a PipelinedTransaction); `streamsFrom`
+   * turns its rows into the streams.
+   */
+  readStreamsStatement(streamIds: string[]): Statement {
+    return {
+      sql: `select stream_id, stream_version, event_id, type, data, metadata, occurred_at from ${this.table} where stream_id = any(?::text[]) order by stream_id, stream_version`,
+      params: [pgTextArray(streamIds)],
+    };
+  }
+
+  /** The streams in the rows of readStreamsStatement; a stream without events is empty at version 0. */
+  streamsFrom(rows: Row[]): Map<string, { events: DomainEvent[]; version: number }> {
+    const streams = new Map<string, { events: DomainEvent[]; version: number }>();
+    for (const row of rows as (EventRow & { stream_id: string })[]) {
+      const stream = streams.get(row.stream_id) ?? { events: [], version: 0 };
+      stream.events.push(storedEvent(row.stream_id, row));
+      stream.version = row.stream_version;
+      streams.set(row.stream_id, stream);
+    }
+    return streams;
   }
 
   /** Loads a stream and folds it with the decider's evolve. */

@@ -2,12 +2,15 @@
  * InboxConsumer (libs/kafka) over a real topic and a real service schema: duplicates on the topic
  * and a replay from offset 0 apply nothing twice; a backlog is applied a batch per transaction, in
  * offset order; invalid payloads and failing handlers go to dead_letters without blocking the
- * messages behind them.
+ * messages behind them. Every case runs twice: with handlers per event type, and with a pipelined
+ * effect (reads with `begin`, writes with the commit) that has the same effects.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '@platform/contracts';
-import { InboxConsumer, type EventHandler, type InboxConsumerOptions } from '@platform/kafka';
+import { InboxConsumer, type EventHandler, type InboxConsumerOptions, type PipelinedEffect } from '@platform/kafka';
+import { pgTextArray } from './inbox';
+import type { Statement } from './pipelined-transaction';
 import {
   connectProducer,
   countRows,
@@ -68,7 +71,7 @@ function observedKafka(kafka: Kafka, batches: BatchSeen[]): Kafka {
   return observed;
 }
 
-describe('InboxConsumer (Postgres + Kafka)', () => {
+describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgres + Kafka)', (mode) => {
   let db: TestSchema;
   let kafka: Kafka;
   let producer: Producer;
@@ -93,8 +96,26 @@ describe('InboxConsumer (Postgres + Kafka)', () => {
     },
   };
 
+  // The handlers' effects, a slice at a time. The read checks exactly-once from the other side: an
+  // event the inbox has not seen has no effect yet.
+  const pipelined: PipelinedEffect = {
+    types: [APPLIED, EXPLODING, TX_RECORDING],
+    read: (events) => [{ sql: `select event_id from "${db.schema}".effects where event_id = any(?::text[])`, params: [pgTextArray(events.map((e) => e.eventId))] }],
+    decide: ([withEffects]) => {
+      const applied = new Set(withEffects.map((row) => row.event_id as string));
+      return (event): Statement[] => {
+        if (applied.has(event.eventId)) throw new Error(`${event.eventId} is new to the inbox but already has an effect`);
+        const effect = { sql: `insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, params: [event.eventId, event.streamId, event.streamVersion] };
+        if (event.type === APPLIED) return [effect];
+        // The effect is written, then a later statement of the commit fails: the transaction must take it back.
+        if (event.type === EXPLODING) return [effect, { sql: `select cast(? as integer)`, params: [`handler refused ${event.eventId}`] }];
+        return [{ sql: `insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, params: [event.eventId, event.streamVersion] }];
+      };
+    },
+  };
+
   async function startConsumer(options: Partial<InboxConsumerOptions> & Pick<InboxConsumerOptions, 'consumerName' | 'topics'>): Promise<InboxConsumer> {
-    const consumer = new InboxConsumer({ kafka, orm: db.orm, schema: db.schema, handlers, fromBeginning: true, ...options });
+    const consumer = new InboxConsumer({ kafka, orm: db.orm, schema: db.schema, ...(mode === 'handlers' ? { handlers } : { pipelined }), fromBeginning: true, ...options });
     consumers.push(consumer);
     await consumer.start();
     return consumer;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Statement } from './pipelined-transaction';
 import { quoteIdent } from './schema.sql';
 
 /**
@@ -19,11 +20,17 @@ export async function recordInInbox(em: EntityManager, schema: string, consumer:
  */
 export async function recordManyInInbox(em: EntityManager, schema: string, consumer: string, eventIds: string[]): Promise<Set<string>> {
   if (eventIds.length === 0) return new Set();
-  const rows: { event_id: string }[] = await em.execute(
-    `insert into ${quoteIdent(schema)}.inbox (consumer, event_id) select ?, unnest(?::text[]) on conflict do nothing returning event_id`,
-    [consumer, pgTextArray(eventIds)],
-  );
+  const { sql, params } = inboxStatement(schema, consumer, eventIds);
+  const rows: { event_id: string }[] = await em.execute(sql, params);
   return new Set(rows.map((row) => row.event_id));
+}
+
+/** recordManyInInbox as a statement (for a PipelinedTransaction): its rows are the `event_id`s not recorded before. */
+export function inboxStatement(schema: string, consumer: string, eventIds: string[]): Statement {
+  return {
+    sql: `insert into ${quoteIdent(schema)}.inbox (consumer, event_id) select ?, unnest(?::text[]) on conflict do nothing returning event_id`,
+    params: [consumer, pgTextArray(eventIds)],
+  };
 }
 
 /** A Postgres text[] literal (raw bindings would expand a JS array into a list of parameters). */
@@ -31,13 +38,25 @@ export function pgTextArray(values: string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
 
-export async function recordDeadLetter(
-  em: EntityManager,
-  schema: string,
-  letter: { consumer: string; topic: string; partition: number; offset: string; eventId: string | null; payload: string; error: string },
-): Promise<void> {
-  await em.execute(
-    `insert into ${quoteIdent(schema)}.dead_letters (consumer, topic, partition, "offset", event_id, payload, error) values (?, ?, ?, ?, ?, ?, ?)`,
-    [letter.consumer, letter.topic, letter.partition, letter.offset, letter.eventId, letter.payload, letter.error],
-  );
+export interface DeadLetter {
+  consumer: string;
+  topic: string;
+  partition: number;
+  offset: string;
+  eventId: string | null;
+  payload: string;
+  error: string;
+}
+
+export async function recordDeadLetter(em: EntityManager, schema: string, letter: DeadLetter): Promise<void> {
+  const { sql, params } = deadLetterStatement(schema, letter);
+  await em.execute(sql, params);
+}
+
+/** recordDeadLetter as a statement (for a PipelinedTransaction). */
+export function deadLetterStatement(schema: string, letter: DeadLetter): Statement {
+  return {
+    sql: `insert into ${quoteIdent(schema)}.dead_letters (consumer, topic, partition, "offset", event_id, payload, error) values (?, ?, ?, ?, ?, ?, ?)`,
+    params: [letter.consumer, letter.topic, letter.partition, letter.offset, letter.eventId, letter.payload, letter.error],
+  };
 }

@@ -2,12 +2,41 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
-import { recordDeadLetter, recordInInbox, recordManyInInbox } from '@platform/event-store';
+import {
+  deadLetterStatement,
+  inboxStatement,
+  PipelinedTransaction,
+  recordDeadLetter,
+  recordInInbox,
+  recordManyInInbox,
+  type Row,
+  type Statement,
+} from '@platform/event-store';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
 import { OffsetCommitter } from './offset-committer';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
+
+/**
+ * A consumer's effect on a slice of events in two round trips to Postgres, however many events it
+ * holds (PipelinedTransaction): what the decisions read goes with `begin` and the inbox record, and
+ * the writes of the events not seen before go with the commit. For hot consumers, where handlers
+ * would cost a few round trips per event, and each round trip costs the service and Postgres a
+ * socket write and wake-up of their own.
+ */
+export interface PipelinedEffect {
+  /** Event types applied; others on the topics are skipped. */
+  types: readonly string[];
+  /** Statements whose rows the slice's decisions need (the events may include some seen before). */
+  read(events: DomainEvent[]): Statement[];
+  /**
+   * Given the rows of `read` (one array per statement), the function that returns each new event's
+   * writes. It is called in offset order, in each event's context (log, span), and may keep what
+   * the slice's earlier events decided (a stream's new version, say).
+   */
+  decide(rows: Row[][]): (event: DomainEvent) => Statement[];
+}
 
 export interface InboxConsumerOptions {
   kafka: Kafka;
@@ -19,8 +48,10 @@ export interface InboxConsumerOptions {
   /** Consumer group; default: namespace + consumerName. A rebuild into a fresh schema uses its own. */
   groupId?: string;
   topics: string[];
-  /** Effects by event type; other types on the topics are skipped. */
-  handlers: Record<string, EventHandler>;
+  /** Effects by event type; other types on the topics are skipped. Exactly one of `handlers` and `pipelined`. */
+  handlers?: Record<string, EventHandler>;
+  /** The effect of a slice of events in two round trips; see PipelinedEffect. */
+  pipelined?: PipelinedEffect;
   fromBeginning?: boolean;
   /** Called after an event's transaction committed (waiters, caches, metrics). */
   onApplied?: (event: DomainEvent) => void;
@@ -101,8 +132,25 @@ export class InboxConsumer implements LagSource {
   private assigned: PartitionAssignment = {};
   /** Set once the consumer first joined its group: until then the service is not ready. */
   joined = false;
+  /** What parseEventMessage applies: the handlers, or each pipelined type (applied by the effect, never through this). */
+  private readonly applies: Record<string, EventHandler>;
 
-  constructor(private readonly options: InboxConsumerOptions) {}
+  constructor(private readonly options: InboxConsumerOptions) {
+    if (!options.handlers === !options.pipelined) throw new Error(`${options.consumerName}: give either handlers or a pipelined effect`);
+    this.applies =
+      options.handlers ??
+      Object.fromEntries(
+        (options.pipelined?.types ?? []).map((type) => [
+          type,
+          () => Promise.reject(new Error(`${type} is applied by the pipelined effect`)),
+        ]),
+      );
+  }
+
+  /** Event types applied; others on the topics are skipped without an inbox row. */
+  get types(): string[] {
+    return Object.keys(this.applies);
+  }
 
   /** The name recorded in the inbox (also the lag gauge's `consumer` label). */
   get consumerName(): string {
@@ -186,7 +234,7 @@ export class InboxConsumer implements LagSource {
   }
 
   private parse(message: KafkaMessage): Parsed {
-    return parseEventMessage(message, this.options.handlers);
+    return parseEventMessage(message, this.applies);
   }
 
   private async handleSlice(topic: string, partition: number, messages: KafkaMessage[]): Promise<void> {
@@ -208,6 +256,7 @@ export class InboxConsumer implements LagSource {
   /** The whole slice in one transaction; returns the events applied (not seen before), in order. */
   private async applyTogether(topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
     const o = this.options;
+    if (o.pipelined) return this.applyPipelined(o.pipelined, topic, partition, work);
     const toApply = work.filter((p): p is Extract<Parsed, { kind: 'apply' }> => p.kind === 'apply');
     const applied: DomainEvent[] = [];
     await o.orm.em.fork().transactional(async (em) => {
@@ -235,6 +284,33 @@ export class InboxConsumer implements LagSource {
     return applied;
   }
 
+  /** applyTogether for a pipelined effect: the reads with `begin` and the inbox record, the writes with the commit. */
+  private async applyPipelined(effect: PipelinedEffect, topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
+    const o = this.options;
+    const events = work.flatMap((p) => (p.kind === 'apply' ? [p.event] : []));
+    const applied: DomainEvent[] = [];
+    await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
+      const [recorded, ...reads] = events.length === 0 ? [[]] : await tx.query([inboxStatement(o.schema, o.consumerName, events.map((e) => e.eventId)), ...effect.read(events)]);
+      const fresh = new Set(recorded.map((row) => row.event_id as string));
+      const decide = events.length === 0 ? null : effect.decide(reads);
+      const writes: Statement[] = [];
+      for (const item of work) {
+        if (item.kind === 'dead') {
+          o.onError?.(new Error(item.reason), { consumer: o.consumerName, topic, partition, offset: item.message.offset, deadLettered: true });
+          writes.push(deadLetterStatement(o.schema, { consumer: o.consumerName, topic, partition, offset: item.message.offset, eventId: item.eventId, payload: item.raw, error: item.reason }));
+          continue;
+        }
+        if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId)) continue;
+        await this.run(item, async () => {
+          writes.push(...decide(item.event));
+        });
+        applied.push(item.event);
+      }
+      await tx.commit(writes);
+    });
+    return applied;
+  }
+
   private async handleOne(topic: string, partition: number, item: Parsed): Promise<void> {
     const o = this.options;
     if (item.kind === 'skip') return;
@@ -246,6 +322,10 @@ export class InboxConsumer implements LagSource {
     const maxAttempts = o.maxAttempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       try {
+        if (o.pipelined) {
+          for (const applied of await this.applyPipelined(o.pipelined, topic, partition, [item])) o.onApplied?.(applied);
+          return;
+        }
         let applied = false;
         await o.orm.em.fork().transactional(async (em) => {
           const tx = em as unknown as EntityManager;

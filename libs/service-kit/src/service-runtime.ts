@@ -5,7 +5,7 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource } from '@platform/kafka';
+import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
@@ -29,12 +29,20 @@ export interface ConsumerSpec {
   /** Short name; the group and inbox consumer name become `<service>.<name>`. */
   name: string;
   topics: string[];
+  /** Effects by event type; other types on the topics are skipped. */
   handlers: Record<string, EventHandler>;
   /** Partitions applied at once (default 1); see InboxConsumerOptions. */
   partitionsConcurrently?: number;
   /** Wait after a small batch before the next fetch; see InboxConsumerOptions. */
   paceMs?: number;
 }
+
+/** A consumer whose effect takes two round trips to Postgres per slice of events (hot consumers); see PipelinedEffect. */
+export interface PipelinedConsumerSpec extends Omit<ConsumerSpec, 'handlers'> {
+  pipelined: PipelinedEffect;
+}
+
+export type AnyConsumerSpec = ConsumerSpec | PipelinedConsumerSpec;
 
 /**
  * Rejection of ServiceRuntime.init() with MIGRATE_ONLY=true once the role, schema and migrations are
@@ -145,10 +153,9 @@ export class ServiceRuntime {
   }
 
   /** Starts an idempotent consumer; events it applies also wake ProjectionWaiter waiters. */
-  async consume(spec: ConsumerSpec, fromBeginning = true): Promise<void> {
+  async consume(spec: AnyConsumerSpec, fromBeginning = true): Promise<void> {
     const c = this.options.config;
     const name = `${c.serviceName}.${spec.name}`;
-    this.handledTypes.set(spec.name, new Set(Object.keys(spec.handlers)));
     const consumer = new InboxConsumer({
       kafka: this.kafka,
       orm: this.orm,
@@ -156,7 +163,7 @@ export class ServiceRuntime {
       consumerName: name,
       groupId: kafkaNamespace() + (this.options.consumerGroupPrefix ?? '') + name,
       topics: spec.topics,
-      handlers: spec.handlers,
+      ...('pipelined' in spec ? { pipelined: spec.pipelined } : { handlers: spec.handlers }),
       partitionsConcurrently: spec.partitionsConcurrently,
       paceMs: spec.paceMs,
       fromBeginning,
@@ -182,6 +189,7 @@ export class ServiceRuntime {
         log('error', 'consumer error', { ...context, error: String((error as Error)?.message ?? error) });
       },
     });
+    this.handledTypes.set(spec.name, new Set(consumer.types));
     await consumer.start();
     this.consumers.push(consumer);
     this.lagPoller?.track(consumer);

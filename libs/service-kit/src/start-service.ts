@@ -5,7 +5,7 @@ import type { OutboxRoute } from '@platform/event-store';
 import { startNestService } from './bootstrap';
 import { loadBaseConfig } from './config';
 import { ServiceKitModule } from './service-kit.module';
-import { ServiceRuntime, type ConsumerSpec } from './service-runtime';
+import { ServiceRuntime, type AnyConsumerSpec } from './service-runtime';
 
 /** What makes one service: its names, schema, persistence, what it publishes and consumes, its Nest module. */
 export interface ServiceDefinition {
@@ -17,7 +17,7 @@ export interface ServiceDefinition {
   migrations: MigrationObject[];
   outboxRoute: (event: DomainEvent) => OutboxRoute | null;
   /** Consumers to start after the runtime is up (a function when handlers need the runtime). */
-  consumers?: ConsumerSpec[] | ((runtime: ServiceRuntime) => ConsumerSpec[]);
+  consumers?: AnyConsumerSpec[] | ((runtime: ServiceRuntime) => AnyConsumerSpec[]);
   module: Type<unknown>;
 }
 

@@ -1,36 +1,75 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { TOPICS, type DomainEvent, type MessageHandedOver, type UserStatus } from '@platform/contracts';
-import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
-import { applyRelationshipCommand } from './relationship.stream';
+import { foldEvents, pgTextArray, type Statement } from '@platform/event-store';
+import type { PipelinedConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { relationshipDecider } from './relationship.decider';
+import type { RelationshipEvent } from './relationship.state';
+import { relationshipStreamId } from './relationship.stream';
 
 /**
  * Consumes chat.outbound: each handed-over message lands in the user's inbox, unless the user has
  * stopped or blocked the app since, or the account is no longer active. Then the chat product
  * refuses it and says so on chat.user-events (DESIGN D4).
+ *
+ * A slice of handoffs takes two round trips however many messages it holds: the users' accounts
+ * and the relationship streams are read with `begin` and the inbox record, and the refusals (stream
+ * appends, with their outbox rows) and inbox messages are written with the commit. Another writer
+ * appending to a stream meanwhile (the user stops the app) makes the append's version collide: the
+ * slice rolls back and its events are applied again one by one, each deciding on the new stream.
  */
-export function handoverConsumer(runtime: ServiceRuntime): ConsumerSpec {
+export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
+  const handoffOf = (event: DomainEvent) => (event as unknown as MessageHandedOver).data;
   return {
     name: 'handover',
     topics: [TOPICS.chatOutbound],
     paceMs: 10,
-    handlers: {
-      MessageHandedOver: async (em: EntityManager, event: DomainEvent) => {
-        const d = (event as unknown as MessageHandedOver).data;
-        const [user]: { status: UserStatus }[] = await em.execute(`select status from chat_sim.users where user_id = ?`, [d.userId]);
-        const refusals = await applyRelationshipCommand(
-          runtime,
-          em,
-          { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: user?.status ?? 'deleted', messageId: d.messageId } },
-          event,
-        );
-        if (refusals.length > 0) return;
-        // A message handed over twice (a redrive under a new event id) still lands once.
-        await em.execute(
-          `insert into chat_sim.inbox_messages (message_id, user_id, app_id, type, text, media, received_at)
-           values (?, ?, ?, ?, ?, ?::jsonb, ?) on conflict (message_id) do nothing`,
-          [d.messageId, d.userId, d.appId, d.type, d.text, JSON.stringify(d.media), runtime.clock.now()],
-        );
+    pipelined: {
+      types: ['MessageHandedOver'],
+      read: (events) => {
+        const handoffs = events.map(handoffOf);
+        return [
+          { sql: `select user_id, status from chat_sim.users where user_id = any(?::text[])`, params: [pgTextArray(unique(handoffs.map((d) => d.userId)))] },
+          runtime.eventStore.readStreamsStatement(unique(handoffs.map((d) => relationshipStreamId(d.userId, d.appId)))),
+        ];
+      },
+      decide: ([users, streamRows]) => {
+        const accounts = new Map(users.map((row) => [row.user_id as string, row.status as UserStatus]));
+        const streams = runtime.eventStore.streamsFrom(streamRows);
+        return (event) => {
+          const d = handoffOf(event);
+          const streamId = relationshipStreamId(d.userId, d.appId);
+          const stream = streams.get(streamId) ?? { events: [], version: 0 };
+          const state = foldEvents(relationshipDecider, stream.events.map((e) => ({ type: e.type, data: e.data }) as RelationshipEvent));
+          const refusals = relationshipDecider.decide(
+            { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId } },
+            state,
+          );
+          const now = runtime.clock.now();
+          if (refusals.length > 0) {
+            const { stored, statements } = runtime.eventStore.appendStatements([
+              {
+                streamId,
+                expectedVersion: stream.version,
+                events: refusals,
+                meta: { now, appId: d.appId, correlationId: event.correlationId, causationId: event.eventId, idSeed: event.eventId },
+              },
+            ]);
+            // A later handoff of this slice to the same pair decides on the stream with these refusals.
+            streams.set(streamId, { events: [...stream.events, ...stored[0]], version: stream.version + stored[0].length });
+            return statements;
+          }
+          // A message handed over twice (a redrive under a new event id) still lands once.
+          const landed: Statement = {
+            sql: `insert into chat_sim.inbox_messages (message_id, user_id, app_id, type, text, media, received_at)
+                  values (?, ?, ?, ?, ?, ?::jsonb, ?) on conflict (message_id) do nothing`,
+            params: [d.messageId, d.userId, d.appId, d.type, d.text, JSON.stringify(d.media), now],
+          };
+          return [landed];
+        };
       },
     },
   };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
 }

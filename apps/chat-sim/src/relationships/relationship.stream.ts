@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent } from '@platform/contracts';
-import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
+import { handleCommand, type AppendMeta } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
 import { relationshipDecider, type RelationshipCommand } from './relationship.decider';
 
@@ -19,19 +18,6 @@ export async function runRelationshipCommand(runtime: ServiceRuntime, command: R
     streamId: relationshipStreamId(command.data.userId, command.data.appId),
     command,
     meta: metaFor(runtime, command, requestId, requestId),
-  });
-  return events;
-}
-
-/** Decides inside a consumer's transaction (handoffs), caused by the consumed event. */
-export async function applyRelationshipCommand(runtime: ServiceRuntime, em: EntityManager, command: RelationshipCommand, cause: DomainEvent): Promise<DomainEvent[]> {
-  const { events } = await decideInTransaction({
-    em,
-    eventStore: runtime.eventStore,
-    decider: relationshipDecider,
-    streamId: relationshipStreamId(command.data.userId, command.data.appId),
-    command,
-    meta: { ...metaFor(runtime, command, cause.correlationId, cause.eventId), idSeed: cause.eventId },
   });
   return events;
 }

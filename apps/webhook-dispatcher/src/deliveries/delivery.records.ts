@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+import type { Statement } from '@platform/event-store';
 import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
 /** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */
@@ -46,56 +47,64 @@ export function publicDelivery(row: DeliveryRow) {
   };
 }
 
-type PublicEventRecord = { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date };
-
-const INSERT_PUBLIC_EVENT = `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
-     values (?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do nothing`;
-
-function publicEventValues(event: PublicEventRecord): unknown[] {
-  return [event.eventId, event.appId, event.type, event.payload, `{${event.requiresMedia.join(',')}}`, event.sourceEventId, event.now];
-}
+export type PublicEventRecord = { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date };
 
 /** Keeps a public event's exact bytes (for every attempt and replay); a repeat of the same event is a no-op. */
 export async function storePublicEvent(em: EntityManager, event: PublicEventRecord): Promise<void> {
-  await em.execute(INSERT_PUBLIC_EVENT, publicEventValues(event));
+  const { sql, params } = publicEventStatement(event);
+  await em.execute(sql, params);
 }
 
-/** storePublicEvent, and the app's enabled endpoints subscribed to the event's type, in one round trip. */
-export async function storePublicEventForEndpoints(em: EntityManager, event: PublicEventRecord): Promise<string[]> {
-  const rows: { endpoint_id: string }[] = await em.execute(
-    `with stored as (${INSERT_PUBLIC_EVENT})
-     select endpoint_id from webhook_dispatcher.endpoints where app_id = ? and state = 'enabled' and ? = any(events)`,
-    [...publicEventValues(event), event.appId, event.type],
-  );
-  return rows.map((row) => row.endpoint_id);
+/** storePublicEvent as a statement (for a PipelinedTransaction). */
+export function publicEventStatement(event: PublicEventRecord): Statement {
+  return {
+    sql: `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
+          values (?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do nothing`,
+    params: [event.eventId, event.appId, event.type, event.payload, `{${event.requiresMedia.join(',')}}`, event.sourceEventId, event.now],
+  };
+}
+
+export interface NewDeliveries {
+  appId: string;
+  eventId: string;
+  type: PublicEventType;
+  endpointIds: string[];
+  now: Date;
+  traceparent: string | null;
+  replayOf?: string;
 }
 
 /**
  * One delivery per endpoint, due at once. Original deliveries get ids derived from (event, endpoint),
  * so seeing the same event again creates nothing; replays and test events get fresh ids.
  * `traceparent` is the trace every attempt of these deliveries continues (null: each attempt starts one).
+ * Returns the ids of the deliveries created.
  */
-export async function createDeliveries(
-  em: EntityManager,
-  args: { appId: string; eventId: string; type: PublicEventType; endpointIds: string[]; now: Date; traceparent: string | null; replayOf?: string },
-): Promise<string[]> {
-  if (args.endpointIds.length === 0) return [];
+export async function createDeliveries(em: EntityManager, args: NewDeliveries): Promise<string[]> {
+  const statement = deliveriesStatement(args);
+  if (!statement) return [];
+  const inserted: { delivery_id: string }[] = await em.execute(statement.sql, statement.params);
+  return inserted.map((row) => row.delivery_id);
+}
+
+/** createDeliveries as a statement (for a PipelinedTransaction); null when there is no endpoint. */
+export function deliveriesStatement(args: NewDeliveries): Statement | null {
+  if (args.endpointIds.length === 0) return null;
   const values: unknown[] = [];
   const rows = args.endpointIds.map((endpointId) => {
     const deliveryId = args.replayOf ? newId(ID_PREFIX.webhookDelivery, args.now.getTime()) : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
     values.push(deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent);
     return "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)";
   });
-  // One round trip: the rows, and (when any is new) the wake-up for the workers, delivered at commit
-  // (Postgres sends identical notifications of one transaction once).
-  const inserted: { delivery_id: string }[] = await em.execute(
-    `with inserted as (
-       insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of, traceparent)
-       values ${rows.join(', ')} on conflict do nothing returning delivery_id)
-     select delivery_id, pg_notify(?, '') from inserted`,
-    [...values, DELIVERIES_CHANNEL],
-  );
-  return inserted.map((row) => row.delivery_id);
+  // The rows, and (when any is new) the wake-up for the workers, delivered at commit (Postgres
+  // sends identical notifications of one transaction once).
+  return {
+    sql: `with inserted as (
+            insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, replay_of, traceparent)
+            values ${rows.join(', ')} on conflict do nothing returning delivery_id)
+          select delivery_id, pg_notify(?, '') from inserted`,
+    params: [...values, DELIVERIES_CHANNEL],
+  };
 }
 
 export async function findDelivery(em: EntityManager, appId: string, deliveryId: string): Promise<DeliveryRow | null> {

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '@platform/contracts';
-import { currentTraceparent, type ConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
-import { createDeliveries, DELIVERIES_CHANNEL, storePublicEventForEndpoints } from '../deliveries/delivery.records';
+import { DOMAIN_TOPIC_PARTITIONS, TOPICS } from '@platform/contracts';
+import { pgTextArray, type Statement } from '@platform/event-store';
+import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
+import { DELIVERIES_CHANNEL, deliveriesStatement, publicEventStatement } from '../deliveries/delivery.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
@@ -11,32 +11,46 @@ export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
  * Turns domain events into public events and one delivery per enabled endpoint of the app that
  * subscribed to the type, in the transaction that records the domain event in the inbox. The
  * `evt_` id and the original deliveries' ids are derived from the domain event, so a consumer
- * group reset to offset 0 finds everything in place and creates nothing.
+ * group reset to offset 0 finds everything in place and creates nothing. A slice of events takes
+ * two round trips: the apps' enabled endpoints are read with `begin` and the inbox record, the
+ * public events and deliveries are written with the commit.
  */
-export function publicEventsConsumer(runtime: ServiceRuntime): ConsumerSpec {
-  const fanOut = async (em: EntityManager, event: DomainEvent) => {
-    const publicEvent = toPublicEvent(event);
-    if (!publicEvent || !event.appId) return;
-    const { envelope } = publicEvent;
-    const now = runtime.clock.now();
-    const endpointIds = await storePublicEventForEndpoints(em, {
-      eventId: envelope.id,
-      appId: event.appId,
-      type: envelope.type,
-      payload: publicEvent.payload,
-      requiresMedia: publicEvent.requiresMedia,
-      sourceEventId: event.eventId,
-      now,
-    });
-    // The handler runs in the event's span (continuing its traceparent header): attempts join that trace.
-    const traceparent = currentTraceparent() ?? null;
-    await createDeliveries(em, { appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent });
-  };
+export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   return {
     name: PUBLIC_EVENTS_CONSUMER,
     topics: [TOPICS.messagingEvents, TOPICS.consentEvents, TOPICS.profileEvents],
-    handlers: Object.fromEntries(PUBLIC_SOURCE_TYPES.map((type) => [type, fanOut])),
-    // Every event waits on a few round trips to Postgres; partitions in parallel keep the webhook latency low.
+    pipelined: {
+      types: PUBLIC_SOURCE_TYPES,
+      read: (events) => [
+        {
+          sql: `select app_id, endpoint_id, events from webhook_dispatcher.endpoints where app_id = any(?::text[]) and state = 'enabled' order by endpoint_id`,
+          params: [pgTextArray([...new Set(events.flatMap((event) => (event.appId ? [event.appId] : [])))])],
+        },
+      ],
+      decide: ([endpoints]) => (event) => {
+        const publicEvent = toPublicEvent(event);
+        if (!publicEvent || !event.appId) return [];
+        const { envelope } = publicEvent;
+        const now = runtime.clock.now();
+        const writes: Statement[] = [
+          publicEventStatement({
+            eventId: envelope.id,
+            appId: event.appId,
+            type: envelope.type,
+            payload: publicEvent.payload,
+            requiresMedia: publicEvent.requiresMedia,
+            sourceEventId: event.eventId,
+            now,
+          }),
+        ];
+        const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
+        // Decided in the event's span (continuing its traceparent header): attempts join that trace.
+        const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
+        if (deliveries) writes.push(deliveries);
+        return writes;
+      },
+    },
+    // Partitions in parallel keep the webhook latency low while one slice waits on Postgres.
     partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
     paceMs: 10,
   };
