@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 
 let silenced = false;
 
@@ -52,6 +53,7 @@ export function kafkaLogCreator() {
 
 export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
   silenceKafkaJsTimeoutNegativeWarning();
+  stopKafkaJsIdleTimerLoop();
   return new Kafka({
     clientId,
     brokers,

@@ -8,6 +8,7 @@ import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
+import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -46,6 +47,7 @@ export class RpcClient {
 
   constructor(private readonly options: RpcClientOptions) {
     silenceKafkaJsTimeoutNegativeWarning();
+    stopKafkaJsIdleTimerLoop();
     this.client = new RepliesClientKafka({
       client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },

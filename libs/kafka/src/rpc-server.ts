@@ -3,6 +3,7 @@ import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
+import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 
 /** How long closing waits for the requests under way to be answered. */
 const CLOSE_DRAIN_MS = 5_000;
@@ -42,6 +43,7 @@ export class RpcKafkaServer extends ServerKafka {
     private readonly limits: RpcServerLimits,
   ) {
     super(options);
+    stopKafkaJsIdleTimerLoop();
   }
 
   override async start(callback: () => void): Promise<void> {
