@@ -9,3 +9,4 @@ export * from './projection-rebuild';
 export * from './rebuild-entity-manager';
 export * from './group-commit';
 export * from './pipelined-transaction';
+export * from './json-rows';

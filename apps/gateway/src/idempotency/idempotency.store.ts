@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
-import { GroupCommit, type GroupOutcome } from '@platform/event-store';
+import { GroupCommit, jsonRows, type GroupOutcome } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
 
 /** Records live 24 hours from creation (spec, Limits). */
@@ -96,7 +96,7 @@ export class IdempotencyStore {
     if (taken.length === 0) return outcomes;
     const rows: (RecordRow & { app_id: string; idempotency_key: string })[] = await em.execute(
       `select r.app_id, r.idempotency_key, r.body_hash, r.state, r.response_status, r.response_body
-         from gateway.idempotency_records r join jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text) using (app_id, idempotency_key)`,
+         from gateway.idempotency_records r join ${jsonRows('c', 'app_id text, idempotency_key text', taken.length)} using (app_id, idempotency_key)`,
       [JSON.stringify(taken.map(({ claim }) => ({ app_id: claim.appId, idempotency_key: claim.key })))],
     );
     const records = new Map(rows.map((row) => [recordKey(row.app_id, row.idempotency_key), row]));
@@ -120,7 +120,7 @@ export class IdempotencyStore {
       .sort((a, b) => compareKeys(recordKey(a.app_id, a.idempotency_key), recordKey(b.app_id, b.idempotency_key)));
     await this.runtime.em().execute(
       `update gateway.idempotency_records r set state = 'done', response_status = c.status, response_body = c.body
-         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, status int, body jsonb)
+         from ${jsonRows('c', 'app_id text, idempotency_key text, status int, body jsonb', rows.length)}
         where r.app_id = c.app_id and r.idempotency_key = c.idempotency_key`,
       [JSON.stringify(rows)],
     );

@@ -18,7 +18,7 @@ import {
   type UserStatus,
 } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { GroupCommit, PipelinedTransaction, type GroupOutcome, type Row, type Statement } from '@platform/event-store';
+import { GroupCommit, jsonRows, jsonTexts, PipelinedTransaction, type GroupOutcome, type Row, type Statement } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
@@ -224,7 +224,7 @@ export class SendMessageHandler implements OnModuleInit {
     const byEmail = new Map<string, string>();
     if (emails.length > 0) {
       const [users] = await tx.query([
-        { sql: `select user_id, email from messaging.recipients where email in (select jsonb_array_elements_text(?::jsonb))`, params: [JSON.stringify(emails)] },
+        { sql: `select user_id, email from messaging.recipients where email in ${jsonTexts(emails.length)}`, params: [JSON.stringify(emails)] },
       ]);
       for (const user of users) byEmail.set(user.email, user.user_id);
     }
@@ -249,7 +249,7 @@ export class SendMessageHandler implements OnModuleInit {
       {
         sql: `select q.at, (select count(*) from messaging.messages m
                       where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since)::int as n
-         from jsonb_to_recordset(?::jsonb) as q(at int, app_id text, app_user_id text, since timestamptz)`,
+         from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
         params: [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - WINDOW_MS) })))],
       },
     ]);
@@ -300,7 +300,7 @@ function claimStatement(sends: PendingSend[]): Statement {
 function heldStatement(sends: PendingSend[]): Statement {
   return {
     sql: `select s.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference
-       from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, message_id text)
+       from ${jsonRows('c', 'app_id text, idempotency_key text, message_id text', sends.length)}
        join messaging.send_requests s using (app_id, idempotency_key)
        left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id
       where s.message_id <> c.message_id`,
@@ -329,7 +329,7 @@ function factsStatement(addressed: Addressed[]): Statement {
               exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
               (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
               (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at
-       from jsonb_to_recordset(?::jsonb) as q(i int, app_id text, app_user_id text, user_id text)
+       from ${jsonRows('q', 'i int, app_id text, app_user_id text, user_id text', addressed.length)}
        join messaging.apps a on a.app_id = q.app_id
        left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
        left join messaging.orgs o on o.org_id = r.org_id`,
@@ -373,7 +373,7 @@ function mediaWanted(sends: (PendingSend & { at: number })[]): { at: number; med
 function mediaStatement(wanted: { at: number; media_id: string; app_id: string }[]): Statement {
   return {
     sql: `select q.at, m.media_id, m.kind, m.status, m.mime_type, m.file_name, m.size, m.object_key
-           from jsonb_to_recordset(?::jsonb) as q(at int, media_id text, app_id text) join messaging.media m using (media_id, app_id)`,
+           from ${jsonRows('q', 'at int, media_id text, app_id text', wanted.length)} join messaging.media m using (media_id, app_id)`,
     params: [JSON.stringify(wanted)],
   };
 }
@@ -420,7 +420,7 @@ function settleStatements(counters: { app_id: string; day: string }[], accepted:
   for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
   return [
     {
-      sql: `with counts as (select * from jsonb_to_recordset(?::jsonb) as c(app_id text, day date, n int)),
+      sql: `with counts as (select * from ${jsonRows('c', 'app_id text, day date, n int', counters.length)}),
             added as (update messaging.daily_counts d set accepted = d.accepted + c.n from counts c where c.n > 0 and d.app_id = c.app_id and d.day = c.day returning 1)
        delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
       params: [JSON.stringify(counters.map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0 })))],
@@ -433,7 +433,7 @@ function releaseStatements(refused: PendingSend[]): Statement[] {
   if (refused.length === 0) return [];
   return [
     {
-      sql: `delete from messaging.send_requests s using jsonb_to_recordset(?::jsonb) as r(app_id text, idempotency_key text, message_id text)
+      sql: `delete from messaging.send_requests s using ${jsonRows('r', 'app_id text, idempotency_key text, message_id text', refused.length)}
         where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
       params: [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
     },
