@@ -23,7 +23,10 @@ describe('jsonRows (Postgres)', () => {
   });
   afterAll(() => dropTestSchema(db));
 
-  const plan = async (sql: string, params: unknown[]) => (await db.em().execute(`explain ${sql}`, params)).map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+  const plan = async (sql: string, params: unknown[]) => {
+    const rows: { 'QUERY PLAN': string }[] = await db.em().execute(`explain ${sql}`, params);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  };
   const wanted = [{ app_id: 'app', key: 'k42' }, { app_id: 'app', key: 'k4242' }, { app_id: 'app', key: 'missing' }];
 
   it('joins a few rows with a large table by its index, where the bare function is planned as a scan of the whole table', async () => {
