@@ -127,7 +127,7 @@ export class EventStore {
     decider: Decider<State, Command, Event>,
   ): Promise<{ state: State; version: number }> {
     const { events, version } = await this.readStream(em, streamId);
-    const state = foldEvents(decider, events.map((e) => ({ type: e.type, data: e.data }) as Event));
+    const state = foldStoredEvents(decider, events);
     return { state, version };
   }
 
@@ -262,6 +262,11 @@ export class EventStore {
 }
 
 /** The event a stored row holds (what consumers, replays and redrives see). */
+/** The state a decider's `evolve` makes of a stream's stored events (their type and data). */
+export function foldStoredEvents<State, Event extends NewEvent>(decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>, events: DomainEvent[]): State {
+  return foldEvents(decider, events.map((e) => ({ type: e.type, data: e.data }) as Event));
+}
+
 export function storedEvent(streamId: string, row: EventRow): DomainEvent {
   const meta = row.metadata ?? {};
   return {

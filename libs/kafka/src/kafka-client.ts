@@ -51,9 +51,14 @@ export function kafkaLogCreator() {
   };
 }
 
-export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
+/** What every kafkajs client of a process needs first: the idle timer loop stopped, its warning dropped. */
+export function prepareKafkaJs(): void {
   silenceKafkaJsTimeoutNegativeWarning();
   stopKafkaJsIdleTimerLoop();
+}
+
+export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
+  prepareKafkaJs();
   return new Kafka({
     clientId,
     brokers,

@@ -7,8 +7,7 @@ import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
-import { kafkaLogCreator, silenceKafkaJsTimeoutNegativeWarning } from './kafka-client';
-import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
+import { kafkaLogCreator, prepareKafkaJs } from './kafka-client';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -46,8 +45,7 @@ export class RpcClient {
   private closed = false;
 
   constructor(private readonly options: RpcClientOptions) {
-    silenceKafkaJsTimeoutNegativeWarning();
-    stopKafkaJsIdleTimerLoop();
+    prepareKafkaJs();
     this.client = new RepliesClientKafka({
       client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator },
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },

@@ -3,7 +3,7 @@ import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
-import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
+import { prepareKafkaJs } from './kafka-client';
 
 /** How long closing waits for the requests under way to be answered. */
 const CLOSE_DRAIN_MS = 5_000;
@@ -43,7 +43,7 @@ export class RpcKafkaServer extends ServerKafka {
     private readonly limits: RpcServerLimits,
   ) {
     super(options);
-    stopKafkaJsIdleTimerLoop();
+    prepareKafkaJs();
   }
 
   override async start(callback: () => void): Promise<void> {

@@ -1,8 +1,7 @@
 import { TOPICS, type DomainEvent, type MessageHandedOver, type UserStatus } from '@platform/contracts';
-import { foldEvents, pgTextArray, type Statement } from '@platform/event-store';
+import { foldStoredEvents, pgTextArray, type Statement } from '@platform/event-store';
 import type { PipelinedConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { relationshipDecider } from './relationship.decider';
-import type { RelationshipEvent } from './relationship.state';
 import { relationshipStreamId } from './relationship.stream';
 
 /**
@@ -38,7 +37,7 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
           const d = handoffOf(event);
           const streamId = relationshipStreamId(d.userId, d.appId);
           const stream = streams.get(streamId) ?? { events: [], version: 0 };
-          const state = foldEvents(relationshipDecider, stream.events.map((e) => ({ type: e.type, data: e.data }) as RelationshipEvent));
+          const state = foldStoredEvents(relationshipDecider, stream.events);
           const refusals = relationshipDecider.decide(
             { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId } },
             state,
