@@ -1,7 +1,8 @@
 /**
  * PipelinedTransaction against a real Postgres service schema: several statements to a round trip
  * with begin and commit riding along, all or nothing on an error in any round trip, appendStatements
- * running inside it, and the pooled connection clean for its next user.
+ * running inside it, and the pooled connection clean for its next user; statements prepared once per
+ * connection and executed by name after that, also by `execute` outside a transaction.
  */
 import type { DomainEvent } from '@platform/contracts';
 import { EventStore } from './event-store';
@@ -88,5 +89,68 @@ describe('PipelinedTransaction (Postgres)', () => {
     expect(await db.query(`select event_id from "${db.schema}".events where stream_id = ?`, [stream])).toEqual([{ event_id: stored[0][0].eventId }]);
     expect(await db.query(`select id from "${db.schema}".outbox where aggregate_id = ?`, [stream])).toEqual([{ id: stored[0][0].eventId }]);
     expect(await count('id = ?', [stream])).toBe(1);
+  });
+
+  describe('prepared statements', () => {
+    /** The statements the pool's one connection holds prepared, as Postgres lists them. */
+    const preparedTexts = async () => (await db.query<{ statement: string }>(`select statement from pg_prepared_statements`)).map((row) => row.statement);
+
+    it('prepares a statement on its first run and executes it by name after that, with each run its own values', async () => {
+      const [a, b] = [uniqueName('pa'), uniqueName('pb')];
+      const insert = (id: string, n: number) => ({ sql: `insert into ${t} (id, n) values (?, ?) returning n * 10 as tenfold`, params: [id, n] });
+      expect(await PipelinedTransaction.run(db.em(), (tx) => tx.commit([insert(a, 1)]))).toEqual([[{ tenfold: 10 }]]);
+      const held = await preparedTexts();
+      expect(held.filter((text) => text.includes(`insert into ${t} (id, n) values ($1, $2)`))).toHaveLength(1);
+      expect(await PipelinedTransaction.run(db.em(), (tx) => tx.commit([insert(b, 2)]))).toEqual([[{ tenfold: 20 }]]);
+      expect(await preparedTexts()).toEqual(held);
+      expect(await count('id in (?, ?)', [a, b])).toBe(2);
+    });
+
+    it('after a failed round trip the connection drops its prepared statements and prepares again', async () => {
+      const id = uniqueName('pf');
+      const insert = { sql: `insert into ${t} (id, n) values (?, 1)`, params: [id] };
+      await PipelinedTransaction.run(db.em(), (tx) => tx.commit([insert]));
+      expect((await preparedTexts()).filter((text) => text.includes(`insert into ${t} (id, n) values ($1, 1)`))).toHaveLength(1);
+      await expect(PipelinedTransaction.run(db.em(), (tx) => tx.commit([insert]))).rejects.toMatchObject({ code: '23505' });
+      const rows = await PipelinedTransaction.run(db.em(), (tx) => tx.query([{ sql: `select n from ${t} where id = ?`, params: [id] }]));
+      expect(rows).toEqual([[{ n: 1 }]]);
+      const held = await preparedTexts();
+      expect(held.filter((text) => text.includes(`insert into ${t}`))).toEqual([]);
+      expect(held.filter((text) => text.includes(`select n from ${t} where id = $1`))).toHaveLength(1);
+    });
+
+    it('runs as plain statements what cannot be one parameter per placeholder (a list)', async () => {
+      const [a, b] = [uniqueName('la'), uniqueName('lb')];
+      const rows = await PipelinedTransaction.run(db.em(), (tx) =>
+        tx.commit([
+          { sql: `insert into ${t} (id, n) values (?, 1), (?, 2)`, params: [a, b] },
+          { sql: `select id from ${t} where id in (?) order by n`, params: [[a, b]] },
+        ]),
+      );
+      expect(rows[1]).toEqual([{ id: a }, { id: b }]);
+    });
+
+    it('a prepared statement reads the table its name means now, after a table was swapped in under that name', async () => {
+      const id = uniqueName('sw');
+      const read = () => PipelinedTransaction.run(db.em(), (tx) => tx.query([{ sql: `select count(*)::int as c from "${db.schema}".swapped where id = ?`, params: [id] }]));
+      await db.query(`create table "${db.schema}".swapped (id text primary key)`);
+      expect(await read()).toEqual([[{ c: 0 }]]);
+      expect(await read()).toEqual([[{ c: 0 }]]);
+      await db.query(`create table "${db.schema}".swapped_next (id text primary key)`);
+      await db.query(`insert into "${db.schema}".swapped_next (id) values (?)`, [id]);
+      await db.query(`alter table "${db.schema}".swapped rename to swapped_old`);
+      await db.query(`alter table "${db.schema}".swapped_next rename to swapped`);
+      expect(await read()).toEqual([[{ c: 1 }]]);
+    });
+
+    it('execute runs one prepared statement on its own, committed when it returns', async () => {
+      const id = uniqueName('ex');
+      const insert = { sql: `insert into ${t} (id, n) values (?, ?) returning id`, params: [id, 5] };
+      expect(await PipelinedTransaction.execute(db.em(), insert)).toEqual([{ id }]);
+      expect((await backend()).xact).toBe(true);
+      expect(await count('id = ? and n = 5', [id])).toBe(1);
+      expect(await PipelinedTransaction.execute(db.em(), { sql: `update ${t} set n = n + ? where id = ? returning n`, params: [1, id] })).toEqual([{ n: 6 }]);
+      expect((await preparedTexts()).filter((text) => text.includes(`update ${t} set n = n + $1 where id = $2`))).toHaveLength(1);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedForm, PreparedStatements } from './prepared-statements';
 
 /** A statement with `?` placeholders and their values, formatted exactly as `em.execute` formats them. */
 export interface Statement {
@@ -18,6 +19,15 @@ interface PgConnection {
   __knex__disposed?: unknown;
 }
 
+interface SqlPlatform {
+  formatQuery(sql: string, params: unknown[]): string;
+  quoteValue(value: unknown): string;
+  quoteIdentifier(id: string): string;
+}
+
+/** Each pooled connection's prepared statements (gone with the connection). */
+const preparedOn = new WeakMap<PgConnection, PreparedStatements>();
+
 interface KnexClient {
   acquireConnection(): Promise<PgConnection>;
   releaseConnection(connection: PgConnection): Promise<void>;
@@ -31,6 +41,10 @@ interface KnexClient {
  * three round trips this way. Statements of one round trip must not depend on each other's results
  * in JavaScript (SQL may: each sees the effects of the ones before it). An error anywhere rolls the
  * whole transaction back and is rethrown, as with `em.transactional`.
+ *
+ * Statements are prepared on their connection the first time it runs them and executed by name
+ * after that (PreparedStatements), so Postgres parses and plans each kind of statement once per
+ * connection instead of every time.
  */
 export class PipelinedTransaction {
   private begun = false;
@@ -38,22 +52,43 @@ export class PipelinedTransaction {
 
   private constructor(
     private readonly connection: PgConnection,
-    private readonly format: (sql: string, params: unknown[]) => string,
+    private readonly platform: SqlPlatform,
+    private readonly prepared: PreparedStatements,
   ) {}
 
   static async run<T>(em: EntityManager, body: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
+    return PipelinedTransaction.onConnection(em, async (tx, connection) => {
+      try {
+        const result = await body(tx);
+        if (tx.begun && !tx.finished) await tx.commit([]);
+        return result;
+      } catch (error) {
+        // Ends the transaction whatever state the error left it in (a warning only when none is open).
+        if (tx.begun) await connection.query('rollback').catch((rollbackError: unknown) => (connection.__knex__disposed = rollbackError));
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs one statement outside any transaction block, prepared as in a transaction: for a service's
+   * hot single statements, which `em.execute` would send as text to be parsed and planned each time.
+   */
+  static execute(em: EntityManager, statement: Statement): Promise<Row[]> {
+    return PipelinedTransaction.onConnection(em, async (tx) => {
+      // Without `begin`, the round trip is Postgres' implicit transaction of one simple query.
+      tx.begun = true;
+      return (await tx.send([statement], false))[0];
+    });
+  }
+
+  private static async onConnection<T>(em: EntityManager, body: (tx: PipelinedTransaction, connection: PgConnection) => Promise<T>): Promise<T> {
     const client = (em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
-    const platform = em.getPlatform();
     const connection = await client.acquireConnection();
-    const tx = new PipelinedTransaction(connection, (sql, params) => platform.formatQuery(sql, params));
+    let prepared = preparedOn.get(connection);
+    if (!prepared) preparedOn.set(connection, (prepared = new PreparedStatements()));
     try {
-      const result = await body(tx);
-      if (tx.begun && !tx.finished) await tx.commit([]);
-      return result;
-    } catch (error) {
-      // Ends the transaction whatever state the error left it in (a warning only when none is open).
-      if (tx.begun) await connection.query('rollback').catch((rollbackError: unknown) => (connection.__knex__disposed = rollbackError));
-      throw error;
+      return await body(new PipelinedTransaction(connection, em.getPlatform() as unknown as SqlPlatform, prepared), connection);
     } finally {
       await client.releaseConnection(connection);
     }
@@ -72,15 +107,28 @@ export class PipelinedTransaction {
   private async send(statements: Statement[], commit: boolean): Promise<Row[][]> {
     if (this.finished) throw new Error('The transaction is already committed.');
     if (statements.length === 0 && !commit) return [];
-    const parts = statements.map(({ sql, params }) => this.format(sql, params ?? []));
-    const lead = this.begun ? 0 : 1;
-    if (!this.begun) parts.unshift('begin');
+    const parts = this.prepared.preamble();
+    if (!this.begun) parts.push('begin');
+    // Where each statement's own result is among the round trip's results.
+    const at = statements.map(({ sql, params }) => {
+      const form = preparedForm(sql, params ?? [], (id) => this.platform.quoteIdentifier(id));
+      if (form) parts.push(...this.prepared.sqlFor(form, (value) => this.platform.quoteValue(value)));
+      else parts.push(this.platform.formatQuery(sql, params ?? []));
+      return parts.length - 1;
+    });
     if (commit) parts.push('commit');
     this.begun = true;
     if (commit) this.finished = true;
     if (parts.length === 0) return [];
-    const result = await this.connection.query(parts.join(';\n'));
+    let result: PgResult | PgResult[];
+    try {
+      result = await this.connection.query(parts.join(';\n'));
+    } catch (error) {
+      this.prepared.failed();
+      throw error;
+    }
+    this.prepared.succeeded();
     const results = Array.isArray(result) ? result : [result];
-    return statements.map((_, i) => results[lead + i].rows);
+    return at.map((i) => results[i].rows);
   }
 }

@@ -1,0 +1,69 @@
+import { preparedForm, PreparedStatements } from './prepared-statements';
+
+const quoteIdentifier = (id: string) => `"${id}"`;
+const literal = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
+
+describe('preparedForm', () => {
+  it('numbers the value placeholders, writes identifier bindings in and keeps an escaped question mark', () => {
+    expect(preparedForm(`select ??.id from t where a = ? and b @> ?::jsonb and c \\? 'k' and d = ?`, ['s', 1, '{"x":1}', null], quoteIdentifier)).toEqual({
+      text: `select "s".id from t where a = $1 and b @> $2::jsonb and c ? 'k' and d = $3`,
+      values: [1, '{"x":1}', null],
+    });
+  });
+
+  it('takes dates and plain objects (one literal each) and statements without parameters', () => {
+    const at = new Date(0);
+    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, [at, { a: 1 }], quoteIdentifier)?.values).toEqual([at, { a: 1 }]);
+    expect(preparedForm(`with x as (delete from t returning 1) select count(*) from x`, [], quoteIdentifier)).toEqual({ text: `with x as (delete from t returning 1) select count(*) from x`, values: [] });
+  });
+
+  it('leaves as plain statements what would not be one parameter per placeholder, or what prepare does not take', () => {
+    expect(preparedForm(`select * from t where id in (?)`, [['a', 'b']], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`select * from t where b = ?`, [Buffer.from('x')], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`select * from t where a = ?`, [1, 2], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`select 1; select 2`, [], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`set local lock_timeout = '1s'`, [], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`lock table t in exclusive mode`, [], quoteIdentifier)).toBeNull();
+  });
+});
+
+describe('PreparedStatements', () => {
+  const form = { text: 'select * from t where a = $1', values: [7] };
+
+  it('prepares a statement on first use and only executes it once that round trip succeeded', () => {
+    const statements = new PreparedStatements();
+    expect(statements.preamble()).toEqual([]);
+    expect(statements.sqlFor(form, literal)).toEqual(['prepare ps_1 as select * from t where a = $1', 'execute ps_1(7)']);
+    // A second use in the same round trip rides on the same prepare.
+    expect(statements.sqlFor({ ...form, values: [8] }, literal)).toEqual(['execute ps_1(8)']);
+    statements.succeeded();
+    expect(statements.size).toBe(1);
+    expect(statements.preamble()).toEqual([]);
+    expect(statements.sqlFor({ ...form, values: [9] }, literal)).toEqual(['execute ps_1(9)']);
+    expect(statements.sqlFor({ text: 'select 1', values: [] }, literal)).toEqual(['prepare ps_2 as select 1', 'execute ps_2']);
+  });
+
+  it('after a failed round trip, deallocates everything first and prepares again under new names', () => {
+    const statements = new PreparedStatements();
+    statements.sqlFor(form, literal);
+    statements.succeeded();
+    statements.sqlFor({ text: 'select 2', values: [] }, literal);
+    statements.failed();
+    expect(statements.size).toBe(0);
+    expect(statements.preamble()).toEqual(['deallocate all']);
+    expect(statements.sqlFor(form, literal)).toEqual(['prepare ps_3 as select * from t where a = $1', 'execute ps_3(7)']);
+    statements.succeeded();
+    expect(statements.preamble()).toEqual([]);
+  });
+
+  it('at capacity, deallocates everything before the next round trip and starts over', () => {
+    const statements = new PreparedStatements(2);
+    statements.sqlFor({ text: 'select 1', values: [] }, literal);
+    statements.sqlFor({ text: 'select 2', values: [] }, literal);
+    statements.succeeded();
+    expect(statements.size).toBe(2);
+    expect(statements.preamble()).toEqual(['deallocate all']);
+    expect(statements.size).toBe(0);
+    expect(statements.sqlFor({ text: 'select 1', values: [] }, literal)).toEqual(['prepare ps_3 as select 1', 'execute ps_3']);
+  });
+});

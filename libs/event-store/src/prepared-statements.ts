@@ -1,0 +1,130 @@
+/**
+ * Server-side prepared statements for statements sent several to a simple-protocol round trip
+ * (PipelinedTransaction). Postgres parses, analyses and plans every statement it receives as text;
+ * for the short statements of a send that is about as much of its CPU as running them. Prepared
+ * once per connection (`prepare` riding in the same round trip as the first use), a statement is
+ * afterwards `execute name(literals…)`: only the literals are parsed, and once Postgres settles on
+ * a generic plan, nothing is planned again.
+ */
+
+/** A statement as `execute`: the text to prepare and the literal arguments, in order. */
+export interface PreparedForm {
+  /** The statement with `$1`, `$2`, … for its placeholders (identifier bindings written in). */
+  text: string;
+  /** The parameter values, one per `$n`. */
+  values: unknown[];
+}
+
+/** Statement kinds `prepare` takes. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+/**
+ * The statement as text to prepare plus its values, or null when it stays a plain statement: not a
+ * statement kind `prepare` takes, several statements in one, or a value that formatting spreads
+ * over several literals or writes in as SQL (an array is a list, `a, b`; raw SQL is SQL), so that
+ * the placeholders would not match one-to-one. Placeholders are those of `em.execute` (MikroORM's
+ * formatQuery): `?` a value, `??` an identifier, `\?` a literal question mark, wherever they stand.
+ */
+export function preparedForm(sql: string, params: unknown[], quoteIdentifier: (id: string) => string): PreparedForm | null {
+  if (!PREPARABLE.test(sql) || sql.includes(';')) return null;
+  let text = '';
+  const values: unknown[] = [];
+  let used = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === '\\' && sql[i + 1] === '?') {
+      text += '?';
+      i++;
+    } else if (c === '?' && sql[i + 1] === '?') {
+      text += quoteIdentifier(String(params[used++]));
+      i++;
+    } else if (c === '?') {
+      const value = params[used++];
+      if (!isSingleLiteral(value)) return null;
+      values.push(value);
+      text += `$${values.length}`;
+    } else {
+      text += c;
+    }
+  }
+  if (used !== params.length) return null;
+  return { text, values };
+}
+
+function isSingleLiteral(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return true;
+    case 'object':
+      return value instanceof Date || Object.getPrototypeOf(value) === Object.prototype;
+    default:
+      return false;
+  }
+}
+
+/**
+ * One connection's prepared statements, by text. A name is recorded only after the round trip that
+ * prepared it succeeded; any failure forgets them all and deallocates them on the next round trip
+ * (a failed round trip may or may not have run its `prepare`s, and prepared statements outlive a
+ * rollback). At `capacity` they are all deallocated before the next round trip and preparing starts
+ * over, which bounds what a connection holds when statement texts vary (batch sizes are written
+ * into some of them).
+ */
+export class PreparedStatements {
+  private readonly names = new Map<string, string>();
+  private pending = new Map<string, string>();
+  private next = 0;
+  private deallocate = false;
+
+  constructor(private readonly capacity = 256) {}
+
+  /**
+   * The SQL to send for a statement: `execute` of its prepared name, preceded by its `prepare` when
+   * this connection has not prepared it yet. `literal` writes a value as a SQL literal.
+   */
+  sqlFor(form: PreparedForm, literal: (value: unknown) => string): string[] {
+    const args = form.values.length === 0 ? '' : `(${form.values.map(literal).join(', ')})`;
+    let name = this.names.get(form.text) ?? this.pending.get(form.text);
+    const parts: string[] = [];
+    if (name === undefined) {
+      name = `ps_${++this.next}`;
+      this.pending.set(form.text, name);
+      parts.push(`prepare ${name} as ${form.text}`);
+    }
+    parts.push(`execute ${name}${args}`);
+    return parts;
+  }
+
+  /** What must go first in a round trip, if anything (after a failure, or at capacity). */
+  preamble(): string[] {
+    if (this.names.size >= this.capacity) this.forget();
+    if (!this.deallocate) return [];
+    this.deallocate = false;
+    return ['deallocate all'];
+  }
+
+  /** The round trip succeeded: its prepared statements exist on the connection. */
+  succeeded(): void {
+    for (const [text, name] of this.pending) this.names.set(text, name);
+    this.pending.clear();
+  }
+
+  /** Something failed: nothing is known about what the connection holds. */
+  failed(): void {
+    this.forget();
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  private forget(): void {
+    this.names.clear();
+    this.pending = new Map();
+    this.deallocate = true;
+  }
+}
