@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
-import { GroupCommit, jsonRows, type GroupOutcome } from '@platform/event-store';
+import { GroupCommit, jsonRows, PipelinedTransaction, type GroupOutcome } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
 
 /** Records live 24 hours from creation (spec, Limits). */
@@ -64,8 +64,8 @@ export class IdempotencyStore {
     const claims = batch.map((claim, at) => ({ at, id: recordKey(claim.appId, claim.key), claim })).sort((a, b) => compareKeys(a.id, b.id));
     const em = this.runtime.em() as unknown as EntityManager;
     // Claim each key, or take it over when its record expired or its holder's lease ran out.
-    const won: { app_id: string; idempotency_key: string }[] = await em.execute(
-      `insert into gateway.idempotency_records (app_id, idempotency_key, body_hash, state, lease_until, created_at)
+    const won = await PipelinedTransaction.execute(em, {
+      sql: `insert into gateway.idempotency_records (app_id, idempotency_key, body_hash, state, lease_until, created_at)
        select app_id, idempotency_key, body_hash, 'in_progress', lease_until, created_at
          from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, lease_until timestamptz, created_at timestamptz)
        on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, state = 'in_progress', response_status = null,
@@ -74,7 +74,7 @@ export class IdempotencyStore {
           or (gateway.idempotency_records.state = 'in_progress' and gateway.idempotency_records.lease_until < excluded.created_at
               and gateway.idempotency_records.body_hash = excluded.body_hash)
        returning app_id, idempotency_key`,
-      [
+      params: [
         JSON.stringify(
           claims.map(({ claim }) => ({
             app_id: claim.appId,
@@ -86,7 +86,7 @@ export class IdempotencyStore {
         ),
         IDEMPOTENCY_TTL_MS,
       ],
-    );
+    });
     const ours = new Set(won.map((row) => recordKey(row.app_id, row.idempotency_key)));
     const taken = claims.filter(({ id, at }) => {
       if (!ours.has(id)) return true;
@@ -94,11 +94,11 @@ export class IdempotencyStore {
       return false;
     });
     if (taken.length === 0) return outcomes;
-    const rows: (RecordRow & { app_id: string; idempotency_key: string })[] = await em.execute(
-      `select r.app_id, r.idempotency_key, r.body_hash, r.state, r.response_status, r.response_body
+    const rows = (await PipelinedTransaction.execute(em, {
+      sql: `select r.app_id, r.idempotency_key, r.body_hash, r.state, r.response_status, r.response_body
          from gateway.idempotency_records r join ${jsonRows('c', 'app_id text, idempotency_key text', taken.length)} using (app_id, idempotency_key)`,
-      [JSON.stringify(taken.map(({ claim }) => ({ app_id: claim.appId, idempotency_key: claim.key })))],
-    );
+      params: [JSON.stringify(taken.map(({ claim }) => ({ app_id: claim.appId, idempotency_key: claim.key })))],
+    })) as (RecordRow & { app_id: string; idempotency_key: string })[];
     const records = new Map(rows.map((row) => [recordKey(row.app_id, row.idempotency_key), row]));
     for (const { at, id, claim } of taken) {
       const row = records.get(id);
@@ -118,12 +118,12 @@ export class IdempotencyStore {
     const rows = batch
       .map(({ appId, key, status, body }) => ({ app_id: appId, idempotency_key: key, status, body: body ?? null }))
       .sort((a, b) => compareKeys(recordKey(a.app_id, a.idempotency_key), recordKey(b.app_id, b.idempotency_key)));
-    await this.runtime.em().execute(
-      `update gateway.idempotency_records r set state = 'done', response_status = c.status, response_body = c.body
+    await PipelinedTransaction.execute(this.runtime.em() as unknown as EntityManager, {
+      sql: `update gateway.idempotency_records r set state = 'done', response_status = c.status, response_body = c.body
          from ${jsonRows('c', 'app_id text, idempotency_key text, status int, body jsonb', rows.length)}
         where r.app_id = c.app_id and r.idempotency_key = c.idempotency_key`,
-      [JSON.stringify(rows)],
-    );
+      params: [JSON.stringify(rows)],
+    });
     return batch.map(() => ({ ok: true, value: undefined }));
   }
 
