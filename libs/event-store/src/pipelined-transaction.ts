@@ -22,7 +22,6 @@ interface PgConnection {
 interface SqlPlatform {
   formatQuery(sql: string, params: unknown[]): string;
   quoteValue(value: unknown): string;
-  quoteIdentifier(id: string): string;
 }
 
 /** Each pooled connection's prepared statements (gone with the connection). */
@@ -111,7 +110,7 @@ export class PipelinedTransaction {
     if (!this.begun) parts.push('begin');
     // Where each statement's own result is among the round trip's results.
     const at = statements.map(({ sql, params }) => {
-      const form = preparedForm(sql, params ?? [], (id) => this.platform.quoteIdentifier(id));
+      const form = preparedForm(sql, params ?? []);
       if (form) parts.push(...this.prepared.sqlFor(form, (value) => this.platform.quoteValue(value)));
       else parts.push(this.platform.formatQuery(sql, params ?? []));
       return parts.length - 1;

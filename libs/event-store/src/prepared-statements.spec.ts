@@ -1,29 +1,30 @@
 import { preparedForm, PreparedStatements } from './prepared-statements';
 
-const quoteIdentifier = (id: string) => `"${id}"`;
 const literal = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
 
 describe('preparedForm', () => {
-  it('numbers the value placeholders, writes identifier bindings in and keeps an escaped question mark', () => {
-    expect(preparedForm(`select ??.id from t where a = ? and b @> ?::jsonb and c \\? 'k' and d = ?`, ['s', 1, '{"x":1}', null], quoteIdentifier)).toEqual({
-      text: `select "s".id from t where a = $1 and b @> $2::jsonb and c ? 'k' and d = $3`,
+  it('numbers the value placeholders and keeps an escaped question mark', () => {
+    expect(preparedForm(`select id from t where a = ? and b @> ?::jsonb and c \\? 'k' and d = ?`, [1, '{"x":1}', null])).toEqual({
+      text: `select id from t where a = $1 and b @> $2::jsonb and c ? 'k' and d = $3`,
       values: [1, '{"x":1}', null],
     });
   });
 
-  it('takes dates and plain objects (one literal each) and statements without parameters', () => {
+  it('takes dates and plain objects (one literal each), statements without parameters, and the same statement again with other values', () => {
     const at = new Date(0);
-    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, [at, { a: 1 }], quoteIdentifier)?.values).toEqual([at, { a: 1 }]);
-    expect(preparedForm(`with x as (delete from t returning 1) select count(*) from x`, [], quoteIdentifier)).toEqual({ text: `with x as (delete from t returning 1) select count(*) from x`, values: [] });
+    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, [at, { a: 1 }])?.values).toEqual([at, { a: 1 }]);
+    expect(preparedForm(`with x as (delete from t returning 1) select count(*) from x`, [])).toEqual({ text: `with x as (delete from t returning 1) select count(*) from x`, values: [] });
+    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, ['2026-01-01', null])).toEqual({ text: `insert into t (at, doc) values ($1, $2)`, values: ['2026-01-01', null] });
   });
 
   it('leaves as plain statements what would not be one parameter per placeholder, or what prepare does not take', () => {
-    expect(preparedForm(`select * from t where id in (?)`, [['a', 'b']], quoteIdentifier)).toBeNull();
-    expect(preparedForm(`select * from t where b = ?`, [Buffer.from('x')], quoteIdentifier)).toBeNull();
-    expect(preparedForm(`select * from t where a = ?`, [1, 2], quoteIdentifier)).toBeNull();
-    expect(preparedForm(`select 1; select 2`, [], quoteIdentifier)).toBeNull();
-    expect(preparedForm(`set local lock_timeout = '1s'`, [], quoteIdentifier)).toBeNull();
-    expect(preparedForm(`lock table t in exclusive mode`, [], quoteIdentifier)).toBeNull();
+    expect(preparedForm(`select * from t where id in (?)`, [['a', 'b']])).toBeNull();
+    expect(preparedForm(`select * from t where b = ?`, [Buffer.from('x')])).toBeNull();
+    expect(preparedForm(`select * from t where a = ?`, [1, 2])).toBeNull();
+    expect(preparedForm(`select 1; select 2`, [])).toBeNull();
+    expect(preparedForm(`select * from ?? where a = ?`, ['t', 1])).toBeNull();
+    expect(preparedForm(`set local lock_timeout = '1s'`, [])).toBeNull();
+    expect(preparedForm(`lock table t in exclusive mode`, [])).toBeNull();
   });
 });
 

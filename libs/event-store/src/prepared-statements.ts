@@ -9,7 +9,7 @@
 
 /** A statement as `execute`: the text to prepare and the literal arguments, in order. */
 export interface PreparedForm {
-  /** The statement with `$1`, `$2`, … for its placeholders (identifier bindings written in). */
+  /** The statement with `$1`, `$2`, … for its placeholders. */
   text: string;
   /** The parameter values, one per `$n`. */
   values: unknown[];
@@ -18,37 +18,46 @@ export interface PreparedForm {
 /** Statement kinds `prepare` takes. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
+/** A statement's text with numbered placeholders, and how many. */
+interface Shape {
+  text: string;
+  placeholders: number;
+}
+
+/** Shapes by statement, so a service's few statements are scanned once each (bounded: cleared when full). */
+const shapes = new Map<string, Shape | null>();
+const SHAPES_KEPT = 1000;
+
 /**
  * The statement as text to prepare plus its values, or null when it stays a plain statement: not a
- * statement kind `prepare` takes, several statements in one, or a value that formatting spreads
- * over several literals or writes in as SQL (an array is a list, `a, b`; raw SQL is SQL), so that
- * the placeholders would not match one-to-one. Placeholders are those of `em.execute` (MikroORM's
- * formatQuery): `?` a value, `??` an identifier, `\?` a literal question mark, wherever they stand.
+ * statement kind `prepare` takes, several statements in one, an identifier binding (`??`, which
+ * writes a value into the text), or a value that formatting spreads over several literals or writes
+ * in as SQL (an array is a list, `a, b`; raw SQL is SQL), so that the placeholders would not match
+ * one-to-one. Placeholders are those of `em.execute` (MikroORM's formatQuery): `?` a value and
+ * `\?` a literal question mark, wherever they stand.
  */
-export function preparedForm(sql: string, params: unknown[], quoteIdentifier: (id: string) => string): PreparedForm | null {
-  if (!PREPARABLE.test(sql) || sql.includes(';')) return null;
-  let text = '';
-  const values: unknown[] = [];
-  let used = 0;
-  for (let i = 0; i < sql.length; i++) {
-    const c = sql[i];
-    if (c === '\\' && sql[i + 1] === '?') {
-      text += '?';
-      i++;
-    } else if (c === '?' && sql[i + 1] === '?') {
-      text += quoteIdentifier(String(params[used++]));
-      i++;
-    } else if (c === '?') {
-      const value = params[used++];
-      if (!isSingleLiteral(value)) return null;
-      values.push(value);
-      text += `$${values.length}`;
-    } else {
-      text += c;
-    }
+export function preparedForm(sql: string, params: unknown[]): PreparedForm | null {
+  let shape = shapes.get(sql);
+  if (shape === undefined) {
+    shape = PREPARABLE.test(sql) && !sql.includes(';') && !sql.includes('??') ? numbered(sql) : null;
+    if (shapes.size >= SHAPES_KEPT) shapes.clear();
+    shapes.set(sql, shape);
   }
-  if (used !== params.length) return null;
-  return { text, values };
+  if (!shape || shape.placeholders !== params.length || !params.every(isSingleLiteral)) return null;
+  return { text: shape.text, values: params };
+}
+
+function numbered(sql: string): Shape {
+  const chunks: string[] = [];
+  let placeholders = 0;
+  let from = 0;
+  for (let at = sql.indexOf('?'); at !== -1; at = sql.indexOf('?', from)) {
+    if (at > 0 && sql[at - 1] === '\\') chunks.push(sql.slice(from, at - 1), '?');
+    else chunks.push(sql.slice(from, at), `$${++placeholders}`);
+    from = at + 1;
+  }
+  chunks.push(sql.slice(from));
+  return { text: chunks.join(''), placeholders };
 }
 
 function isSingleLiteral(value: unknown): boolean {
