@@ -3,6 +3,7 @@
  * infrastructure, a started stack, an admin client, and one JSON report per run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
@@ -148,6 +149,30 @@ export async function atEvenPace(rate, count, send) {
     pending.push(send(i, due));
   }
   return Promise.all(pending);
+}
+
+// Keep-alive sockets without a cap: an open-loop client opens as many as the answers' delay needs.
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+/**
+ * POST of a JSON body over a keep-alive connection, answered as `{ ok, status, text() }` like
+ * fetch. The paced client shares the machine with the stack it measures, so it should cost little:
+ * at 400 requests/s this client took 0.13 cores with node:http and 0.22 with fetch.
+ */
+export function postJson(url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: keepAlive, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ ok: res.statusCode >= 200 && res.statusCode < 300, status: res.statusCode, text: async () => text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /**

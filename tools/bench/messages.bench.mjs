@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { inParallel, measure, paced, seedApp, withBenchStack } from './bench-stack.mjs';
+import { inParallel, measure, paced, postJson, seedApp, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
   options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' } },
@@ -40,12 +40,7 @@ await withBenchStack(async ({ publicUrl, admin }) => {
       {
         rate: Number(values.rate),
         seconds: Number(values.seconds),
-        send: (i) =>
-          fetch(`${publicUrl}/messages`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() },
-            body: body(i),
-          }),
+        send: (i) => postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
       },
       { recipients: recipients.length, apps: apps.length },
     );
