@@ -26,6 +26,8 @@ export function startMessaging(env: NodeJS.ProcessEnv = process.env, options: Se
       schema: 'messaging',
       defaultPort: 3010,
       rpcService: 'messaging',
+      // messages.send is deduplicated by (app, Idempotency-Key); messages.get and apps.awaitVersion read.
+      rpcOpsSafeToRerun: true,
       entities: [],
       migrations: messagingMigrations,
       outboxRoute: messagingOutboxRoute,

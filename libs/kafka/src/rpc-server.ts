@@ -1,6 +1,7 @@
 import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
+import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { prepareKafkaJs } from './kafka-client';
@@ -14,11 +15,18 @@ export interface RpcServerLimits {
   onError?: (error: unknown) => void;
   /** Requests left after each batch, per partition (the consumer lag gauge). */
   onLag?: (topic: string, partition: number, lag: number) => void;
+  /**
+   * When set (with the consumer run `autoCommit: false`), request offsets are committed at most
+   * this often instead of after every batch: only for a service whose every operation gives the
+   * same outcome when run again, since a crash or a rebalance hands the uncommitted requests to a
+   * server again.
+   */
+  commitEveryMs?: number;
 }
 
 /**
  * @nestjs/microservices' Kafka server (the `@MessagePattern` handlers and reply format are Nest's),
- * with three changes for a service under load:
+ * with these changes for a service under load:
  * - requests are handled concurrently (up to `maxInFlight` per process), and the next fetch does
  *   not wait for a fetched batch to be answered, where Nest's `eachMessage` handles one request per
  *   partition at a time, so a service could never have more commands in progress than partitions,
@@ -26,6 +34,8 @@ export interface RpcServerLimits {
  *   answered: a crash loses the answer, and the caller gets 500 after its timeout (the contract for
  *   500 is to retry with the same Idempotency-Key);
  * - replies produced in the same tick go out in one Produce request;
+ * - with `commitEveryMs`, request offsets are committed on an interval (OffsetCommitter), not
+ *   after every batch, which at moderate rates is one OffsetCommit per request;
  * - a consumer that kafkajs will not restart after a crash is replaced by a new one.
  * Request order within a partition carries no meaning (requests are independent commands; the
  * services' transactions and locks order what must be ordered).
@@ -37,6 +47,7 @@ export class RpcKafkaServer extends ServerKafka {
   private closing = false;
   private restarts = 0;
   private assigned: PartitionAssignment = {};
+  private committer: OffsetCommitter | null = null;
 
   constructor(
     options: Required<KafkaOptions>['options'],
@@ -58,6 +69,7 @@ export class RpcKafkaServer extends ServerKafka {
     // Requests under way still get their replies (the producer closes with the server).
     const drained = Promise.allSettled([...this.handling]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, CLOSE_DRAIN_MS).unref())]);
+    await this.committer?.flush();
     await super.close();
   }
 
@@ -80,6 +92,14 @@ export class RpcKafkaServer extends ServerKafka {
       this.assigned = event.payload.memberAssignment;
     });
     restartWhenCrashed(consumer, () => this.restartConsumer(consumer), (error) => this.limits.onError?.(error));
+    this.committer?.clear();
+    this.committer = null;
+    if (this.limits.commitEveryMs !== undefined) {
+      const committer = OffsetCommitter.forConsumer(consumer, this.limits.commitEveryMs, (error) => this.limits.onError?.(error));
+      // A batch ends once each of its requests has a slot (see bindEvents): committed before answered, as with kafkajs' own commits.
+      consumer.on(consumer.events.END_BATCH_PROCESS, (event) => committer.handled(event.payload.topic, event.payload.partition, event.payload.lastOffset));
+      this.committer = committer;
+    }
   }
 
   override async bindEvents(consumer: Consumer): Promise<void> {

@@ -13,6 +13,14 @@ export interface ServiceDefinition {
   schema: string;
   defaultPort: number;
   rpcService?: RpcService;
+  /**
+   * Every RPC operation of the service gives the same outcome when run again: a read, or a write
+   * deduplicated by the caller's Idempotency-Key. Its request offsets may then be committed on an
+   * interval, so a crash or a rebalance may hand the last second's requests to a server again (one
+   * whose deadline passed is dropped; the rest run again and change nothing). Others commit after
+   * every batch, before their requests are answered.
+   */
+  rpcOpsSafeToRerun?: boolean;
   entities: Options['entities'];
   migrations: MigrationObject[];
   outboxRoute: (event: DomainEvent) => OutboxRoute | null;
@@ -51,6 +59,7 @@ export async function startService(definition: ServiceDefinition, env: NodeJS.Pr
     runtime,
     module: { module: definition.module, imports: [ServiceKitModule.forRoot(runtime, definition.rpcService)] },
     rpcService: definition.rpcService,
+    rpcOpsSafeToRerun: definition.rpcOpsSafeToRerun,
     port: config.port,
   });
   return {

@@ -30,6 +30,39 @@ describe('messaging when things go wrong (e2e)', () => {
     }
   });
 
+  it('a send request that reaches messaging again (its offset was not committed before a crash) answers the same message and sends nothing twice', async () => {
+    // Messaging commits request offsets once a second (rpcOpsSafeToRerun): after a crash or a
+    // rebalance, a server may run the last second's requests again, also beside the first run.
+    const rpc = new RpcClient({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), instanceId: `test-${randomBytes(4).toString('hex')}`, services: RPC_SERVICES, timeoutMs: 8000 });
+    await rpc.connect();
+    try {
+      const { app, userId, appUserId } = await appWithTester();
+      const request = {
+        appId: app.appId,
+        keyEnvironment: 'sandbox',
+        idempotencyKey: unique('idem-'),
+        bodyHash: randomBytes(32).toString('hex'),
+        body: { to: { appUserId }, type: 'text', text: 'once only', mediaId: null, clientReference: null },
+      };
+      const send = (body = request) => rpc.call<{ acceptance: { id: string }; replayed: boolean }>('messaging', 'messages.send', { requestId: unique('req_'), appId: app.appId }, body);
+      const runs = [...(await Promise.all([send(), send()])), await send()];
+      const id = runs[0].acceptance.id;
+      for (const run of runs) expect(run.acceptance.id).toBe(id);
+      expect(runs.filter((run) => !run.replayed)).toHaveLength(1);
+      // Handoffs to one user keep their order (chat.outbound is keyed by user): once a later message
+      // is in the inbox, any second copy of the first would be there too.
+      const marker = (await send({ ...request, idempotencyKey: unique('idem-'), body: { ...request.body, text: 'marker' } })).acceptance.id;
+      const inbox = await eventually(async () => {
+        const entries = await simInbox(userId, app.appId);
+        return entries.some((entry) => entry.messageId === marker) ? entries : null;
+      });
+      expect(inbox.map((entry) => entry.messageId)).toEqual([id, marker]);
+      expect(expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body.status).toBe('sent');
+    } finally {
+      await rpc.close();
+    }
+  });
+
   it('killing messaging while sends are in flight loses nothing: every 202 has its message, its sent status and one inbox entry', async () => {
     const testers = await Promise.all(Array.from({ length: 3 }, () => appWithTester()));
     // Open the windows, so the business-initiated cap stays out of the way.
