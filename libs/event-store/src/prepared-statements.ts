@@ -85,7 +85,7 @@ function isSingleLiteral(value: unknown): boolean {
  */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();
-  private pending = new Map<string, string>();
+  private readonly pending = new Map<string, string>();
   private next = 0;
   private deallocate = false;
 
@@ -133,7 +133,7 @@ export class PreparedStatements {
 
   private forget(): void {
     this.names.clear();
-    this.pending = new Map();
+    this.pending.clear();
     this.deallocate = true;
   }
 }

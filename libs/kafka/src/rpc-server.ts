@@ -16,8 +16,8 @@ export interface RpcServerLimits {
   /** Requests left after each batch, per partition (the consumer lag gauge). */
   onLag?: (topic: string, partition: number, lag: number) => void;
   /**
-   * When set (with the consumer run `autoCommit: false`), request offsets are committed at most
-   * this often instead of after every batch: only for a service whose every operation gives the
+   * When set, request offsets are committed at most this often (kafkajs' own commit after every
+   * batch is turned off): only for a service whose every operation gives the
    * same outcome when run again, since a crash or a rebalance hands the uncommitted requests to a
    * server again.
    */
@@ -107,6 +107,7 @@ export class RpcKafkaServer extends ServerKafka {
     if (patterns.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: patterns });
     await consumer.run({
       ...(this.options.run ?? {}),
+      ...(this.limits.commitEveryMs !== undefined ? { autoCommit: false } : {}),
       eachBatch: async ({ batch, heartbeat, pause }) => {
         // Returns once every request of the batch has a slot, not when all are answered: the next
         // fetch must not wait for the slowest request of this one (a send waits for its batch's

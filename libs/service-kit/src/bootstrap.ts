@@ -36,15 +36,13 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
         producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
-        // Request offsets of a service whose operations may run twice are committed once a second
-        // instead of after every batch (about one OffsetCommit per request at moderate rates).
-        // Request offsets of a service whose operations may run twice are committed once a second
-        // (commitEveryMs) instead of after every batch: about one OffsetCommit per request at moderate rates.
-        run: { partitionsConsumedConcurrently: 6, ...(options.rpcOpsSafeToRerun ? { autoCommit: false } : {}) },
+        run: { partitionsConsumedConcurrently: 6 },
         postfixId: '',
       },
       {
         maxInFlight: runtime.config.rpcMaxInFlight,
+        // Request offsets of a service whose operations may run twice are committed once a second
+        // instead of after every batch (about one OffsetCommit per request at moderate rates).
         commitEveryMs: options.rpcOpsSafeToRerun ? 1000 : undefined,
         onLag: (topic, partition, lag) => runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
