@@ -10,6 +10,7 @@ import {
   expectError,
   expectStatus,
   platformNow,
+  queryDatabase,
   registerWebhook,
   requestsTo,
   sendMessage,
@@ -292,6 +293,20 @@ describe('webhook deliveries (e2e)', () => {
 
     // The consent-only endpoint got consent events and nothing else.
     expect(requestsTo(receiver2, consentOnly.path).every((r) => JSON.parse(r.rawBody.toString()).type === 'consent.updated')).toBe(true);
+  });
+
+  it('keeps no payload for an event no endpoint subscribed to', async () => {
+    const { app, userId, appUserId } = await appWithTester();
+    const statusOnly = await registerWebhook(app, ['message.status']);
+    const inbound = await simSendText(userId, app.appId, 'nobody listens for this');
+    // One user's messages share a partition: once the send's status arrives, the earlier message.received was handled.
+    const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'after it' }), 202).body;
+    await deliveryOf(statusOnly.path, (b) => b.type === 'message.status' && b.data.id === sent.id);
+
+    const kept = await queryDatabase<{ type: string; payload: string }>(`select type, payload from webhook_dispatcher.public_events where app_id = $1`, [app.appId]);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.every((row) => row.type === 'message.status')).toBe(true);
+    expect(kept.some((row) => row.payload.includes(inbound.id))).toBe(false);
   });
 
   it('message.received with a file arrives once media has registered it: GET /media works when the webhook lands', async () => {

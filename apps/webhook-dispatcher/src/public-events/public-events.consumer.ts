@@ -9,9 +9,10 @@ export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
 
 /**
  * Turns domain events into public events and one delivery per enabled endpoint of the app that
- * subscribed to the type, in the transaction that records the domain event in the inbox. The
- * `evt_` id and the original deliveries' ids are derived from the domain event, so a consumer
- * group reset to offset 0 finds everything in place and creates nothing. A slice of events takes
+ * subscribed to the type, in the transaction that records the domain event in the inbox; an event
+ * no endpoint subscribed to leaves only its inbox record. The `evt_` id and the original
+ * deliveries' ids are derived from the domain event, so a consumer group reset to offset 0 finds
+ * everything in place and creates nothing. A slice of events takes
  * two round trips: the apps' enabled endpoints are read with `begin` and the inbox record, the
  * public events and deliveries are written with the commit.
  */
@@ -31,7 +32,13 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
         const publicEvent = toPublicEvent(event);
         if (!publicEvent || !event.appId) return [];
         const { envelope } = publicEvent;
+        const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
+        // Only a delivery ever reads a public event (its attempts and replays); an event no endpoint
+        // subscribed to is never sent, so its payload is not kept (the inbox still records it).
+        if (endpointIds.length === 0) return [];
         const now = runtime.clock.now();
+        // Decided in the event's span (continuing its traceparent header): attempts join that trace.
+        const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
         const writes: Statement[] = [
           publicEventStatement({
             eventId: envelope.id,
@@ -43,9 +50,6 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
             now,
           }),
         ];
-        const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
-        // Decided in the event's span (continuing its traceparent header): attempts join that trace.
-        const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
         if (deliveries) writes.push(deliveries);
         return writes;
       },
