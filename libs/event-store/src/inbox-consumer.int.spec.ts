@@ -3,7 +3,8 @@
  * and a replay from offset 0 apply nothing twice; a backlog is applied a batch per transaction, in
  * offset order; invalid payloads and failing handlers go to dead_letters without blocking the
  * messages behind them. Every case runs twice: with handlers per event type, and with a pipelined
- * effect (reads with `begin`, writes with the commit) that has the same effects.
+ * effect (reads with `begin`, writes with the commit) that has the same effects and also shares
+ * transactions across partitions handled at once.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
@@ -228,6 +229,28 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     expect(transactions.size).toBeGreaterThanOrEqual(3);
     expect(transactions.size).toBeLessThan(50);
     expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length);
+  });
+
+  it('partitions handled at once keep their own order; a pipelined effect applies their slices in shared transactions', async () => {
+    const partitions = 6;
+    const topic = await createTopic(kafka, 'es-inbox-partitions', partitions);
+    topics.push(topic);
+    const consumerName = uniqueName('es-inbox-partitions');
+    // A backlog of ten events on every partition, one stream each: one fetch hands all six partitions over at once.
+    const streams = Array.from({ length: partitions }, (_, p) => ({ partition: p, events: Array.from({ length: 10 }, (_, v) => makeEvent(`part-${p}-${randomUUID()}`, v + 1, {}, TX_RECORDING)) }));
+    await producer.send({ topic, acks: -1, messages: streams.flatMap(({ partition, events }) => events.map((e) => message(e, partition))) });
+
+    const applied: string[] = [];
+    await startConsumer({ consumerName, topics: [topic], partitionsConcurrently: partitions, onApplied: (e) => applied.push(e.eventId) });
+    await waitFor('every partition to be applied', async () => applied.length === partitions * 10, { timeoutMs: 30000, detail: async () => ({ applied: applied.length }) });
+
+    const streamOf = new Map(streams.flatMap(({ partition, events }) => events.map((e) => [e.eventId, partition] as const)));
+    const rows = (await db.query<{ event_id: string; stream_version: number; txid: string }>(`select event_id, stream_version, txid from "${db.schema}".tx_seen order by id`)).filter((r) => streamOf.has(r.event_id));
+    for (let p = 0; p < partitions; p++) expect(rows.filter((r) => streamOf.get(r.event_id) === p).map((r) => r.stream_version)).toEqual(Array.from({ length: 10 }, (_, v) => v + 1));
+    expect(new Set(rows.map((r) => r.event_id)).size).toBe(partitions * 10);
+    const partitionsPerTransaction = [...new Set(rows.map((r) => r.txid))].map((txid) => new Set(rows.filter((r) => r.txid === txid).map((r) => streamOf.get(r.event_id))).size);
+    if (mode === 'handlers') expect(Math.max(...partitionsPerTransaction)).toBe(1);
+    else expect(Math.max(...partitionsPerTransaction)).toBeGreaterThan(1);
   });
 
   it('dead-letters invalid payloads and failing events without blocking the messages behind them', async () => {

@@ -4,6 +4,7 @@ import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
 import {
   deadLetterStatement,
+  GroupCommit,
   inboxStatement,
   PipelinedTransaction,
   recordDeadLetter,
@@ -110,6 +111,16 @@ export function parseEventMessage(message: KafkaMessage, handlers: Record<string
 /** Events applied in one transaction at most; a batch larger than this is applied in slices. */
 const MAX_EVENTS_PER_TRANSACTION = 100;
 
+/** Partitions' slices a pipelined effect applies in one transaction at most. */
+const MAX_SLICES_PER_TRANSACTION = 6;
+
+/** A partition's slice of events for a pipelined effect. */
+interface PipelinedSlice {
+  topic: string;
+  partition: number;
+  work: Parsed[];
+}
+
 /** How long an applied event's offset may wait for its commit (a crash re-delivers at most this much, which the inbox skips). */
 const COMMIT_EVERY_MS = 500;
 
@@ -123,6 +134,12 @@ const COMMIT_EVERY_MS = 500;
  * anything in a batch fails, the batch is rolled back and applied again event by event, so one bad
  * event retries and dead-letters alone. Invalid payloads, and events that keep failing, go to
  * dead_letters with the reason instead of blocking the partition.
+ *
+ * A pipelined effect also shares transactions across partitions: the slices of partitions handled
+ * at once that arrive while earlier ones are being written are applied together (group commit),
+ * each partition still in its own order and resolving its own offsets. With six partitions each
+ * bringing an event or two per fetch, a transaction per partition slice cost the webhook
+ * dispatcher two round trips and a commit for every event or two.
  */
 export class InboxConsumer implements LagSource {
   private consumer: Consumer | null = null;
@@ -134,9 +151,18 @@ export class InboxConsumer implements LagSource {
   joined = false;
   /** What parseEventMessage applies: the handlers, or each pipelined type (applied by the effect, never through this). */
   private readonly applies: Record<string, EventHandler>;
+  /** A pipelined effect's transactions, shared by the slices of partitions handled at once. */
+  private readonly pipelinedSlices: GroupCommit<PipelinedSlice, DomainEvent[]> | null;
 
   constructor(private readonly options: InboxConsumerOptions) {
     if (!options.handlers === !options.pipelined) throw new Error(`${options.consumerName}: give either handlers or a pipelined effect`);
+    const effect = options.pipelined;
+    this.pipelinedSlices = effect
+      ? new GroupCommit<PipelinedSlice, DomainEvent[]>(async (slices) => (await this.applyPipelined(effect, slices)).map((value) => ({ ok: true, value })), {
+          maxBatch: MAX_SLICES_PER_TRANSACTION,
+          maxConcurrent: 2,
+        })
+      : null;
     this.applies =
       options.handlers ??
       Object.fromEntries(
@@ -241,7 +267,15 @@ export class InboxConsumer implements LagSource {
     const parsed = messages.map((message) => this.parse(message));
     const work = parsed.filter((p) => p.kind !== 'skip');
     if (work.length === 0) return;
-    if (work.length > 1) {
+    if (this.pipelinedSlices) {
+      try {
+        const applied = await this.pipelinedSlices.submit({ topic, partition, work });
+        for (const event of applied) this.options.onApplied?.(event);
+        return;
+      } catch (error) {
+        this.options.onError?.(error, { consumer: this.options.consumerName, topic, partition, batch: work.length, fallback: 'one by one' });
+      }
+    } else if (work.length > 1) {
       try {
         const applied = await this.applyTogether(topic, partition, work);
         for (const event of applied) this.options.onApplied?.(event);
@@ -256,7 +290,6 @@ export class InboxConsumer implements LagSource {
   /** The whole slice in one transaction; returns the events applied (not seen before), in order. */
   private async applyTogether(topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
     const o = this.options;
-    if (o.pipelined) return this.applyPipelined(o.pipelined, topic, partition, work);
     const toApply = work.filter((p): p is Extract<Parsed, { kind: 'apply' }> => p.kind === 'apply');
     const applied: DomainEvent[] = [];
     await o.orm.em.fork().transactional(async (em) => {
@@ -284,27 +317,32 @@ export class InboxConsumer implements LagSource {
     return applied;
   }
 
-  /** applyTogether for a pipelined effect: the reads with `begin` and the inbox record, the writes with the commit. */
-  private async applyPipelined(effect: PipelinedEffect, topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
+  /**
+   * Slices of a pipelined effect in one transaction: the reads with `begin` and the inbox record,
+   * the writes with the commit. Returns the events applied (not seen before) of each slice, in order.
+   */
+  private async applyPipelined(effect: PipelinedEffect, slices: PipelinedSlice[]): Promise<DomainEvent[][]> {
     const o = this.options;
-    const events = work.flatMap((p) => (p.kind === 'apply' ? [p.event] : []));
-    const applied: DomainEvent[] = [];
+    const events = slices.flatMap(({ work }) => work.flatMap((p) => (p.kind === 'apply' ? [p.event] : [])));
+    const applied = slices.map((): DomainEvent[] => []);
     await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
       const [recorded, ...reads] = events.length === 0 ? [[]] : await tx.query([inboxStatement(o.schema, o.consumerName, events.map((e) => e.eventId)), ...effect.read(events)]);
       const fresh = new Set(recorded.map((row) => row.event_id as string));
       const decide = events.length === 0 ? null : effect.decide(reads);
       const writes: Statement[] = [];
-      for (const item of work) {
-        if (item.kind === 'dead') {
-          o.onError?.(new Error(item.reason), { consumer: o.consumerName, topic, partition, offset: item.message.offset, deadLettered: true });
-          writes.push(deadLetterStatement(o.schema, { consumer: o.consumerName, topic, partition, offset: item.message.offset, eventId: item.eventId, payload: item.raw, error: item.reason }));
-          continue;
+      for (const [at, { topic, partition, work }] of slices.entries()) {
+        for (const item of work) {
+          if (item.kind === 'dead') {
+            o.onError?.(new Error(item.reason), { consumer: o.consumerName, topic, partition, offset: item.message.offset, deadLettered: true });
+            writes.push(deadLetterStatement(o.schema, { consumer: o.consumerName, topic, partition, offset: item.message.offset, eventId: item.eventId, payload: item.raw, error: item.reason }));
+            continue;
+          }
+          if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId)) continue;
+          await this.run(item, async () => {
+            writes.push(...decide(item.event));
+          });
+          applied[at].push(item.event);
         }
-        if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId)) continue;
-        await this.run(item, async () => {
-          writes.push(...decide(item.event));
-        });
-        applied.push(item.event);
       }
       await tx.commit(writes);
     });
@@ -323,7 +361,8 @@ export class InboxConsumer implements LagSource {
     for (let attempt = 1; ; attempt++) {
       try {
         if (o.pipelined) {
-          for (const applied of await this.applyPipelined(o.pipelined, topic, partition, [item])) o.onApplied?.(applied);
+          const [applied] = await this.applyPipelined(o.pipelined, [{ topic, partition, work: [item] }]);
+          for (const event of applied) o.onApplied?.(event);
           return;
         }
         let applied = false;
