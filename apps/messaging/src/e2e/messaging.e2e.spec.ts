@@ -105,7 +105,19 @@ describe('messaging through HTTP (e2e)', () => {
       expect(again.body).toEqual(first.body);
       await eventually(async () => (await simInbox(userId, app.appId)).length === 1);
       expectError(await sendMessage(app.sandboxKey, { ...body, text: 'different' }, key), 422, 'idempotency_key_reused');
+      // The key is looked up before the body is validated (DESIGN section 3, step 6 before 7).
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text' }, key), 422, 'idempotency_key_reused');
       expect((await simInbox(userId, app.appId)).filter((m) => m.text === 'once')).toHaveLength(1);
+    });
+
+    it('an invalid body is 400 and does not keep its key', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      await simSendText(userId, app.appId, 'hi');
+      const key = unique('idem-');
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text' }, key), 400, 'invalid_request');
+      const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'valid now' }, key), 202);
+      expect(sent.headers.get('idempotent-replayed')).toBeNull();
+      await eventually(async () => (await simInbox(userId, app.appId)).length === 1);
     });
 
     it('20 concurrent requests with one key make exactly one message', async () => {
@@ -123,6 +135,29 @@ describe('messaging through HTTP (e2e)', () => {
       // Anything still in flight has landed by now: still exactly one.
       expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200);
       expect(await simInbox(userId, app.appId)).toHaveLength(1);
+    });
+
+    it('overlapping sends with keys of their own: each replay answers its own first answer', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      await simSendText(userId, app.appId, 'hi'); // a reply window: no business-initiated cap
+      // Each send is replayed as soon as it is answered, while the others still claim their keys:
+      // completions, new claims and replays share the gateway's batches.
+      const pairs = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          const key = unique(`idem-${i}-`);
+          const body = { to: { appUserId }, type: 'text', text: `overlap ${i}` };
+          const first = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
+          const replay = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
+          return { first, replay };
+        }),
+      );
+      for (const { first, replay } of pairs) {
+        expect(first.headers.get('idempotent-replayed')).toBeNull();
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.body).toEqual(first.body);
+      }
+      expect(new Set(pairs.map(({ first }) => first.body.id)).size).toBe(30);
+      await eventually(async () => (await simInbox(userId, app.appId)).length === 30);
     });
 
     it('a missing key is 400 idempotency_key_required; a bad one 400 invalid_request', async () => {
