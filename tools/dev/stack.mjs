@@ -32,7 +32,8 @@ export function spawnApp(app, { port, env, logDir, tag }) {
   mkdirSync(logDir, { recursive: true });
   // The app writes its lines straight into its log file: relayed through a pipe, every line (one per
   // request at the gateway) cost this process a wake-up, a read and a write besides the app's own.
-  const log = openSync(path.join(logDir, `${tag}-${app}.log`), 'a');
+  // Each start begins the file afresh: appended to, a day of benches grew the gateway's past 100 MB.
+  const log = openSync(path.join(logDir, `${tag}-${app}.log`), 'w');
   // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extra, '-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
