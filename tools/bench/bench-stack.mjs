@@ -221,7 +221,7 @@ function openSocket(key, host, port) {
  * at once, which the services meet with large batches. `send(i)` makes request i and resolves
  * with the response. A short warm-up at the same pace comes first; returns the printed report.
  */
-export async function paced(name, { rate, seconds, send }, extra = {}) {
+export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {}) {
   const run = async (count, offset) => {
     const latencies = [];
     const timeline = [];
@@ -250,8 +250,10 @@ export async function paced(name, { rate, seconds, send }, extra = {}) {
   await run(Math.min(3 * rate, 1000), 1_000_000_000);
   const cpuBefore = cpuSnapshot();
   const dbBefore = await databaseActivity();
+  const stagesBefore = await gatewayStages(metricsUrl);
   const result = await run(rate * seconds, 0);
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
+  const stagesAfter = await gatewayStages(metricsUrl);
   const dbAfter = await databaseActivity();
   // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
   if (process.env.BENCH_LATENCY_CSV) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
@@ -268,10 +270,30 @@ export async function paced(name, { rate, seconds, send }, extra = {}) {
     firstFailure: result.firstFailure,
     coresUsed: cpu,
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
+    gatewayStagesMeanMs: stageMeans(stagesBefore, stagesAfter),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
   return report;
+}
+
+/** Sums and counts of the gateway's stage histograms (Idempotency-Key claim and completion, the call to messaging). */
+async function gatewayStages(metricsUrl) {
+  if (!metricsUrl) return null;
+  const text = await (await fetch(metricsUrl)).text();
+  const read = (series) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const stage = (name, labels) => ({ sum: read(`${name}_sum\\{${labels}\\}`), count: read(`${name}_count\\{${labels}\\}`) });
+  return {
+    claim: stage('idempotency_record_duration_seconds', 'service="gateway",step="claim"'),
+    send: stage('rpc_client_duration_seconds', 'service="gateway",target="messaging",op="messages.send",outcome="ok"'),
+    complete: stage('idempotency_record_duration_seconds', 'service="gateway",step="complete"'),
+  };
+}
+
+/** Mean milliseconds per gateway stage between two gatewayStages() readings. */
+function stageMeans(before, after) {
+  if (!before || !after) return undefined;
+  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round(((after[k].sum - before[k].sum) / Math.max(1, after[k].count - before[k].count)) * 10000) / 10]));
 }
 
 /** Commits and row writes per schema per request between two databaseActivity() readings. */

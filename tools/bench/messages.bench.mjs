@@ -17,7 +17,7 @@ const { values } = parseArgs({
   options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' } },
 });
 
-await withBenchStack(async ({ publicUrl, admin }) => {
+await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
   const apps = [];
   for (let a = 0; a < Number(values.apps); a++) {
     const app = await seedApp(admin, `Sends${a}`);
@@ -40,6 +40,7 @@ await withBenchStack(async ({ publicUrl, admin }) => {
       {
         rate: Number(values.rate),
         seconds: Number(values.seconds),
+        metricsUrl: adminMetricsUrl,
         send: (i) => postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
       },
       { recipients: recipients.length, apps: apps.length },

@@ -16,6 +16,8 @@ export interface RpcClientOptions {
   services: readonly RpcService[];
   timeoutMs: number;
   onError?: (error: unknown) => void;
+  /** Each call's duration and outcome: `ok`, `refused` (the service's domain error) or `failed` (timeout, transport). */
+  onCall?: (service: RpcService, op: string, seconds: number, outcome: 'ok' | 'refused' | 'failed') => void;
 }
 
 /** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
@@ -105,12 +107,16 @@ export class RpcClient {
     const headers: Record<string, string> = {};
     propagation.inject(context.active(), headers);
     const request: RpcRequest = { op, caller, payload, deadline: Date.now() + timeoutMs };
+    const started = performance.now();
+    const done = (outcome: 'ok' | 'refused' | 'failed') => this.options.onCall?.(service, op, (performance.now() - started) / 1000, outcome);
     try {
       reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { value: request, headers }).pipe(timeout(timeoutMs)));
     } catch (error) {
+      done('failed');
       if ((error as Error)?.name === 'TimeoutError') throw new RpcTimeoutError(service, op);
       throw new DomainError('internal_error', `Call to ${service} (${op}) failed; retry with the same Idempotency-Key.`);
     }
+    done(reply.ok ? 'ok' : 'refused');
     if (reply.ok) return reply.result;
     throw DomainError.fromRpcError(reply.error);
   }

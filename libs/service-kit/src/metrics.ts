@@ -11,6 +11,10 @@ export class ServiceMetrics {
   readonly consumerErrors: Counter<'consumer'>;
   readonly eventsApplied: Counter<'consumer' | 'type'>;
   readonly idempotencyReplays: Counter;
+  /** The gateway's calls to the services over Kafka, from the request sent to the reply read. */
+  readonly rpcClientDuration: Histogram<'target' | 'op' | 'outcome'>;
+  /** The gateway's Idempotency-Key record writes (claim, complete), each awaited by its request. */
+  readonly idempotencyRecordDuration: Histogram<'step'>;
   readonly kafkaConsumerLag: Gauge<'consumer' | 'topic' | 'partition'>;
 
   constructor(serviceName: string) {
@@ -28,6 +32,21 @@ export class ServiceMetrics {
     this.outboxPublished = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published to Kafka', registers: [this.registry] });
     this.consumerErrors = new Counter({ name: 'consumer_errors_total', help: 'Errors while applying events', labelNames: ['consumer'], registers: [this.registry] });
     this.idempotencyReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [this.registry] });
+    const stepBuckets = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+    this.rpcClientDuration = new Histogram({
+      name: 'rpc_client_duration_seconds',
+      help: 'Calls to a service over Kafka request/reply, by target service, operation and outcome (ok, refused, failed)',
+      labelNames: ['target', 'op', 'outcome'],
+      buckets: stepBuckets,
+      registers: [this.registry],
+    });
+    this.idempotencyRecordDuration = new Histogram({
+      name: 'idempotency_record_duration_seconds',
+      help: 'Idempotency-Key record writes a request waits for, by step (claim, complete)',
+      labelNames: ['step'],
+      buckets: stepBuckets,
+      registers: [this.registry],
+    });
     this.kafkaConsumerLag = new Gauge({
       name: 'kafka_consumer_lag',
       help: 'Messages behind the partition end, per partition assigned to this process (after each batch and every 5 s from committed offsets)',

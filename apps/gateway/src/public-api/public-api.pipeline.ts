@@ -88,7 +88,8 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       let idempotency: { key: string; bodyHash: string } | null = null;
       if (match.route.idempotent) {
         idempotency = { key: checkIdempotencyKey(req.headers['idempotency-key']), bodyHash: bodyHash(raw) };
-        const begun = await deps.idempotency.begin(app.appId, idempotency.key, idempotency.bodyHash);
+        const claimed = deps.metrics.idempotencyRecordDuration.startTimer({ step: 'claim' });
+        const begun = await deps.idempotency.begin(app.appId, idempotency.key, idempotency.bodyHash).finally(() => claimed());
         if (begun.kind === 'replay') {
           deps.metrics.idempotencyReplays.inc();
           sendJson(res, begun.status, begun.body, { 'Idempotent-Replayed': 'true' });
@@ -114,7 +115,10 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         throw error;
       }
       if (idempotency) {
-        if (result.status >= 200 && result.status < 300) await deps.idempotency.complete(app.appId, idempotency.key, result.status, result.body);
+        if (result.status >= 200 && result.status < 300) {
+          const completed = deps.metrics.idempotencyRecordDuration.startTimer({ step: 'complete' });
+          await deps.idempotency.complete(app.appId, idempotency.key, result.status, result.body).finally(() => completed());
+        }
         else await deps.idempotency.release(app.appId, idempotency.key);
       }
       sendJson(res, result.status, result.body, result.headers);
