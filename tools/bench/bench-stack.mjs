@@ -224,7 +224,8 @@ function openSocket(key, host, port) {
 export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {}) {
   const run = async (count, offset) => {
     const latencies = [];
-    const timeline = [];
+    // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
+    const timeline = process.env.BENCH_LATENCY_CSV ? [] : null;
     let failed = 0;
     let firstFailure = null;
     const begin = performance.now();
@@ -233,7 +234,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {
         async (res) => {
           const body = await res.text();
           latencies.push(performance.now() - due);
-          timeline.push(`${Math.round(due - begin)},${Math.round(performance.now() - due)}`);
+          timeline?.push(`${Math.round(due - begin)},${Math.round(performance.now() - due)}`);
           if (!res.ok) {
             failed += 1;
             firstFailure ??= `${res.status} ${body.slice(0, 200)}`;
@@ -255,8 +256,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
   const stagesAfter = await gatewayStages(metricsUrl);
   const dbAfter = await databaseActivity();
-  // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
-  if (process.env.BENCH_LATENCY_CSV) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
+  if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
   const n = result.latencies.length;
   const at = (p) => Math.round(result.latencies[Math.min(n - 1, Math.floor((p / 100) * n))]);
   const report = {

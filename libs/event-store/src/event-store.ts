@@ -261,12 +261,12 @@ export class EventStore {
   }
 }
 
-/** The event a stored row holds (what consumers, replays and redrives see). */
 /** The state a decider's `evolve` makes of a stream's stored events (their type and data). */
 export function foldStoredEvents<State, Event extends NewEvent>(decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>, events: DomainEvent[]): State {
   return foldEvents(decider, events.map((e) => ({ type: e.type, data: e.data }) as Event));
 }
 
+/** The event a stored row holds (what consumers, replays and redrives see). */
 export function storedEvent(streamId: string, row: EventRow): DomainEvent {
   const meta = row.metadata ?? {};
   return {

@@ -17,9 +17,8 @@ export interface RpcServerLimits {
   onLag?: (topic: string, partition: number, lag: number) => void;
   /**
    * When set, request offsets are committed at most this often (kafkajs' own commit after every
-   * batch is turned off): only for a service whose every operation gives the
-   * same outcome when run again, since a crash or a rebalance hands the uncommitted requests to a
-   * server again.
+   * batch is turned off): only for a service whose every operation gives the same outcome when run
+   * again, since a crash or a rebalance hands the uncommitted requests to a server again.
    */
   commitEveryMs?: number;
 }

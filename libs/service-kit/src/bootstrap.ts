@@ -41,8 +41,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
       },
       {
         maxInFlight: runtime.config.rpcMaxInFlight,
-        // Request offsets of a service whose operations may run twice are committed once a second
-        // instead of after every batch (about one OffsetCommit per request at moderate rates).
+        // Request offsets of a service whose operations are safe to run again are committed once a
+        // second instead of after every batch (about one OffsetCommit per request at moderate rates).
         commitEveryMs: options.rpcOpsSafeToRerun ? 1000 : undefined,
         onLag: (topic, partition, lag) => runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),

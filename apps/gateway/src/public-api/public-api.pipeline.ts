@@ -118,8 +118,9 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         if (result.status >= 200 && result.status < 300) {
           const completed = deps.metrics.idempotencyRecordDuration.startTimer({ step: 'complete' });
           await deps.idempotency.complete(app.appId, idempotency.key, result.status, result.body).finally(() => completed());
+        } else {
+          await deps.idempotency.release(app.appId, idempotency.key);
         }
-        else await deps.idempotency.release(app.appId, idempotency.key);
       }
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {

@@ -12,9 +12,9 @@ export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
  * subscribed to the type, in the transaction that records the domain event in the inbox; an event
  * no endpoint subscribed to leaves only its inbox record. The `evt_` id and the original
  * deliveries' ids are derived from the domain event, so a consumer group reset to offset 0 finds
- * everything in place and creates nothing. A slice of events takes
- * two round trips: the apps' enabled endpoints are read with `begin` and the inbox record, the
- * public events and deliveries are written with the commit.
+ * everything in place and creates nothing. A slice of events takes two round trips: the apps'
+ * enabled endpoints are read with `begin` and the inbox record, the public events and deliveries
+ * are written with the commit.
  */
 export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   return {
