@@ -10,3 +10,4 @@ export * from './rebuild-entity-manager';
 export * from './group-commit';
 export * from './pipelined-transaction';
 export * from './json-rows';
+export * from './sql-literal';

@@ -2,6 +2,7 @@ import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
 import { PgListener } from './pg-listener';
 import { outboxChannel, quoteIdent } from './schema.sql';
+import { quoteText } from './sql-literal';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -156,7 +157,7 @@ export class OutboxRelay {
         acks: -1,
         topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
       });
-      await client.query(`delete from ${outbox} where id = any(${client.escapeLiteral(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
+      await client.query(`delete from ${outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
       this.options.onPublished?.(rows.length);
       return rows.length;
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedForm, PreparedStatements } from './prepared-statements';
+import { quoteText } from './sql-literal';
 
 /** A statement with `?` placeholders and their values, formatted exactly as `em.execute` formats them. */
 export interface Statement {
@@ -111,7 +112,7 @@ export class PipelinedTransaction {
     // Where each statement's own result is among the round trip's results.
     const at = statements.map(({ sql, params }) => {
       const form = preparedForm(sql, params ?? []);
-      if (form) parts.push(...this.prepared.sqlFor(form, (value) => this.platform.quoteValue(value)));
+      if (form) parts.push(...this.prepared.sqlFor(form, (value) => (typeof value === 'string' ? quoteText(value) : this.platform.quoteValue(value))));
       else parts.push(this.platform.formatQuery(sql, params ?? []));
       return parts.length - 1;
     });
