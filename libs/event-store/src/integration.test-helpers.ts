@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { createKafka, ensureTopics, parseBrokers } from '@platform/kafka';
+import { createKafka, ensureTopics, KeyHashPartitioner, parseBrokers } from '@platform/kafka';
 import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '@platform/service-kit';
 import { eventSourcingTablesSql, quoteIdent } from './schema.sql';
 
@@ -176,7 +176,7 @@ export function testKafka(clientId = uniqueName('es-int')): Kafka {
 
 /** Same producer settings as ServiceRuntime (idempotent, one request in flight). */
 export async function connectProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });
   await producer.connect();
   return producer;
 }

@@ -9,3 +9,4 @@ export * from './coalescing-send';
 export * from './topic-projection-rebuild';
 export * from './consumer-lag';
 export * from './offset-committer';
+export * from './key-hash-partitioner';

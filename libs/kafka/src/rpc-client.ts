@@ -1,6 +1,6 @@
 import { context, propagation } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
-import { Partitioners, type Consumer } from 'kafkajs';
+import type { Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
@@ -8,6 +8,7 @@ import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaLogCreator, prepareKafkaJs } from './kafka-client';
+import { KeyHashPartitioner } from './key-hash-partitioner';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -53,7 +54,7 @@ export class RpcClient {
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },
-      producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
+      producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
       subscribe: { fromBeginning: true },
       postfixId: '',
     });

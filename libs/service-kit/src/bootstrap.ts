@@ -2,9 +2,8 @@ import 'reflect-metadata';
 import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
-import { Partitioners } from 'kafkajs';
 import { rpcTopic, type RpcService } from '@platform/contracts';
-import { kafkaLogCreator, RpcKafkaServer } from '@platform/kafka';
+import { kafkaLogCreator, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -34,7 +33,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers, logCreator: kafkaLogCreator },
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second.
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
-        producer: { createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false },
+        producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
         run: { partitionsConsumedConcurrently: 6 },
         postfixId: '',

@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Options, MigrationObject } from '@mikro-orm/core';
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
+import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KeyHashPartitioner, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
@@ -103,7 +103,7 @@ export class ServiceRuntime {
     this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers);
     await ensureTopics(this.kafka, allTopicSpecs());
     await this.migrate();
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });
     await this.producer.connect();
     this.kafkaUp = true;
     this.producer.on(this.producer.events.DISCONNECT, () => (this.kafkaUp = false));
