@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
+import { writeVarIntsInPlace } from './varint-encoder.patch';
 
 let silenced = false;
 
@@ -51,10 +52,11 @@ export function kafkaLogCreator() {
   };
 }
 
-/** What every kafkajs client of a process needs first: the idle timer loop stopped, its warning dropped. */
+/** What every kafkajs client of a process needs first: the idle timer loop stopped, its warning dropped, varints written in place. */
 export function prepareKafkaJs(): void {
   silenceKafkaJsTimeoutNegativeWarning();
   stopKafkaJsIdleTimerLoop();
+  writeVarIntsInPlace();
 }
 
 export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
