@@ -219,9 +219,13 @@ function openSocket(key, host, port) {
  * its latency counts from when it was due (a late client does not hide a slow server). This is the
  * load of many independent callers; autocannon's `overallRate` instead fires each second's budget
  * at once, which the services meet with large batches. `send(i)` makes request i and resolves
- * with the response. A short warm-up at the same pace comes first; returns the printed report.
+ * with the response. A warm-up of `warmupSeconds` at the same pace comes first: a freshly started
+ * stack answers its first seconds at load about twice as slowly (V8 and the broker's JIT, statements
+ * being prepared for each batch size on each connection; seen per half second with
+ * BENCH_LATENCY_CSV), and a sustained figure should not depend on how long ago the stack started.
+ * The warm-up's own latency is in the report. Returns the printed report.
  */
-export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {}) {
+export async function paced(name, { rate, seconds, send, metricsUrl, warmupSeconds = 10 }, extra = {}) {
   const run = async (count, offset) => {
     const latencies = [];
     // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
@@ -248,7 +252,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {
     );
     return { latencies: latencies.sort((a, b) => a - b), timeline, failed, firstFailure, seconds: (performance.now() - begin) / 1000 };
   };
-  await run(Math.min(3 * rate, 1000), 1_000_000_000);
+  const warmup = await run(Math.round(rate * warmupSeconds), 1_000_000_000);
   const cpuBefore = cpuSnapshot();
   const dbBefore = await databaseActivity();
   const stagesBefore = await gatewayStages(metricsUrl);
@@ -258,7 +262,8 @@ export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {
   const dbAfter = await databaseActivity();
   if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
   const n = result.latencies.length;
-  const at = (p) => Math.round(result.latencies[Math.min(n - 1, Math.floor((p / 100) * n))]);
+  const percentile = (latencies, p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
+  const at = (p) => percentile(result.latencies, p);
   const report = {
     bench: name,
     offeredPerSecond: rate,
@@ -266,6 +271,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl }, extra = {
     requests: n,
     answeredPerSecond: Math.round(n / result.seconds),
     latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(result.latencies[n - 1]) },
+    warmup: { seconds: warmupSeconds, failed: warmup.failed, latencyMs: { p50: percentile(warmup.latencies, 50), p99: percentile(warmup.latencies, 99) } },
     failed: result.failed,
     firstFailure: result.firstFailure,
     coresUsed: cpu,
