@@ -139,7 +139,7 @@ export class OutboxRelay {
       const read = (await client.query(
         `begin;
          select id, aggregate_id, topic, payload, headers from ${outbox}
-          where (select pg_try_advisory_xact_lock(hashtext(${client.escapeLiteral(this.lockKey)})))
+          where (select pg_try_advisory_xact_lock(hashtext(${quoteText(this.lockKey)})))
           order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update skip locked`,
       )) as unknown as QueryResult<OutboxRow>[];
       const rows = read[1].rows;

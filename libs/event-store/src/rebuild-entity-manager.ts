@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { escapeLiteral } from 'pg';
 import type { RebuildQuery } from './projection-rebuild';
+import { quoteText } from './sql-literal';
 
 // pg's own conversion of a parameter to the text it sends (dates in local time with offset, arrays, JSON).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -27,7 +27,7 @@ export function withInlineParameters(sql: string, params: unknown[]): string {
     if (n >= params.length) throw new Error(`more bindings than parameters in: ${sql}`);
     const value = prepareValue(params[n++]);
     if (value === null) return 'null';
-    return typeof value === 'string' ? escapeLiteral(value) : `'\\x${value.toString('hex')}'`;
+    return typeof value === 'string' ? quoteText(value) : `'\\x${value.toString('hex')}'`;
   });
 }
 

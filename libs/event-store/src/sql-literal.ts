@@ -4,7 +4,8 @@
  * `E'…'` string. pg builds the literal one character at a time, a new string per character; for the
  * JSON payloads a send writes inline (events, outbox rows, idempotency records) that was 41 % of
  * what messaging allocated under load (heap sampler), and with it a good part of its scavenges.
- * Native replaces make the same text without the garbage.
+ * Native replaces make the same text without the garbage. Every literal the event store writes
+ * inline (pipelined statements, the outbox relay, rebuild round trips) goes through here.
  */
 export function quoteText(text: string): string {
   const quoted = text.includes("'") ? text.replaceAll("'", "''") : text;
