@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { takeRandomBytes } from './random-pool';
 
 /** Id prefixes (DESIGN D1). */
 export const ID_PREFIX = {
@@ -21,7 +22,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of takeRandomBytes(length * 2)) {
       if (byte < 248) out += BASE62[byte % 62];
       if (out.length === length) break;
     }
@@ -38,7 +39,7 @@ export function ulid(nowMs: number): string {
     t = Math.floor(t / 32);
   }
   let rand = '';
-  for (const byte of randomBytes(16)) rand += CROCKFORD[byte % 32];
+  for (const byte of takeRandomBytes(16)) rand += CROCKFORD[byte % 32];
   return time + rand;
 }
 
@@ -65,7 +66,8 @@ export function inboundMediaId(messageId: string, sentAtMs: number, index: numbe
 
 /** UUIDv7 (RFC 9562): the id of every domain event. */
 export function uuidv7(nowMs: number): string {
-  const bytes = randomBytes(16);
+  // A copy: the time is written into it, and the pool's bytes are not ours to change.
+  const bytes = Buffer.from(takeRandomBytes(16));
   const ts = BigInt(Math.floor(nowMs));
   for (let i = 0; i < 6; i++) bytes[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
   bytes[6] = (bytes[6] & 0x0f) | 0x70;

@@ -6,6 +6,7 @@ export * from './topics';
 export * from './domain-event';
 export * from './rpc';
 export * from './ids';
+export * from './random-pool';
 export * from './media';
 export * from './events';
 export * from './webhooks';

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { context, createContextKey, propagation, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { randomHex } from '@platform/contracts';
 
 /**
  * Request-scoped fields every log line carries, and the W3C trace context (DESIGN: observability).
@@ -36,7 +36,7 @@ installTraceContext();
 /** 16 random bytes as 32 hex digits, never all zeros. */
 export function newTraceId(): string {
   for (;;) {
-    const id = randomBytes(16).toString('hex');
+    const id = randomHex(16);
     if (!/^0+$/.test(id)) return id;
   }
 }
@@ -44,7 +44,7 @@ export function newTraceId(): string {
 /** 8 random bytes as 16 hex digits, never all zeros. */
 export function newSpanId(): string {
   for (;;) {
-    const id = randomBytes(8).toString('hex');
+    const id = randomHex(8);
     if (!/^0+$/.test(id)) return id;
   }
 }
