@@ -1,5 +1,7 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
+import { growEncoderBuffersFromPool } from './encoder-buffers.patch';
+import { checksumRecordBatchesWithoutCopies } from './record-batch-crc.patch';
 import { writeVarIntsInPlace } from './varint-encoder.patch';
 
 let silenced = false;
@@ -52,11 +54,17 @@ export function kafkaLogCreator() {
   };
 }
 
-/** What every kafkajs client of a process needs first: the idle timer loop stopped, its warning dropped, varints written in place. */
+/**
+ * What every kafkajs client of a process needs first: the idle timer loop stopped, its warning
+ * dropped, and the protocol encoding's per-record garbage cut (varints written in place, encoder
+ * buffers from the shared pool, record batch checksums without copies).
+ */
 export function prepareKafkaJs(): void {
   silenceKafkaJsTimeoutNegativeWarning();
   stopKafkaJsIdleTimerLoop();
   writeVarIntsInPlace();
+  growEncoderBuffersFromPool();
+  checksumRecordBatchesWithoutCopies();
 }
 
 export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
