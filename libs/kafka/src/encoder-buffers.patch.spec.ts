@@ -4,7 +4,7 @@ type RequestFrame = (args: { correlationId: number; clientId: string; request: u
 const frame = require('kafkajs/src/protocol/request') as RequestFrame;
 const produceV7 = require('kafkajs/src/protocol/requests/produce/v7/request') as (args: unknown) => unknown;
 const fetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/request') as (args: unknown) => unknown;
-const Encoder = require('kafkajs/src/protocol/encoder') as { new (): { writeString(v: string): unknown; buffer: Buffer }; nextPowerOfTwo(v: number): number };
+const Encoder = require('kafkajs/src/protocol/encoder') as new () => { writeString(v: string): unknown; buffer: Buffer };
 
 import { growEncoderBuffersFromPool } from './encoder-buffers.patch';
 import { writeVarIntsInPlace } from './varint-encoder.patch';
