@@ -255,10 +255,10 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
   const warmup = await run(Math.round(rate * warmupSeconds), 1_000_000_000);
   const cpuBefore = cpuSnapshot();
   const dbBefore = await databaseActivity();
-  const stagesBefore = await gatewayStages(metricsUrl);
+  const stagesBefore = await stageHistograms(metricsUrl);
   const result = await run(rate * seconds, 0);
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
-  const stagesAfter = await gatewayStages(metricsUrl);
+  const stagesAfter = await stageHistograms(metricsUrl);
   const dbAfter = await databaseActivity();
   if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
   const n = result.latencies.length;
@@ -276,27 +276,40 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     firstFailure: result.firstFailure,
     coresUsed: cpu,
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
-    gatewayStagesMeanMs: stageMeans(stagesBefore, stagesAfter),
+    gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
+    messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
   return report;
 }
 
-/** Sums and counts of the gateway's stage histograms (Idempotency-Key claim and completion, the call to messaging). */
-async function gatewayStages(metricsUrl) {
+/**
+ * Sums and counts of the stage histograms: the gateway's (Idempotency-Key claim and completion, the
+ * call to messaging) and messaging's side of that call (from the gateway's produce to the start of
+ * handling, and the handling), read from the gateway's admin port and messaging's port.
+ */
+async function stageHistograms(metricsUrl) {
   if (!metricsUrl) return null;
-  const text = await (await fetch(metricsUrl)).text();
-  const read = (series) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-  const stage = (name, labels) => ({ sum: read(`${name}_sum\\{${labels}\\}`), count: read(`${name}_count\\{${labels}\\}`) });
+  const messagingUrl = new URL(metricsUrl);
+  messagingUrl.port = String(BENCH_BASE_PORT + 10);
+  const [gatewayText, messagingText] = await Promise.all([metricsUrl, messagingUrl].map(async (url) => (await fetch(url)).text()));
+  const read = (text, series) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const stage = (text, name, labels) => ({ sum: read(text, `${name}_sum\\{${labels}\\}`), count: read(text, `${name}_count\\{${labels}\\}`) });
   return {
-    claim: stage('idempotency_record_duration_seconds', 'service="gateway",step="claim"'),
-    send: stage('rpc_client_duration_seconds', 'service="gateway",target="messaging",op="messages.send",outcome="ok"'),
-    complete: stage('idempotency_record_duration_seconds', 'service="gateway",step="complete"'),
+    gateway: {
+      claim: stage(gatewayText, 'idempotency_record_duration_seconds', 'service="gateway",step="claim"'),
+      send: stage(gatewayText, 'rpc_client_duration_seconds', 'service="gateway",target="messaging",op="messages.send",outcome="ok"'),
+      complete: stage(gatewayText, 'idempotency_record_duration_seconds', 'service="gateway",step="complete"'),
+    },
+    messaging: {
+      wait: stage(messagingText, 'rpc_server_wait_seconds', 'service="messaging",op="messages.send"'),
+      handle: stage(messagingText, 'rpc_server_duration_seconds', 'service="messaging",op="messages.send",outcome="ok"'),
+    },
   };
 }
 
-/** Mean milliseconds per gateway stage between two gatewayStages() readings. */
+/** Mean milliseconds per stage between two readings of one service's stage histograms. */
 function stageMeans(before, after) {
   if (!before || !after) return undefined;
   return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round(((after[k].sum - before[k].sum) / Math.max(1, after[k].count - before[k].count)) * 10000) / 10]));

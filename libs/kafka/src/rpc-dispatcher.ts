@@ -15,6 +15,11 @@ export class RpcDispatcher {
     return this;
   }
 
+  /** Whether `op` has a handler (so an op name can be a metric label without letting callers add series). */
+  handles(op: string): boolean {
+    return this.handlers.has(op);
+  }
+
   registerAll(handlers: Record<string, RpcHandler>): this {
     for (const [op, handler] of Object.entries(handlers)) this.register(op, handler);
     return this;

@@ -15,6 +15,10 @@ export class ServiceMetrics {
   readonly rpcClientDuration: Histogram<'target' | 'op' | 'outcome'>;
   /** The gateway's Idempotency-Key record writes (claim, complete), each awaited by its request. */
   readonly idempotencyRecordDuration: Histogram<'step'>;
+  /** A service's RPC requests from the caller's produce (the record's timestamp) to the start of their handling. */
+  readonly rpcServerWait: Histogram<'op'>;
+  /** A service's RPC requests from the start of their handling to the reply. */
+  readonly rpcServerDuration: Histogram<'op' | 'outcome'>;
   readonly kafkaConsumerLag: Gauge<'consumer' | 'topic' | 'partition'>;
 
   constructor(serviceName: string) {
@@ -44,6 +48,20 @@ export class ServiceMetrics {
       name: 'idempotency_record_duration_seconds',
       help: 'Idempotency-Key record writes a request waits for, by step (claim, complete)',
       labelNames: ['step'],
+      buckets: stepBuckets,
+      registers: [this.registry],
+    });
+    this.rpcServerWait = new Histogram({
+      name: 'rpc_server_wait_seconds',
+      help: 'RPC requests from being produced by the caller (record timestamp, the caller host clock) to the start of their handling: Kafka, the fetch and a free slot',
+      labelNames: ['op'],
+      buckets: stepBuckets,
+      registers: [this.registry],
+    });
+    this.rpcServerDuration = new Histogram({
+      name: 'rpc_server_duration_seconds',
+      help: 'RPC requests from the start of their handling to the reply, by operation and outcome (ok, refused, expired)',
+      labelNames: ['op', 'outcome'],
       buckets: stepBuckets,
       registers: [this.registry],
     });

@@ -4,16 +4,31 @@ import { rpcTopic, type RpcRequest, type RpcService } from '@platform/contracts'
 import { RpcDispatcher } from '@platform/kafka';
 import { runWithLogContext } from './log-context';
 import { log, logEnabled } from './logger';
+import { ServiceRuntime } from './service-runtime';
 
-/** Serves `<service>.rpc` (each request in its caller's log and trace context); requests whose caller already gave up are dropped unanswered. */
+/**
+ * Serves `<service>.rpc` (each request in its caller's log and trace context); requests whose caller
+ * already gave up are answered as expired without being run. How long each request waited before
+ * its handling and how long the handling took are in the service's metrics, so a caller's time (the
+ * gateway's `rpc_client_duration_seconds`) can be split into the way there, the work and the way back.
+ */
 export function rpcControllerFor(service: RpcService): Type<unknown> {
   @Controller()
   class RpcController {
-    constructor(@Inject(RpcDispatcher) private readonly dispatcher: RpcDispatcher) {}
+    constructor(
+      @Inject(RpcDispatcher) private readonly dispatcher: RpcDispatcher,
+      @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    ) {}
 
     @MessagePattern(rpcTopic(service))
     async handle(@Payload() request: RpcRequest & { deadline?: number }, @Ctx() kafka: KafkaContext) {
-      if (typeof request?.deadline === 'number' && request.deadline < Date.now()) {
+      const op = typeof request?.op === 'string' && this.dispatcher.handles(request.op) ? request.op : 'unknown';
+      const startedAt = Date.now();
+      // Real time on both sides (the test clock does not move Kafka's timestamps); a skewed caller clock shifts it.
+      const producedAt = Number(kafka.getMessage().timestamp);
+      if (Number.isFinite(producedAt)) this.runtime.metrics.rpcServerWait.observe({ op }, Math.max(0, startedAt - producedAt) / 1000);
+      if (typeof request?.deadline === 'number' && request.deadline < startedAt) {
+        this.runtime.metrics.rpcServerDuration.observe({ op, outcome: 'expired' }, 0);
         return { ok: false, error: { code: 'internal_error', message: 'The request expired before it was handled.' } };
       }
       const caller = request?.caller;
@@ -23,6 +38,7 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
         async () => {
           const started = performance.now();
           const reply = await this.dispatcher.dispatch(request);
+          this.runtime.metrics.rpcServerDuration.observe({ op, outcome: reply.ok ? 'ok' : 'refused' }, (performance.now() - started) / 1000);
           if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 });
           return reply;
         },

@@ -179,6 +179,10 @@ describe('observability (e2e)', () => {
     }, 15_000);
     expect(messagingMetrics).toMatch(/outbox_backlog_rows\{[^}]*\} \d+/);
     expect(messagingMetrics).toMatch(/kafka_consumer_lag\{[^}]*consumer="messaging\.rpc"/);
+    // The call split on messaging's side: the way there (produce to handling) and the handling itself.
+    expect(messagingMetrics).toMatch(/rpc_server_wait_seconds_count\{[^}]*op="messages\.send"[^}]*\} [1-9]/);
+    expect(messagingMetrics).toMatch(/rpc_server_duration_seconds_count\{[^}]*op="messages\.send",outcome="ok"[^}]*\} [1-9]/);
+    expect(messagingMetrics).toMatch(/rpc_server_duration_seconds_count\{[^}]*op="messages\.get",outcome="refused"[^}]*\} [1-9]/);
     // The lag poller reports every partition a consumer holds, batches or not: the dispatcher's
     // media-registry consumer has one series per media.events partition even if no file was ever sent.
     const dispatcherLag = await eventually(async () => {
