@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
-import { startStack, stopChildren } from '../dev/stack.mjs';
+import { stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
 
 // Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
 export const BENCH_BASE_PORT = 5500;
@@ -292,7 +292,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
 async function stageHistograms(metricsUrl) {
   if (!metricsUrl) return null;
   const messagingUrl = new URL(metricsUrl);
-  messagingUrl.port = String(BENCH_BASE_PORT + 10);
+  messagingUrl.port = String(stackPorts(BENCH_BASE_PORT).messaging);
   const [gatewayText, messagingText] = await Promise.all([metricsUrl, messagingUrl].map(async (url) => (await fetch(url)).text()));
   const read = (text, series) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   const stage = (text, name, labels) => ({ sum: read(text, `${name}_sum\\{${labels}\\}`), count: read(text, `${name}_count\\{${labels}\\}`) });

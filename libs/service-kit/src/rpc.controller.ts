@@ -38,8 +38,9 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
         async () => {
           const started = performance.now();
           const reply = await this.dispatcher.dispatch(request);
-          this.runtime.metrics.rpcServerDuration.observe({ op, outcome: reply.ok ? 'ok' : 'refused' }, (performance.now() - started) / 1000);
-          if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 });
+          const ms = performance.now() - started;
+          this.runtime.metrics.rpcServerDuration.observe({ op, outcome: reply.ok ? 'ok' : 'refused' }, ms / 1000);
+          if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round(ms * 10) / 10 });
           return reply;
         },
         headerText(kafka.getMessage().headers?.traceparent),
