@@ -5,6 +5,7 @@ import { MessageExpirySweeper } from './expire-messages/message-expiry.sweeper';
 import { GetMessageHandler } from './get-message/get-message.handler';
 import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
 import { SendMessageHandler } from './send-message/send-message.handler';
+import { SendRequestPruner } from './send-message/send-request.pruner';
 
 @Module({
   providers: [
@@ -13,6 +14,7 @@ import { SendMessageHandler } from './send-message/send-message.handler';
     GetMessageHandler,
     AppsVersionHandler,
     MessageExpirySweeper,
+    SendRequestPruner,
   ],
 })
 export class MessagingModule {}

@@ -10,3 +10,4 @@ export * from './random-pool';
 export * from './media';
 export * from './events';
 export * from './webhooks';
+export * from './idempotency';

@@ -11,3 +11,4 @@ export * from './group-commit';
 export * from './pipelined-transaction';
 export * from './json-rows';
 export * from './sql-literal';
+export * from './expired-rows';

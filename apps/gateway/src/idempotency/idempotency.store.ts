@@ -1,11 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
-import { GroupCommit, jsonRows, PipelinedTransaction, type GroupOutcome } from '@platform/event-store';
+import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
+import { deleteExpiredRows, GroupCommit, jsonRows, PipelinedTransaction, type GroupOutcome } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
-
-/** Records live 24 hours from creation (spec, Limits). */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 export type Begin = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
 
@@ -84,7 +82,7 @@ export class IdempotencyStore {
             created_at: claim.now,
           })),
         ),
-        IDEMPOTENCY_TTL_MS,
+        IDEMPOTENCY_KEY_TTL_MS,
       ],
     });
     const ours = new Set(won.map((row) => recordKey(row.app_id, row.idempotency_key)));
@@ -132,11 +130,12 @@ export class IdempotencyStore {
   }
 
   /** Drops records older than their 24 hours (they are ignored anyway; this keeps the table small). */
-  async prune(): Promise<number> {
-    const rows: unknown[] = await this.runtime
-      .em()
-      .execute(`delete from gateway.idempotency_records where created_at < ? returning 1`, [new Date(this.clock.nowMs() - IDEMPOTENCY_TTL_MS)]);
-    return rows.length;
+  prune(): Promise<number> {
+    return deleteExpiredRows(this.runtime.em() as unknown as EntityManager, {
+      table: 'gateway.idempotency_records',
+      column: 'created_at',
+      before: new Date(this.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS),
+    });
   }
 }
 

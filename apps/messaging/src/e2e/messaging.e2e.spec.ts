@@ -110,6 +110,33 @@ describe('messaging through HTTP (e2e)', () => {
       expect((await simInbox(userId, app.appId)).filter((m) => m.text === 'once')).toHaveLength(1);
     });
 
+    it('a key is kept 24 hours: then both its records are deleted and it sends anew', async () => {
+      const { app, appUserId } = await appWithTester();
+      const key = unique('idem-');
+      const body = { to: { appUserId }, type: 'text', text: 'daily digest' };
+      const first = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
+      const records = async () => {
+        const [gateway] = await queryDatabase<{ n: number }>(`select count(*)::int as n from gateway.idempotency_records where app_id = $1 and idempotency_key = $2`, [app.appId, key]);
+        const [messaging] = await queryDatabase<{ n: number }>(`select count(*)::int as n from messaging.send_requests where app_id = $1 and idempotency_key = $2`, [app.appId, key]);
+        return { gateway: gateway.n, messaging: messaging.n };
+      };
+      expect(await records()).toEqual({ gateway: 1, messaging: 1 });
+
+      await advanceClock(23 * 3600);
+      const replay = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toEqual(first.body);
+
+      await advanceClock(3600 + 60);
+      await eventually(async () => {
+        const left = await records();
+        return left.gateway === 0 && left.messaging === 0;
+      });
+      const anew = expectStatus(await sendMessage(app.sandboxKey, { ...body, text: 'the next day' }, key), 202);
+      expect(anew.headers.get('idempotent-replayed')).toBeNull();
+      expect(anew.body.id).not.toBe(first.body.id);
+    });
+
     it('an invalid body is 400 and does not keep its key', async () => {
       const { app, userId, appUserId } = await appWithTester();
       await simSendText(userId, app.appId, 'hi');

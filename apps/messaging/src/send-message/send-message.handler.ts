@@ -4,6 +4,7 @@ import {
   appUserIdFor,
   derivedUuidv7,
   ID_PREFIX,
+  IDEMPOTENCY_KEY_TTL_MS,
   newId,
   type ChatMessageType,
   type ConsentStatus,
@@ -53,8 +54,6 @@ export interface SendAcceptance {
   clientReference: string | null;
 }
 
-/** Idempotency records live 24 hours (spec, Limits). */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const WINDOW_MS = 24 * 3600 * 1000;
 
 interface FactsRow {
@@ -292,7 +291,7 @@ function claimStatement(sends: PendingSend[]): Statement {
        on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
          where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
        returning 1`,
-    params: [JSON.stringify(claims), IDEMPOTENCY_TTL_MS],
+    params: [JSON.stringify(claims), IDEMPOTENCY_KEY_TTL_MS],
   };
 }
 

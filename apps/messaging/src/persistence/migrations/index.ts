@@ -3,6 +3,7 @@ import { Migration20261122000100MessagingInit } from './migration-20261122-0001-
 import { Migration20261122000200MessagingTables } from './migration-20261122-0002-messages';
 import { Migration20261122000300MessageDeadline } from './migration-20261122-0003-message-deadline';
 import { Migration20261122000400MessagingMedia } from './migration-20261122-0004-media';
+import { Migration20261122000500SendRequestExpiry } from './migration-20261122-0005-send-request-expiry';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200MessagingTables', class: Migration20261122000200MessagingTables },
   { name: 'Migration20261122000300MessageDeadline', class: Migration20261122000300MessageDeadline },
   { name: 'Migration20261122000400MessagingMedia', class: Migration20261122000400MessagingMedia },
+  { name: 'Migration20261122000500SendRequestExpiry', class: Migration20261122000500SendRequestExpiry },
 ];

@@ -1,0 +1,32 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
+import { deleteExpiredRows } from '@platform/event-store';
+import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+
+const EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * Deletes claims of Idempotency-Keys older than their 24 hours (`send_requests`), every ten
+ * minutes and whenever the test clock jumps. An expired claim already counts for nothing (a new
+ * request with its key takes it over); without this the table would keep every send forever.
+ */
+@Injectable()
+export class SendRequestPruner implements OnModuleInit, OnApplicationShutdown {
+  private readonly job = new BackgroundJob('pruning expired Idempotency-Key claims', async () => {
+    await deleteExpiredRows(this.runtime.em(), {
+      table: 'messaging.send_requests',
+      column: 'created_at',
+      before: new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS),
+    });
+  });
+
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+
+  onModuleInit(): void {
+    this.job.start(EVERY_MS, this.runtime.clock);
+  }
+
+  onApplicationShutdown(): void {
+    this.job.stop();
+  }
+}
