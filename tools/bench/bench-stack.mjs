@@ -8,7 +8,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
-import { stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
+import { ROOT, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
+import { requestStages } from './request-stages.mjs';
 
 // Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
 export const BENCH_BASE_PORT = 5500;
@@ -26,6 +27,11 @@ export const benchEnv = {
   RATE_LIMIT_BURST: '1000000',
 };
 
+/** The bench stack's log file of one app (tools/dev/stack.mjs writes each app's lines there). */
+function benchLog(app) {
+  return `${ROOT}/.data/logs/bench-${app}.log`;
+}
+
 /** Runs `body` against a fresh stack and stops it afterwards, whatever happens. */
 export async function withBenchStack(body) {
   await ensureInfra({ quiet: true });
@@ -35,7 +41,9 @@ export async function withBenchStack(body) {
   await client.query(`create database ${DB}`);
   await client.end();
   benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
-  const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, tag: 'bench' });
+  // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
+  const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
+  const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: 'bench' });
   stackPids = new Map(Object.entries(children).map(([app, child]) => [child.pid, app]));
   try {
     return await body({
@@ -256,7 +264,9 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
   const cpuBefore = cpuSnapshot();
   const dbBefore = await databaseActivity();
   const stagesBefore = await stageHistograms(metricsUrl);
+  const measuredFrom = Date.now();
   const result = await run(rate * seconds, 0);
+  const measuredTo = Date.now();
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
   const stagesAfter = await stageHistograms(metricsUrl);
   const dbAfter = await databaseActivity();
@@ -278,6 +288,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
     gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
     messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
+    ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(benchLog('gateway'), benchLog('messaging'), measuredFrom, measuredTo) } : {}),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));

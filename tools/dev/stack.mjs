@@ -61,13 +61,13 @@ export async function waitReady(url, timeoutMs, child) {
 }
 
 /**
- * Starts every app; returns the children and their ports. Apps start in parallel; readiness is
+ * Starts every app (`appEnv[app]` adds to `env` for one app); returns the children and their ports. Apps start in parallel; readiness is
  * awaited for all. On failure, everything started is stopped and the log tails are printed.
  */
-export async function startStack({ basePort, env, tag, logDir = path.join(ROOT, '.data/logs'), timeoutMs = 120_000 }) {
+export async function startStack({ basePort, env, appEnv = {}, tag, logDir = path.join(ROOT, '.data/logs'), timeoutMs = 120_000 }) {
   const ports = stackPorts(basePort);
   const children = {};
-  for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env, logDir, tag });
+  for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
   try {
     await Promise.all(Object.keys(APPS).map((app) => waitReady(readyUrl(app, ports), timeoutMs, children[app])));
   } catch (error) {

@@ -26,7 +26,8 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
       const startedAt = Date.now();
       // Real time on both sides (the test clock does not move Kafka's timestamps); a skewed caller clock shifts it.
       const producedAt = Number(kafka.getMessage().timestamp);
-      if (Number.isFinite(producedAt)) this.runtime.metrics.rpcServerWait.observe({ op }, Math.max(0, startedAt - producedAt) / 1000);
+      const waitMs = Number.isFinite(producedAt) ? Math.max(0, startedAt - producedAt) : null;
+      if (waitMs !== null) this.runtime.metrics.rpcServerWait.observe({ op }, waitMs / 1000);
       if (typeof request?.deadline === 'number' && request.deadline < startedAt) {
         this.runtime.metrics.rpcServerDuration.observe({ op, outcome: 'expired' }, 0);
         return { ok: false, error: { code: 'internal_error', message: 'The request expired before it was handled.' } };
@@ -40,7 +41,7 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
           const reply = await this.dispatcher.dispatch(request);
           const ms = performance.now() - started;
           this.runtime.metrics.rpcServerDuration.observe({ op, outcome: reply.ok ? 'ok' : 'refused' }, ms / 1000);
-          if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round(ms * 10) / 10 });
+          if (logEnabled('debug')) log('debug', 'rpc handled', { op: request.op, ok: reply.ok, ms: Math.round(ms * 10) / 10, waitMs });
           return reply;
         },
         headerText(kafka.getMessage().headers?.traceparent),
