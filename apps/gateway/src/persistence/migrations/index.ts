@@ -1,8 +1,10 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100GatewayInit } from './migration-20261122-0001-init';
 import { Migration20261122000200GatewayIdempotency } from './migration-20261122-0002-idempotency';
+import { Migration20261122000300GatewayIdempotencyFillfactor } from './migration-20261122-0003-idempotency-fillfactor';
 
 export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100GatewayInit', class: Migration20261122000100GatewayInit },
   { name: 'Migration20261122000200GatewayIdempotency', class: Migration20261122000200GatewayIdempotency },
+  { name: 'Migration20261122000300GatewayIdempotencyFillfactor', class: Migration20261122000300GatewayIdempotencyFillfactor },
 ];
