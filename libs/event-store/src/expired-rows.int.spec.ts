@@ -55,4 +55,3 @@ describe('deleteExpiredRows (Postgres)', () => {
     expect(await keys()).toEqual(['taken-over']);
   });
 });
-
