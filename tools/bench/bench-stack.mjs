@@ -41,6 +41,7 @@ export async function withBenchStack(body) {
   await client.query(`create database ${DB}`);
   await client.end();
   benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
+  machineScore = cpuLoopScore();
   // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
   const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
   const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: 'bench' });
@@ -92,6 +93,8 @@ export async function inParallel(items, concurrency, fn) {
 }
 
 let stackPids = new Map();
+/** cpuLoopScore() of this run, taken before the stack started. */
+let machineScore = null;
 
 /** CPU seconds used so far by the stack's apps, Kafka, S3Proxy, Postgres and the bench itself. */
 export function cpuSnapshot() {
@@ -115,6 +118,38 @@ export function cpuSnapshot() {
     if (group) totals[group] = (totals[group] ?? 0) + seconds;
   }
   return totals;
+}
+
+/**
+ * How fast this machine runs plain JavaScript right now: rounds of a fixed floating-point loop per
+ * second on one thread, taken before the stack starts (only the idle broker runs). The same commit
+ * gave 600-760 sends/s one day and 350-400 another; this puts a number on the day, so figures from
+ * different days can be told apart from changes in the code (the tenth session read 3 400-3 500).
+ */
+function cpuLoopScore(ms = 2000) {
+  const started = performance.now();
+  let rounds = 0;
+  let sink = 0;
+  while (performance.now() - started < ms) {
+    for (let i = 0; i < 100_000; i++) sink += Math.sqrt(i);
+    rounds += 1;
+  }
+  return sink > 0 ? Math.round((rounds * 1000) / ms) : 0;
+}
+
+/** The whole machine's CPU time so far (/proc/stat): busy and stolen by the hypervisor, in ticks. */
+function machineTicks() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+}
+
+/** The machine during a measurement: its loop score before the stack started, and the share of its CPU time that was busy and stolen. */
+function machineReport(before, after) {
+  const busy = after.busy - before.busy;
+  const steal = after.steal - before.steal;
+  const total = busy + steal + (after.idle - before.idle);
+  const share = (ticks) => (total > 0 ? Math.round((1000 * ticks) / total) / 10 : null);
+  return { cpuLoopScore: machineScore, busyPercent: share(busy), stolenPercent: share(steal) };
 }
 
 /** Commits in the bench database and rows written per schema so far (Postgres statistics, flushed about once a second). */
@@ -262,12 +297,14 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
   };
   const warmup = await run(Math.round(rate * warmupSeconds), 1_000_000_000);
   const cpuBefore = cpuSnapshot();
+  const machineBefore = machineTicks();
   const dbBefore = await databaseActivity();
   const stagesBefore = await stageHistograms(metricsUrl);
   const measuredFrom = Date.now();
   const result = await run(rate * seconds, 0);
   const measuredTo = Date.now();
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
+  const machine = machineReport(machineBefore, machineTicks());
   const stagesAfter = await stageHistograms(metricsUrl);
   const dbAfter = await databaseActivity();
   if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
@@ -284,6 +321,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     warmup: { seconds: warmupSeconds, failed: warmup.failed, latencyMs: { p50: percentile(warmup.latencies, 50), p99: percentile(warmup.latencies, 99) } },
     failed: result.failed,
     firstFailure: result.firstFailure,
+    machine,
     coresUsed: cpu,
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
     gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
@@ -339,9 +377,11 @@ function postgresPerRequest(before, after, requests) {
 export async function measure(name, options, extra = {}) {
   await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
   const cpuBefore = cpuSnapshot();
+  const machineBefore = machineTicks();
   const dbBefore = await databaseActivity();
   const result = await autocannon(options);
   const cpu = coresUsed(cpuBefore, cpuSnapshot(), options.duration);
+  const machine = machineReport(machineBefore, machineTicks());
   const dbAfter = await databaseActivity();
   const report = {
     bench: name,
@@ -351,6 +391,7 @@ export async function measure(name, options, extra = {}) {
     requestsPerSecond: Math.round(result.requests.average),
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     failed: result.non2xx + result.errors + result.timeouts,
+    machine,
     coresUsed: cpu,
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, result.requests.total),
     ...extra,
