@@ -122,9 +122,9 @@ export function cpuSnapshot() {
 
 /**
  * How fast this machine runs plain JavaScript right now: rounds of a fixed floating-point loop per
- * second on one thread, taken before the stack starts (only the idle broker runs). The same commit
- * gave 600-760 sends/s one day and 350-400 another; this puts a number on the day, so figures from
- * different days can be told apart from changes in the code (the tenth session read 3 400-3 500).
+ * second on one thread, taken before the stack starts (only the idle broker runs). The ninth
+ * session's last commit gave 495-696 sends/s one day and 345-391 the next; this puts a number on the
+ * day beside the figures (3 500-3 650 on 2026-11-23).
  */
 function cpuLoopScore(ms = 2000) {
   const started = performance.now();
