@@ -8,13 +8,15 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
-import { ROOT, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
+import { appLogFile, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
 import { requestStages } from './request-stages.mjs';
 
 // Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
 export const BENCH_BASE_PORT = 5500;
 const DB = 'platform_bench';
 const ADMIN_TOKEN = 'bench-admin-token';
+/** The bench stack's processes and log files are tagged so (`bench-<app>.log`). */
+const BENCH_TAG = 'bench';
 
 export const benchEnv = {
   NODE_ENV: 'production-like',
@@ -26,11 +28,6 @@ export const benchEnv = {
   RATE_LIMIT_RPS: '1000000',
   RATE_LIMIT_BURST: '1000000',
 };
-
-/** The bench stack's log file of one app (tools/dev/stack.mjs writes each app's lines there). */
-function benchLog(app) {
-  return `${ROOT}/.data/logs/bench-${app}.log`;
-}
 
 /** Runs `body` against a fresh stack and stops it afterwards, whatever happens. */
 export async function withBenchStack(body) {
@@ -44,7 +41,7 @@ export async function withBenchStack(body) {
   machineScore = cpuLoopScore();
   // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
   const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
-  const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: 'bench' });
+  const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: BENCH_TAG });
   stackPids = new Map(Object.entries(children).map(([app, child]) => [child.pid, app]));
   try {
     return await body({
@@ -326,7 +323,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
     gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
     messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
-    ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(benchLog('gateway'), benchLog('messaging'), measuredFrom, measuredTo) } : {}),
+    ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) } : {}),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));

@@ -28,12 +28,20 @@ function readyUrl(app, ports) {
   return app === 'gateway' ? `http://127.0.0.1:${ports.gateway + 1}/readyz` : `http://127.0.0.1:${ports[app]}/readyz`;
 }
 
+/** Where the stack runner writes an app's log lines unless told otherwise. */
+export const LOG_DIR = path.join(ROOT, '.data/logs');
+
+/** The log file of one app of a stack (`<tag>-<app>.log`): its stdout and stderr, afresh at each start. */
+export function appLogFile(tag, app, logDir = LOG_DIR) {
+  return path.join(logDir, `${tag}-${app}.log`);
+}
+
 export function spawnApp(app, { port, env, logDir, tag }) {
   mkdirSync(logDir, { recursive: true });
   // The app writes its lines straight into its log file: relayed through a pipe, every line (one per
   // request at the gateway) cost this process a wake-up, a read and a write besides the app's own.
   // Each start begins the file afresh: appended to, a day of benches grew the gateway's past 100 MB.
-  const log = openSync(path.join(logDir, `${tag}-${app}.log`), 'w');
+  const log = openSync(appLogFile(tag, app, logDir), 'w');
   // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extra, '-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
@@ -64,7 +72,7 @@ export async function waitReady(url, timeoutMs, child) {
  * Starts every app (`appEnv[app]` adds to `env` for one app); returns the children and their ports. Apps start in parallel; readiness is
  * awaited for all. On failure, everything started is stopped and the log tails are printed.
  */
-export async function startStack({ basePort, env, appEnv = {}, tag, logDir = path.join(ROOT, '.data/logs'), timeoutMs = 120_000 }) {
+export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG_DIR, timeoutMs = 120_000 }) {
   const ports = stackPorts(basePort);
   const children = {};
   for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
@@ -74,7 +82,7 @@ export async function startStack({ basePort, env, appEnv = {}, tag, logDir = pat
     await stopChildren(Object.values(children));
     const tails = Object.keys(APPS)
       .map((app) => {
-        const file = path.join(logDir, `${tag}-${app}.log`);
+        const file = appLogFile(tag, app, logDir);
         const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n') : '(no log)';
         return `--- ${app} (${file})\n${lines}`;
       })
