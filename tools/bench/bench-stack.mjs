@@ -331,8 +331,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
 }
 
 /**
- * Sums and counts of the stage histograms: the gateway's (Idempotency-Key claim and completion, the
- * call to messaging) and messaging's side of that call (from the gateway's produce to the start of
+ * Sums and counts of the stage histograms: the gateway's call to messaging and messaging's side of that call (from the gateway's produce to the start of
  * handling, and the handling), read from the gateway's admin port and messaging's port.
  */
 async function stageHistograms(metricsUrl) {
@@ -344,9 +343,7 @@ async function stageHistograms(metricsUrl) {
   const stage = (text, name, labels) => ({ sum: read(text, `${name}_sum\\{${labels}\\}`), count: read(text, `${name}_count\\{${labels}\\}`) });
   return {
     gateway: {
-      claim: stage(gatewayText, 'idempotency_record_duration_seconds', 'service="gateway",step="claim"'),
       send: stage(gatewayText, 'rpc_client_duration_seconds', 'service="gateway",target="messaging",op="messages.send",outcome="ok"'),
-      complete: stage(gatewayText, 'idempotency_record_duration_seconds', 'service="gateway",step="complete"'),
     },
     messaging: {
       wait: stage(messagingText, 'rpc_server_wait_seconds', 'service="messaging",op="messages.send"'),

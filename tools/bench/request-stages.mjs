@@ -3,10 +3,10 @@
  * gateway's access line (end time and duration) joined by request id with messaging's debug line
  * for the `messages.send` call (end time, handling time, and the wait from the gateway's produce to
  * the start of handling). Times are the log lines' wall clock on this one machine (1 ms).
- * - there: the gateway's start to its produce of the request (key claim, validation, produce);
+ * - there: the gateway's start to its produce of the request (key and body checks, produce);
  * - queued: the produce to the start of handling in messaging (Kafka, fetch, the server's queue);
  * - handling: messaging's decision, append and commit;
- * - back: the end of handling to the gateway's answer (reply produce and fetch, key completion, write).
+ * - back: the end of handling to the gateway's answer (reply produce and fetch, write).
  * The histograms give the same split as means; this gives the tail: whether the slowest requests
  * were slow in one hop or in all of them at once.
  */

@@ -4,7 +4,7 @@ import { TestClock } from '@platform/clock';
 import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
 import { RpcClient } from '@platform/kafka';
-import { BackgroundJob, log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache } from './api-keys/api-key.cache';
@@ -13,7 +13,6 @@ import { AppAccessCache } from './app-status/app-access.cache';
 import { appAccessConsumer } from './app-status/app-access.projection';
 import { loadGatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
-import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
@@ -81,10 +80,6 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     },
   });
 
-  // A running send holds its key for longer than the gateway waits for messaging.
-  const idempotency = new IdempotencyStore(runtime, runtime.clock, config.rpcTimeoutMs + 10_000);
-  const pruning = new BackgroundJob('pruning idempotency records', async () => void (await idempotency.prune()));
-  pruning.start(10 * 60_000, runtime.clock);
   const pipeline = createPublicPipeline({
     routes: publicRoutes({ rpc, clock: runtime.clock }),
     keys: keyCache,
@@ -93,7 +88,6 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     clock: runtime.clock,
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,
-    idempotency,
   });
   const server: Server = createServer((req, res) => void pipeline(req, res));
   server.keepAliveTimeout = 65_000;
@@ -103,7 +97,6 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   return {
     runtime,
     close: async () => {
-      pruning.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await nest.close();

@@ -73,23 +73,6 @@ describe('GroupCommit', () => {
     ]);
   });
 
-  it('never puts two items of one key into a batch: the twin waits for a batch of its own', async () => {
-    const { batches, apply } = controlledApply();
-    const group = new GroupCommit(apply, { maxBatch: 10, maxConcurrent: 1, keyOf: (i: number) => String(i % 10) });
-    const results = [0, 1, 11, 2, 21].map((i) => group.submit(i));
-    batches[0].finish();
-    await settle();
-    expect(batches[1].items).toEqual([1, 2]);
-    batches[1].finish();
-    await settle();
-    expect(batches[2].items).toEqual([11]);
-    batches[2].finish();
-    await settle();
-    expect(batches[3].items).toEqual([21]);
-    batches[3].finish();
-    await expect(Promise.all(results)).resolves.toEqual(['done 0', 'done 1', 'done 11', 'done 2', 'done 21']);
-  });
-
   it('retries a failed batch item by item, so one bad item fails only its caller', async () => {
     const seen: number[][] = [];
     const group = new GroupCommit<number, string>(

@@ -7,16 +7,11 @@ export type GroupOutcome<Out> =
   /** The item cannot be settled in this batch (what it waits on changed under it): it goes into the next one. */
   | { ok: 'later' };
 
-export interface GroupCommitOptions<In> {
+export interface GroupCommitOptions {
   /** Items one batch takes at most. */
   maxBatch: number;
   /** Batches running at once: the next one prepares while the last commits. */
   maxConcurrent: number;
-  /**
-   * Items with the same key never share a batch: a later twin waits in the queue for a batch of its
-   * own (where it finds what the first one wrote), so a batch never writes one row twice.
-   */
-  keyOf?: (item: In) => string;
 }
 
 /**
@@ -36,7 +31,7 @@ export class GroupCommit<In, Out> {
 
   constructor(
     private readonly apply: (items: In[]) => Promise<GroupOutcome<Out>[]>,
-    private readonly options: GroupCommitOptions<In>,
+    private readonly options: GroupCommitOptions,
   ) {}
 
   submit(item: In): Promise<Out> {
@@ -48,7 +43,7 @@ export class GroupCommit<In, Out> {
 
   private startBatches(): void {
     while (this.running < this.options.maxConcurrent && this.queue.length > 0) {
-      const batch = this.takeBatch();
+      const batch = this.queue.splice(0, this.options.maxBatch);
       this.running++;
       context.with(ROOT_CONTEXT, () => {
         void this.run(batch).finally(() => {
@@ -57,25 +52,6 @@ export class GroupCommit<In, Out> {
         });
       });
     }
-  }
-
-  private takeBatch(): GroupCommit<In, Out>['queue'] {
-    const { maxBatch, keyOf } = this.options;
-    if (!keyOf) return this.queue.splice(0, maxBatch);
-    const keys = new Set<string>();
-    const batch: GroupCommit<In, Out>['queue'] = [];
-    const rest: GroupCommit<In, Out>['queue'] = [];
-    for (const entry of this.queue) {
-      const key = keyOf(entry.item);
-      if (batch.length < maxBatch && !keys.has(key)) {
-        keys.add(key);
-        batch.push(entry);
-      } else {
-        rest.push(entry);
-      }
-    }
-    this.queue = rest;
-    return batch;
   }
 
   private async run(batch: GroupCommit<In, Out>['queue']): Promise<void> {

@@ -13,8 +13,6 @@ export class ServiceMetrics {
   readonly idempotencyReplays: Counter;
   /** The gateway's calls to the services over Kafka, from the request sent to the reply read. */
   readonly rpcClientDuration: Histogram<'target' | 'op' | 'outcome'>;
-  /** The gateway's Idempotency-Key record writes (claim, complete), each awaited by its request. */
-  readonly idempotencyRecordDuration: Histogram<'step'>;
   /** A service's RPC requests from the caller's produce (the record's timestamp) to the start of their handling. */
   readonly rpcServerWait: Histogram<'op'>;
   /** A service's RPC requests from the start of their handling to the reply. */
@@ -44,13 +42,6 @@ export class ServiceMetrics {
       name: 'rpc_client_duration_seconds',
       help: 'Calls to a service over Kafka request/reply, by target service, operation and outcome (ok, refused, failed)',
       labelNames: ['target', 'op', 'outcome'],
-      buckets: stepBuckets,
-      registers: [this.registry],
-    });
-    this.idempotencyRecordDuration = new Histogram({
-      name: 'idempotency_record_duration_seconds',
-      help: 'Idempotency-Key record writes a request waits for, by step (claim, complete)',
-      labelNames: ['step'],
       buckets: stepBuckets,
       registers: [this.registry],
     });

@@ -22,7 +22,16 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       path: '/messages',
       scope: 'messages:send',
       body: SendMessageDto,
-      idempotent: true,
+      idempotent: {
+        heldKey: async (caller, appId, idempotency) => {
+          const { held } = await deps.rpc.call<{ held: { acceptance: unknown } | null }>('messaging', 'messages.heldKey', caller, {
+            appId,
+            idempotencyKey: idempotency.key,
+            bodyHash: idempotency.bodyHash,
+          });
+          return held ? { status: 202, body: held.acceptance, headers: { 'Idempotent-Replayed': 'true' } } : null;
+        },
+      },
       handle: async (ctx) => {
         const body = ctx.body as SendMessageDto;
         if (body.mediaId) await prepareMedia(deps.rpc, ctx.caller, ctx.app.appId, body.mediaId);
@@ -39,7 +48,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
             clientReference: body.clientReference ?? null,
           },
         });
-        // Messaging had already accepted this key (a gateway died before storing the answer): a replay.
+        // Messaging holds the key's record: a key it had already accepted is answered as a replay.
         return { status: 202, body: acceptance, headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
       },
     },

@@ -11,7 +11,6 @@ import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
-import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { PublicResult, PublicRoute } from './public-route';
 import type { RateLimiter } from './rate-limiter';
 
@@ -23,7 +22,6 @@ export interface PublicPipelineDeps {
   clock: Clock;
   docsUrl: string;
   metrics: ServiceMetrics;
-  idempotency: IdempotencyStore;
 }
 
 /**
@@ -85,43 +83,21 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
 
       const raw = await readJsonBody(req);
       deps.keys.touch(key);
-      let idempotency: { key: string; bodyHash: string } | null = null;
-      if (match.route.idempotent) {
-        idempotency = { key: checkIdempotencyKey(req.headers['idempotency-key']), bodyHash: bodyHash(raw) };
-        const claimed = deps.metrics.idempotencyRecordDuration.startTimer({ step: 'claim' });
-        const begun = await deps.idempotency.begin(app.appId, idempotency.key, idempotency.bodyHash).finally(() => claimed());
-        if (begun.kind === 'replay') {
-          deps.metrics.idempotencyReplays.inc();
-          sendJson(res, begun.status, begun.body, { 'Idempotent-Replayed': 'true' });
-          return;
-        }
-      }
-      let result: PublicResult;
+      // Step 6: the key is checked here; its record is kept by the owning service in the transaction
+      // that carries the request out, which answers replays, 409 and 422 (see PublicRoute.idempotent).
+      const idempotency = match.route.idempotent ? { key: checkIdempotencyKey(req.headers['idempotency-key']), bodyHash: bodyHash(raw) } : null;
+      const caller = { requestId, appId: app.appId, keyEnvironment: key.environment };
+      let body: unknown;
+      let held: PublicResult | null = null;
       try {
-        const body = match.route.body ? validateBody(match.route.body, raw) : raw;
-        result = await match.route.handle({
-          requestId,
-          params: match.params,
-          query: url.searchParams,
-          body,
-          key,
-          app,
-          caller: { requestId, appId: app.appId, keyEnvironment: key.environment },
-          idempotency,
-        });
-      } catch (error) {
-        // Only 2xx answers are kept: a refusal or a failure frees the key for a retry.
-        if (idempotency) await deps.idempotency.release(app.appId, idempotency.key).catch(() => undefined);
-        throw error;
+        body = match.route.body ? validateBody(match.route.body, raw) : raw;
+      } catch (invalid) {
+        // The key is looked up before the body is validated: a key held by another body is 422 whatever this body is.
+        if (idempotency && match.route.idempotent) held = await match.route.idempotent.heldKey(caller, app.appId, idempotency);
+        if (!held) throw invalid;
       }
-      if (idempotency) {
-        if (result.status >= 200 && result.status < 300) {
-          const completed = deps.metrics.idempotencyRecordDuration.startTimer({ step: 'complete' });
-          await deps.idempotency.complete(app.appId, idempotency.key, result.status, result.body).finally(() => completed());
-        } else {
-          await deps.idempotency.release(app.appId, idempotency.key);
-        }
-      }
+      const result = held ?? (await match.route.handle({ requestId, params: match.params, query: url.searchParams, body, key, app, caller, idempotency }));
+      if (result.headers?.['Idempotent-Replayed'] === 'true') deps.metrics.idempotencyReplays.inc();
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {
       sendError(res, error, requestId, deps.docsUrl);

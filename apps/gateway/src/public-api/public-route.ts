@@ -27,7 +27,13 @@ export interface PublicRoute<B = any> {
   path: string;
   scope: Scope | null;
   body?: DtoClass<B & object>;
-  /** Needs an Idempotency-Key; 2xx answers are stored and replayed (DESIGN section 3, step 6). */
-  idempotent?: boolean;
+  /**
+   * Needs an Idempotency-Key (DESIGN section 3, step 6). The owning service keeps the key's record
+   * in the transaction that carries out the request, and answers a replay, 409 or 422 itself;
+   * `heldKey` asks it who holds the key when the body fails validation, since the key is looked up
+   * before the body is validated: the holder's answer (a replay), a thrown 409 or 422, or null for
+   * a free key.
+   */
+  idempotent?: { heldKey: (caller: RpcCaller, appId: string, idempotency: { key: string; bodyHash: string }) => Promise<PublicResult | null> };
   handle: (ctx: PublicContext<B>) => Promise<PublicResult>;
 }

@@ -44,8 +44,11 @@ describe('messaging when things go wrong (e2e)', () => {
         bodyHash: randomBytes(32).toString('hex'),
         body: { to: { appUserId }, type: 'text', text: 'once only', mediaId: null, clientReference: null },
       };
-      const send = (body = request) => rpc.call<{ acceptance: { id: string }; replayed: boolean }>('messaging', 'messages.send', { requestId: unique('req_'), appId: app.appId }, body);
-      const runs = [...(await Promise.all([send(), send()])), await send()];
+      const send = (body = request, requestId = unique('req_')) =>
+        rpc.call<{ acceptance: { id: string }; replayed: boolean }>('messaging', 'messages.send', { requestId, appId: app.appId }, body);
+      // A redelivered request is the same request (its request id too), here arriving beside its first run; then a later retry.
+      const redelivered = unique('req_');
+      const runs = [...(await Promise.all([send(request, redelivered), send(request, redelivered)])), await send()];
       const id = runs[0].acceptance.id;
       for (const run of runs) expect(run.acceptance.id).toBe(id);
       expect(runs.filter((run) => !run.replayed)).toHaveLength(1);

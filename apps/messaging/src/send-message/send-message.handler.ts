@@ -108,12 +108,16 @@ const MAX_SENDS_PER_BATCH = 100;
  */
 @Injectable()
 export class SendMessageHandler implements OnModuleInit {
-  // A twin of a send in the batch (same app and key) waits for the next one, where it finds the claim and replays.
-  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), {
-    maxBatch: MAX_SENDS_PER_BATCH,
-    maxConcurrent: 2,
-    keyOf: (send) => claimKey(send.request),
-  });
+  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 2 });
+  /**
+   * The sends this process has under way, by app and key: a twin from another request arriving
+   * meanwhile is 409 idempotency_in_progress (422 with another body), as DESIGN section 3 answers a
+   * running request, and no batch ever holds two sends of one key. The same request again (a
+   * redelivery: its offset was not committed when a server stopped) is answered by the run under
+   * way, as a replay. A twin in another process waits in the claim statement for the first to
+   * commit, then replays it.
+   */
+  private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendResult> }>();
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -123,13 +127,44 @@ export class SendMessageHandler implements OnModuleInit {
 
   onModuleInit(): void {
     this.rpc.register('messages.send', (p, caller) => this.send(p, caller));
+    this.rpc.register('messages.heldKey', (p) => this.heldKey(p));
   }
 
   send(request: SendMessageRequest, caller: RpcCaller): Promise<SendResult> {
+    const key = claimKey(request);
+    const twin = this.running.get(key);
+    if (twin !== undefined) {
+      const again = twin.requestId === caller.requestId && twin.bodyHash === request.bodyHash;
+      return again ? twin.answer.then(({ acceptance }) => ({ acceptance, replayed: true })) : Promise.reject(twinRefusal(twin.bodyHash, request.bodyHash));
+    }
     const now = this.runtime.clock.now();
     const trace: Record<string, string> = {};
     propagation.inject(context.active(), trace);
-    return this.sends.submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace });
+    const answer = this.sends.submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace }).finally(() => this.running.delete(key));
+    this.running.set(key, { bodyHash: request.bodyHash, requestId: caller.requestId, answer });
+    return answer;
+  }
+
+  /**
+   * Who holds a key, for a request the gateway refuses before it is sent (an invalid body): DESIGN
+   * section 3 looks the key up (step 6) before it validates the body (step 7), so a key held by
+   * another body is 422 whatever this body is, and a running twin 409. `held` is the replay of the
+   * holder's acceptance, or null for a free key.
+   */
+  async heldKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey' | 'bodyHash'>): Promise<{ held: SendResult | null }> {
+    const twin = this.running.get(claimKey(request));
+    if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
+    const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);
+    const [holder] = (await this.runtime.em().execute(
+      `select s.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference
+         from messaging.send_requests s left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id
+        where s.app_id = ? and s.idempotency_key = ? and s.created_at >= ?`,
+      [request.appId, request.idempotencyKey, since],
+    )) as HeldRow[];
+    if (!holder) return { held: null };
+    const outcome = replayOutcome(request, holder);
+    if (outcome.ok) return { held: outcome.value };
+    throw outcome.error;
   }
 
   private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
@@ -151,7 +186,7 @@ export class SendMessageHandler implements OnModuleInit {
       const held = new Map(heldRows.map((row) => [rowKey(row.app_id, row.idempotency_key), row as HeldRow]));
       for (const send of sends) {
         const holder = held.get(claimKey(send.request));
-        if (holder) outcomes[send.at] = replayOutcome(send, holder);
+        if (holder) outcomes[send.at] = replayOutcome(send.request, holder);
       }
       const claimed = sends.filter((send) => !held.has(claimKey(send.request)));
 
@@ -307,9 +342,14 @@ function heldStatement(sends: PendingSend[]): Statement {
   };
 }
 
+/** A running twin's answer (DESIGN section 3): the same body is in progress, another body reuses the key. */
+function twinRefusal(runningBodyHash: string, bodyHash: string): DomainError {
+  return new DomainError(runningBodyHash === bodyHash ? 'idempotency_in_progress' : 'idempotency_key_reused');
+}
+
 /** A send whose key another send holds: the same body replays that send's acceptance, another body is 422. */
-function replayOutcome(send: PendingSend, held: HeldRow): GroupOutcome<SendResult> {
-  if (held.body_hash !== send.request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
+function replayOutcome(request: Pick<SendMessageRequest, 'bodyHash'>, held: HeldRow): Exclude<GroupOutcome<SendResult>, { ok: 'later' }> {
+  if (held.body_hash !== request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
   if (held.app_user_id === null) return { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
   return {
     ok: true,
@@ -483,7 +523,7 @@ function rowKey(appId: string, second: string): string {
   return `${appId}\u0000${second}`;
 }
 
-function claimKey(request: SendMessageRequest): string {
+function claimKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey'>): string {
   return rowKey(request.appId, request.idempotencyKey);
 }
 
