@@ -1,11 +1,7 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 
 /** What a batch gives back for one item, in the item's position. */
-export type GroupOutcome<Out> =
-  | { ok: true; value: Out }
-  | { ok: false; error: unknown }
-  /** The item cannot be settled in this batch (what it waits on changed under it): it goes into the next one. */
-  | { ok: 'later' };
+export type GroupOutcome<Out> = { ok: true; value: Out } | { ok: false; error: unknown };
 
 export interface GroupCommitOptions {
   /** Items one batch takes at most. */
@@ -67,14 +63,11 @@ export class GroupCommit<In, Out> {
       outcomes = [];
       for (const entry of batch) outcomes.push(await this.applyAlone(entry.item));
     }
-    const later: GroupCommit<In, Out>['queue'] = [];
     batch.forEach((entry, i) => {
       const outcome = outcomes[i];
-      if (outcome.ok === 'later') later.push(entry);
-      else if (outcome.ok) entry.resolve(outcome.value);
+      if (outcome.ok) entry.resolve(outcome.value);
       else entry.reject(outcome.error);
     });
-    this.queue.unshift(...later);
   }
 
   private async applyAlone(item: In): Promise<GroupOutcome<Out>> {

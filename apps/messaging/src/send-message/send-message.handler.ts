@@ -348,7 +348,7 @@ function twinRefusal(runningBodyHash: string, bodyHash: string): DomainError {
 }
 
 /** A send whose key another send holds: the same body replays that send's acceptance, another body is 422. */
-function replayOutcome(request: Pick<SendMessageRequest, 'bodyHash'>, held: HeldRow): Exclude<GroupOutcome<SendResult>, { ok: 'later' }> {
+function replayOutcome(request: Pick<SendMessageRequest, 'bodyHash'>, held: HeldRow): GroupOutcome<SendResult> {
   if (held.body_hash !== request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
   if (held.app_user_id === null) return { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
   return {
