@@ -160,8 +160,7 @@ export class SendMessageHandler implements OnModuleInit {
     if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
     const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);
     const [holder] = (await this.runtime.em().execute(
-      `select s.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference
-         from messaging.send_requests s left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id
+      `select ${HELD_COLUMNS} from messaging.send_requests s ${HOLDER_MESSAGE}
         where s.app_id = ? and s.idempotency_key = ? and s.created_at >= ?`,
       [request.appId, request.idempotencyKey, since],
     )) as HeldRow[];
@@ -334,13 +333,17 @@ function claimStatement(sends: PendingSend[]): Statement {
   };
 }
 
+/** A HeldRow's columns, from a claim `s` and its message (`HOLDER_MESSAGE`). */
+const HELD_COLUMNS = 's.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
+const HOLDER_MESSAGE = 'left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id';
+
 /** After the claims: the keys another send holds, with that send's body hash and message (for the replay or the 422). */
 function heldStatement(sends: PendingSend[]): Statement {
   return {
-    sql: `select s.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference
+    sql: `select ${HELD_COLUMNS}
        from ${jsonRows('c', 'app_id text, idempotency_key text, message_id text', sends.length)}
        join messaging.send_requests s using (app_id, idempotency_key)
-       left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id
+       ${HOLDER_MESSAGE}
       where s.message_id <> c.message_id`,
     params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
   };
