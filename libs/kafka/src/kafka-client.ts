@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 import { growEncoderBuffersFromPool } from './encoder-buffers.patch';
+import { skipEmptyFetchedPartitions } from './empty-fetch-batches.patch';
 import { checksumRecordBatchesWithoutCopies } from './record-batch-crc.patch';
 import { writeVarIntsInPlace } from './varint-encoder.patch';
 
@@ -56,8 +57,9 @@ export function kafkaLogCreator() {
 
 /**
  * What every kafkajs client of a process needs first: the idle timer loop stopped, its warning
- * dropped, and the protocol encoding's per-record garbage cut (varints written in place, encoder
- * buffers from the shared pool, record batch checksums without copies).
+ * dropped, the protocol encoding's per-record garbage cut (varints written in place, encoder
+ * buffers from the shared pool, record batch checksums without copies), and fetched partitions
+ * without records kept out of the consumers' worker queues.
  */
 export function prepareKafkaJs(): void {
   silenceKafkaJsTimeoutNegativeWarning();
@@ -65,6 +67,7 @@ export function prepareKafkaJs(): void {
   writeVarIntsInPlace();
   growEncoderBuffersFromPool();
   checksumRecordBatchesWithoutCopies();
+  skipEmptyFetchedPartitions();
 }
 
 export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
