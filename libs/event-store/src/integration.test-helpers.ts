@@ -156,17 +156,24 @@ export async function dropTestSchema(test: TestSchema | undefined): Promise<void
 
 export async function dropSchemaAndRole(schema: string): Promise<void> {
   const role = `svc_${schema}`;
-  try {
-    await adminQuery('select pg_terminate_backend(pid) from pg_stat_activity where usename = $1 and pid <> pg_backend_pid()', [role]);
-    await adminQuery(`drop schema if exists ${quoteIdent(schema)} cascade`);
-    const exists = await adminQuery('select 1 from pg_roles where rolname = $1', [role]);
-    if (exists.length > 0) {
-      // Also revokes the database CONNECT grant, so the role can go.
-      await adminQuery(`drop owned by ${quoteIdent(role)} cascade`);
-      await adminQuery(`drop role ${quoteIdent(role)}`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery('select pg_terminate_backend(pid) from pg_stat_activity where usename = $1 and pid <> pg_backend_pid()', [role]);
+      await adminQuery(`drop schema if exists ${quoteIdent(schema)} cascade`);
+      const exists = await adminQuery('select 1 from pg_roles where rolname = $1', [role]);
+      if (exists.length > 0) {
+        // Also revokes the database CONNECT grant, so the role can go.
+        await adminQuery(`drop owned by ${quoteIdent(role)} cascade`);
+        await adminQuery(`drop role ${quoteIdent(role)}`);
+      }
+      return;
+    } catch (error) {
+      // Test files cleaning up in parallel revoke their roles' CONNECT grants on the same database
+      // row, and Postgres refuses the second of two concurrent updates of it: try again.
+      if (attempt < 5 && /tuple concurrently updated/.test(String(error))) continue;
+      process.stderr.write(`cleanup of ${schema} failed: ${String(error)}\n`);
+      return;
     }
-  } catch (error) {
-    process.stderr.write(`cleanup of ${schema} failed: ${String(error)}\n`);
   }
 }
 
