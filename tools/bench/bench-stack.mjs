@@ -263,9 +263,12 @@ function openSocket(key, host, port) {
  * stack answers its first seconds at load about twice as slowly (V8 and the broker's JIT, statements
  * being prepared for each batch size on each connection; seen per half second with
  * BENCH_LATENCY_CSV), and a sustained figure should not depend on how long ago the stack started.
- * The warm-up's own latency is in the report. Returns the printed report.
+ * The warm-up's own latency is in the report. With `windows` above 1 the measurement is repeated
+ * that many times on the same stack, one report each, then a summary of every window's p50 and p99:
+ * runs of one commit vary by a factor of two or more on this machine, and a stack's start and
+ * seeding cost more than a window. Returns the last printed report.
  */
-export async function paced(name, { rate, seconds, send, metricsUrl, warmupSeconds = 10 }, extra = {}) {
+export async function paced(name, { rate, seconds, send, metricsUrl, warmupSeconds = 10, windows = 1 }, extra = {}) {
   const run = async (count, offset) => {
     const latencies = [];
     // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
@@ -293,41 +296,53 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     return { latencies: latencies.sort((a, b) => a - b), timeline, failed, firstFailure, seconds: (performance.now() - begin) / 1000 };
   };
   const warmup = await run(Math.round(rate * warmupSeconds), 1_000_000_000);
-  const cpuBefore = cpuSnapshot();
-  const machineBefore = machineTicks();
-  const dbBefore = await databaseActivity();
-  const stagesBefore = await stageHistograms(metricsUrl);
-  const measuredFrom = Date.now();
-  const result = await run(rate * seconds, 0);
-  const measuredTo = Date.now();
-  const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
-  const machine = machineReport(machineBefore, machineTicks());
-  const stagesAfter = await stageHistograms(metricsUrl);
-  const dbAfter = await databaseActivity();
-  if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
-  const n = result.latencies.length;
-  const percentile = (latencies, p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
-  const at = (p) => percentile(result.latencies, p);
-  const report = {
-    bench: name,
-    offeredPerSecond: rate,
-    seconds,
-    requests: n,
-    answeredPerSecond: Math.round(n / result.seconds),
-    latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(result.latencies[n - 1]) },
-    warmup: { seconds: warmupSeconds, failed: warmup.failed, latencyMs: { p50: percentile(warmup.latencies, 50), p99: percentile(warmup.latencies, 99) } },
-    failed: result.failed,
-    firstFailure: result.firstFailure,
-    machine,
-    coresUsed: cpu,
-    postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
-    gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
-    messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
-    ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) } : {}),
-    ...extra,
-  };
-  console.log(JSON.stringify(report, null, 2));
-  return report;
+  const reports = [];
+  for (let window = 0; window < windows; window++) reports.push(await measureWindow(window));
+  if (windows > 1) {
+    const summary = { bench: name, offeredPerSecond: rate, seconds, windows, p50Ms: reports.map((r) => r.latencyMs.p50), p99Ms: reports.map((r) => r.latencyMs.p99), failed: reports.reduce((sum, r) => sum + r.failed, 0) };
+    console.log(JSON.stringify(summary, null, 2));
+    return summary;
+  }
+  return reports[0];
+
+  async function measureWindow(window) {
+    const cpuBefore = cpuSnapshot();
+    const machineBefore = machineTicks();
+    const dbBefore = await databaseActivity();
+    const stagesBefore = await stageHistograms(metricsUrl);
+    const measuredFrom = Date.now();
+    const result = await run(rate * seconds, window * rate * seconds);
+    const measuredTo = Date.now();
+    const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
+    const machine = machineReport(machineBefore, machineTicks());
+    const stagesAfter = await stageHistograms(metricsUrl);
+    const dbAfter = await databaseActivity();
+    if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
+    const n = result.latencies.length;
+    const percentile = (latencies, p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
+    const at = (p) => percentile(result.latencies, p);
+    const report = {
+      bench: name,
+      offeredPerSecond: rate,
+      seconds,
+      requests: n,
+      answeredPerSecond: Math.round(n / result.seconds),
+      latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(result.latencies[n - 1]) },
+      warmup: { seconds: warmupSeconds, failed: warmup.failed, latencyMs: { p50: percentile(warmup.latencies, 50), p99: percentile(warmup.latencies, 99) } },
+      failed: result.failed,
+      firstFailure: result.firstFailure,
+      machine,
+      coresUsed: cpu,
+      postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
+      gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
+      messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
+      ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) } : {}),
+      ...extra,
+      ...(windows > 1 ? { window: window + 1 } : {}),
+    };
+    console.log(JSON.stringify(report, null, 2));
+    return report;
+  }
 }
 
 /**

@@ -7,15 +7,16 @@
  * With --rate R the sends come at an even R per second whatever the answers take (open loop, see
  * `paced`): the latency at a given load, where the default (50 connections, each sending as soon as
  * its last answer came) gives the most the stack can take and the latency at that saturation.
- * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1 --rate 0 --warmup 10]
- * (--warmup: seconds at the same pace before measuring, with --rate)
+ * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1 --rate 0 --warmup 10 --windows 1]
+ * (--warmup: seconds at the same pace before measuring, with --rate; --windows: measurements of
+ * `--seconds` each on the same stack after one warm-up, with --rate, each reported, then their p50s and p99s)
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { inParallel, measure, paced, postJson, seedApp, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
-  options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' }, warmup: { type: 'string', default: '10' } },
+  options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' }, warmup: { type: 'string', default: '10' }, windows: { type: 'string', default: '1' } },
 });
 
 await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
@@ -42,6 +43,7 @@ await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
         rate: Number(values.rate),
         seconds: Number(values.seconds),
         warmupSeconds: Number(values.warmup),
+        windows: Number(values.windows),
         metricsUrl: adminMetricsUrl,
         send: (i) => postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
       },
