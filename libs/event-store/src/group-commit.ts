@@ -22,7 +22,7 @@ export interface GroupCommitOptions {
  * requests is not logged or traced as one of them.
  */
 export class GroupCommit<In, Out> {
-  private queue: { item: In; resolve: (value: Out) => void; reject: (error: unknown) => void }[] = [];
+  private readonly queue: { item: In; resolve: (value: Out) => void; reject: (error: unknown) => void }[] = [];
   private running = 0;
 
   constructor(

@@ -43,7 +43,7 @@ export function setKafkaLogSink(next: KafkaLogSink): void {
   sink = next;
 }
 
-export function kafkaLogCreator() {
+function kafkaLogCreator() {
   return ({ namespace, level, log }: LogEntry) => {
     if (level > logLevel.WARN) return;
     const { message, ...extra } = log;
@@ -87,15 +87,22 @@ export const noDelaySocketFactory: ISocketFactory = (options) => {
   return socket;
 };
 
-export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
-  prepareKafkaJs();
-  return new Kafka({
+/**
+ * What every kafkajs client of the platform is made with: the services' own (`createKafka`) and the
+ * Nest clients of the RPC servers and of the gateway, which build their kafkajs client from these.
+ */
+export function kafkaClientConfig(clientId: string, brokers: string[]): KafkaConfig {
+  return {
     clientId,
     brokers,
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator,
     retry: { initialRetryTime: 200, retries: 8 },
     socketFactory: noDelaySocketFactory,
-    ...extra,
-  });
+  };
+}
+
+export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
+  prepareKafkaJs();
+  return new Kafka({ ...kafkaClientConfig(clientId, brokers), ...extra });
 }

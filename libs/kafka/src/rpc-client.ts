@@ -7,7 +7,7 @@ import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
-import { kafkaLogCreator, noDelaySocketFactory, prepareKafkaJs } from './kafka-client';
+import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import { KeyHashPartitioner } from './key-hash-partitioner';
 
 export interface RpcClientOptions {
@@ -50,7 +50,7 @@ export class RpcClient {
   constructor(private readonly options: RpcClientOptions) {
     prepareKafkaJs();
     this.client = new RepliesClientKafka({
-      client: { clientId: `gateway-${options.instanceId}`, brokers: options.brokers, retry: { initialRetryTime: 200, retries: 8 }, logCreator: kafkaLogCreator, socketFactory: noDelaySocketFactory },
+      client: kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers),
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },

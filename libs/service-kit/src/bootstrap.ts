@@ -3,7 +3,7 @@ import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { rpcTopic, type RpcService } from '@platform/contracts';
-import { kafkaLogCreator, KeyHashPartitioner, noDelaySocketFactory, RpcKafkaServer } from '@platform/kafka';
+import { kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -30,7 +30,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   if (options.rpcService) {
     const server = new RpcKafkaServer(
       {
-        client: { clientId: `${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, brokers: runtime.config.kafkaBrokers, logCreator: kafkaLogCreator, socketFactory: noDelaySocketFactory },
+        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers),
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second.
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
         producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
