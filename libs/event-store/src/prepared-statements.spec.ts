@@ -67,4 +67,25 @@ describe('PreparedStatements', () => {
     expect(statements.size).toBe(0);
     expect(statements.sqlFor({ text: 'select 1', values: [] }, literal)).toEqual(['prepare ps_3 as select 1', 'execute ps_3']);
   });
+
+  it('prepares everything afresh once it is a second old, then two, four, … seconds, and at most every maxPlanAgeMs', () => {
+    let now = 0;
+    const statements = new PreparedStatements(256, () => now, 5000);
+    const replannedAt: number[] = [];
+    for (now = 0; now <= 20_000; now += 100) {
+      if (statements.preamble().length > 0) replannedAt.push(now);
+      statements.sqlFor(form, literal);
+      statements.succeeded();
+    }
+    // Generic plans are fixed by the table sizes of their first executions, so they are renewed as tables grow.
+    expect(replannedAt).toEqual([1000, 3000, 7000, 12_000, 17_000]);
+  });
+
+  it('has nothing to deallocate when the plan age passes before anything was prepared', () => {
+    let now = 0;
+    const statements = new PreparedStatements(256, () => now);
+    now = 1500;
+    expect(statements.preamble()).toEqual([]);
+    expect(statements.sqlFor(form, literal)).toEqual(['prepare ps_1 as select * from t where a = $1', 'execute ps_1(7)']);
+  });
 });

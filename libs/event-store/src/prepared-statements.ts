@@ -4,7 +4,7 @@
  * for the short statements of a send that is about as much of its CPU as running them. Prepared
  * once per connection (`prepare` riding in the same round trip as the first use), a statement is
  * afterwards `execute name(literals…)`: only the literals are parsed, and once Postgres settles on
- * a generic plan, nothing is planned again.
+ * a generic plan, nothing is planned again until the statements are prepared afresh (below).
  */
 
 /** A statement as `execute`: the text to prepare and the literal arguments, in order. */
@@ -14,6 +14,9 @@ export interface PreparedForm {
   /** The parameter values, one per `$n`. */
   values: unknown[];
 }
+
+/** How old prepared statements first get before they are prepared afresh (then twice that, and so on). */
+const FIRST_PLAN_AGE_MS = 1000;
 
 /** Statement kinds `prepare` takes. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
@@ -82,14 +85,30 @@ function isSingleLiteral(value: unknown): boolean {
  * rollback). At `capacity` they are all deallocated before the next round trip and preparing starts
  * over, which bounds what a connection holds when statement texts vary (batch sizes are written
  * into some of them).
+ *
+ * They are also all prepared afresh once they are a second old, then two, four, … and from then on
+ * every `maxPlanAgeMs`: a generic plan is fixed by the table sizes of a statement's first
+ * executions, and Postgres plans it again only when the tables are analysed. Tables start empty and
+ * grow by thousands of rows a minute, and where nothing analyses them (autovacuum off) a join
+ * planned against ten pages, a seq scan into a hash, stayed a seq scan of the whole table on every
+ * execution (messaging's lookup of held Idempotency-Keys took 6 ms per send batch after 35 000
+ * sends, and grew on). Preparing again costs a few custom plans per statement.
  */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();
   private readonly pending = new Map<string, string>();
   private next = 0;
   private deallocate = false;
+  private planAgeMs = FIRST_PLAN_AGE_MS;
+  private replanAt: number;
 
-  constructor(private readonly capacity = 256) {}
+  constructor(
+    private readonly capacity = 256,
+    private readonly now: () => number = Date.now,
+    private readonly maxPlanAgeMs = 60_000,
+  ) {
+    this.replanAt = now() + this.planAgeMs;
+  }
 
   /**
    * The SQL to send for a statement: `execute` of its prepared name, preceded by its `prepare` when
@@ -111,6 +130,12 @@ export class PreparedStatements {
   /** What must go first in a round trip, if anything (after a failure, or at capacity). */
   preamble(): string[] {
     if (this.names.size >= this.capacity) this.forget();
+    const now = this.now();
+    if (now >= this.replanAt) {
+      this.planAgeMs = Math.min(this.planAgeMs * 2, this.maxPlanAgeMs);
+      this.replanAt = now + this.planAgeMs;
+      if (this.names.size > 0) this.forget();
+    }
     if (!this.deallocate) return [];
     this.deallocate = false;
     return ['deallocate all'];
