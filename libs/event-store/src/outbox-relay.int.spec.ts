@@ -191,6 +191,27 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     expect(collector.messages).toHaveLength(3);
   });
 
+  it('vacuums its outbox once vacuumEveryRows rows were deleted, and not before', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+    const vacuums = async () => {
+      const [row] = await adminQuery<{ n: number }>(`select vacuum_count::int as n from pg_stat_user_tables where schemaname = $1 and relname = 'outbox'`, [db.schema]);
+      return row.n;
+    };
+    const relay = await newRelay(db, { batchSize: 4, pollIntervalMs: 60000, vacuumEveryRows: 10 });
+    await relay.start();
+    const append = (n: number) => db.em().transactional((em) => store.append(em as never, uniqueName('vac'), 0, Array.from({ length: n }, (_, i) => ({ type: 'Piled', data: { i } })), meta()));
+
+    await append(8);
+    await waitFor('8 rows published', async () => (await countRows(db, 'outbox')) === 0);
+    expect(await vacuums()).toBe(0);
+
+    // The 12th deleted row passes 10: the relay vacuums.
+    await append(4);
+    await waitFor('a vacuum of the outbox', async () => (await vacuums()) === 1, { detail: vacuums });
+  });
+
   it('loses nothing when the relay process is SIGKILLed mid-batch; a second relay drains the rest', async () => {
     const topic = await newTopic();
     const db = await newSchema();

@@ -14,6 +14,12 @@ export interface OutboxRelayOptions {
   lingerMs?: number;
   /** Fallback poll, so rows left by a crashed relay or a missed notification still go out. */
   pollIntervalMs?: number;
+  /**
+   * Rows deleted after which the relay vacuums its outbox (default 5 000; 0 never). Every row is
+   * inserted and deleted within moments, so the dead rows are nearly all the table: each read walks
+   * past the dead entries at the head of the `seq` index, and the backlog gauge scans the heap.
+   */
+  vacuumEveryRows?: number;
   onError?: (error: unknown) => void;
   onPublished?: (count: number) => void;
 }
@@ -40,6 +46,8 @@ export class OutboxRelay {
   private pending = false;
   private loop: Promise<void> | null = null;
   private readonly lockKey: string;
+  private deletedSinceVacuum = 0;
+  private vacuuming: Promise<void> | null = null;
 
   constructor(private readonly options: OutboxRelayOptions) {
     // A relay whose host vanishes must not hold its row locks and the advisory lock for hours.
@@ -71,6 +79,7 @@ export class OutboxRelay {
     this.running = false;
     this.kick();
     await this.loop;
+    await this.vacuuming;
     await this.listener.stop();
     await this.pool.end().catch(() => undefined);
   }
@@ -127,6 +136,27 @@ export class OutboxRelay {
   }
 
   /**
+   * Vacuums the outbox on the relay's second connection once enough rows were deleted, while
+   * publishing goes on. Autovacuum, where it runs at all, comes by a table once a minute at most;
+   * the outbox of a busy service gathers a hundred thousand dead rows in that time. `skip_locked`
+   * leaves the table to a vacuum already under way; `truncate false` never takes the exclusive lock
+   * that giving back the file's empty tail would need, which would stop every send's outbox insert.
+   */
+  private deleted(count: number): void {
+    const every = this.options.vacuumEveryRows ?? 5000;
+    this.deletedSinceVacuum += count;
+    if (every <= 0 || this.deletedSinceVacuum < every || this.vacuuming) return;
+    this.deletedSinceVacuum = 0;
+    this.vacuuming = this.pool
+      .query(`vacuum (skip_locked, truncate false) ${quoteIdent(this.options.schema)}.outbox`)
+      .then(
+        () => undefined,
+        (error: unknown) => this.options.onError?.(error),
+      )
+      .finally(() => (this.vacuuming = null));
+  }
+
+  /**
    * One locked batch, in two round trips: `begin` with the read of the rows (only when the relay lock
    * is ours), then the delete with `commit`. Returns how many rows went out (0 also when another
    * relay holds the lock).
@@ -159,6 +189,7 @@ export class OutboxRelay {
       });
       await client.query(`delete from ${outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
       this.options.onPublished?.(rows.length);
+      this.deleted(rows.length);
       return rows.length;
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
