@@ -93,10 +93,13 @@ let stackPids = new Map();
 /** cpuLoopScore() of this run, taken before the stack started. */
 let machineScore = null;
 
-/** CPU seconds used so far by the stack's apps, Kafka, S3Proxy, Postgres and the bench itself. */
+/**
+ * CPU seconds used so far by each process of the stack's apps, Kafka, S3Proxy, Postgres and the
+ * bench itself, by pid: `{ group, seconds }`.
+ */
 export function cpuSnapshot() {
   const ticksPerSecond = 100;
-  const totals = {};
+  const processes = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
@@ -112,9 +115,9 @@ export function cpuSnapshot() {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
     const group = stackPids.get(pid) ?? (pid === process.pid ? 'bench client' : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline) ? 'kafka' : /s3proxy/i.test(cmdline) ? 's3proxy' : stat.includes('(postgres)') ? 'postgres' : null);
-    if (group) totals[group] = (totals[group] ?? 0) + seconds;
+    if (group) processes.set(pid, { group, seconds });
   }
-  return totals;
+  return processes;
 }
 
 /**
@@ -164,11 +167,21 @@ async function databaseActivity() {
   }
 }
 
-/** Cores used per process group between two snapshots, busiest first. */
+/**
+ * Cores used per process group between two snapshots, busiest first. Counted per process: a
+ * Postgres backend that ends between the snapshots (a pool's idle connection closed, a parallel
+ * worker) would otherwise take its whole life's CPU off its group's total (Postgres showed 0.01
+ * cores in later `--windows`). What such a process used before it ended is not counted.
+ */
 export function coresUsed(before, after, seconds) {
+  const totals = {};
+  for (const [pid, { group, seconds: used }] of after) {
+    const earlier = before.get(pid);
+    totals[group] = (totals[group] ?? 0) + used - (earlier?.group === group ? earlier.seconds : 0);
+  }
   return Object.fromEntries(
-    Object.keys(after)
-      .map((group) => [group, Math.round(((after[group] - (before[group] ?? 0)) / seconds) * 100) / 100])
+    Object.entries(totals)
+      .map(([group, used]) => [group, Math.round((used / seconds) * 100) / 100])
       .filter(([, cores]) => cores > 0)
       .sort((a, b) => b[1] - a[1]),
   );
@@ -271,7 +284,8 @@ function openSocket(key, host, port) {
 export async function paced(name, { rate, seconds, send, metricsUrl, warmupSeconds = 10, windows = 1 }, extra = {}) {
   const run = async (count, offset) => {
     const latencies = [];
-    // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came.
+    // BENCH_LATENCY_CSV=file keeps every request's due time and latency (ms), to see when slow answers came;
+    // the due time also as epoch ms, to set against samplers of other processes (pg_stat_activity, /proc).
     const timeline = process.env.BENCH_LATENCY_CSV ? [] : null;
     let failed = 0;
     let firstFailure = null;
@@ -281,7 +295,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
         async (res) => {
           const body = await res.text();
           latencies.push(performance.now() - due);
-          timeline?.push(`${Math.round(due - begin)},${Math.round(performance.now() - due)}`);
+          timeline?.push(`${Math.round(due - begin)},${Math.round(performance.now() - due)},${Math.round(performance.timeOrigin + due)}`);
           if (!res.ok) {
             failed += 1;
             firstFailure ??= `${res.status} ${body.slice(0, 200)}`;
@@ -317,7 +331,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     const machine = machineReport(machineBefore, machineTicks());
     const stagesAfter = await stageHistograms(metricsUrl);
     const dbAfter = await databaseActivity();
-    if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs\n${result.timeline.join('\n')}\n`);
+    if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs,dueEpochMs\n${result.timeline.join('\n')}\n`);
     const n = result.latencies.length;
     const percentile = (latencies, p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
     const at = (p) => percentile(result.latencies, p);
