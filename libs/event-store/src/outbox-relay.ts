@@ -46,6 +46,8 @@ export class OutboxRelay {
   private pending = false;
   private loop: Promise<void> | null = null;
   private readonly lockKey: string;
+  /** The schema's outbox table, quoted for SQL. */
+  private readonly outbox: string;
   private deletedSinceVacuum = 0;
   private vacuuming: Promise<void> | null = null;
 
@@ -59,6 +61,7 @@ export class OutboxRelay {
     });
     this.pool.on('error', (error) => options.onError?.(error));
     this.lockKey = `${options.schema}.outbox-relay`;
+    this.outbox = `${quoteIdent(options.schema)}.outbox`;
     this.listener = new PgListener({
       databaseUrl: options.databaseUrl,
       channel: outboxChannel(options.schema),
@@ -87,7 +90,7 @@ export class OutboxRelay {
   /** Number of rows waiting and the age of the oldest, for /metrics and readiness. */
   async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
     const { rows } = await this.pool.query(
-      `select count(*)::int as count, coalesce(extract(epoch from now() - min(created_at)), 0)::float as age from ${quoteIdent(this.options.schema)}.outbox`,
+      `select count(*)::int as count, coalesce(extract(epoch from now() - min(created_at)), 0)::float as age from ${this.outbox}`,
     );
     return { count: rows[0].count, oldestAgeSeconds: rows[0].age };
   }
@@ -148,7 +151,7 @@ export class OutboxRelay {
     if (every <= 0 || this.deletedSinceVacuum < every || this.vacuuming) return;
     this.deletedSinceVacuum = 0;
     this.vacuuming = this.pool
-      .query(`vacuum (skip_locked, truncate false) ${quoteIdent(this.options.schema)}.outbox`)
+      .query(`vacuum (skip_locked, truncate false) ${this.outbox}`)
       .then(
         () => undefined,
         (error: unknown) => this.options.onError?.(error),
@@ -163,12 +166,11 @@ export class OutboxRelay {
    */
   private async publishBatch(): Promise<number> {
     const client: PoolClient = await this.pool.connect();
-    const outbox = `${quoteIdent(this.options.schema)}.outbox`;
     try {
       // Simple-protocol text (several statements in one message), so the values are literals.
       const read = (await client.query(
         `begin;
-         select id, aggregate_id, topic, payload, headers from ${outbox}
+         select id, aggregate_id, topic, payload, headers from ${this.outbox}
           where (select pg_try_advisory_xact_lock(hashtext(${quoteText(this.lockKey)})))
           order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update skip locked`,
       )) as unknown as QueryResult<OutboxRow>[];
@@ -187,7 +189,7 @@ export class OutboxRelay {
         acks: -1,
         topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
       });
-      await client.query(`delete from ${outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
+      await client.query(`delete from ${this.outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
       this.options.onPublished?.(rows.length);
       this.deleted(rows.length);
       return rows.length;
