@@ -95,7 +95,9 @@ let machineScore = null;
 
 /**
  * CPU seconds used so far by each process of the stack's apps, Kafka, S3Proxy, Postgres and the
- * bench itself, by pid: `{ group, seconds }`.
+ * bench itself, by pid: `{ group, seconds, waiting }`. `waiting` is how long the process's main
+ * thread (a Node app's event loop, a Postgres backend) has been ready to run but waiting for a core
+ * (/proc/PID/schedstat), in seconds: on a saturated machine that, not the work, is much of a send's time.
  */
 export function cpuSnapshot() {
   const ticksPerSecond = 100;
@@ -115,9 +117,18 @@ export function cpuSnapshot() {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
     const group = stackPids.get(pid) ?? (pid === process.pid ? 'bench client' : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline) ? 'kafka' : /s3proxy/i.test(cmdline) ? 's3proxy' : stat.includes('(postgres)') ? 'postgres' : null);
-    if (group) processes.set(pid, { group, seconds });
+    if (group) processes.set(pid, { group, seconds, waiting: waitingForCore(pid) });
   }
   return processes;
+}
+
+/** Seconds the process's main thread has spent runnable on a run queue (0 where the kernel keeps no schedstats). */
+function waitingForCore(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9 || 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -171,13 +182,14 @@ async function databaseActivity() {
  * Cores used per process group between two snapshots, busiest first. Counted per process: a
  * Postgres backend that ends between the snapshots (a pool's idle connection closed, a parallel
  * worker) would otherwise take its whole life's CPU off its group's total (Postgres showed 0.01
- * cores in later `--windows`). What such a process used before it ended is not counted.
+ * cores in later `--windows`). What such a process used before it ended is not counted. `field`
+ * 'waiting' sums the main threads' waits for a core the same way.
  */
-export function coresUsed(before, after, seconds) {
+export function coresUsed(before, after, seconds, field = 'seconds') {
   const totals = {};
-  for (const [pid, { group, seconds: used }] of after) {
+  for (const [pid, { group, [field]: used }] of after) {
     const earlier = before.get(pid);
-    totals[group] = (totals[group] ?? 0) + used - (earlier?.group === group ? earlier.seconds : 0);
+    totals[group] = (totals[group] ?? 0) + used - (earlier?.group === group ? earlier[field] : 0);
   }
   return Object.fromEntries(
     Object.entries(totals)
@@ -327,7 +339,9 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     const measuredFrom = Date.now();
     const result = await run(rate * seconds, window * rate * seconds);
     const measuredTo = Date.now();
-    const cpu = coresUsed(cpuBefore, cpuSnapshot(), result.seconds);
+    const cpuAfter = cpuSnapshot();
+    const cpu = coresUsed(cpuBefore, cpuAfter, result.seconds);
+    const waiting = coresUsed(cpuBefore, cpuAfter, result.seconds, 'waiting');
     const machine = machineReport(machineBefore, machineTicks());
     const stagesAfter = await stageHistograms(metricsUrl);
     const dbAfter = await databaseActivity();
@@ -347,6 +361,8 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
       firstFailure: result.firstFailure,
       machine,
       coresUsed: cpu,
+      // Seconds per second the group's main threads were ready but waiting for one of the two cores.
+      mainThreadsWaitingForCore: waiting,
       postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
       gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
       messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
