@@ -366,6 +366,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
       postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, n),
       gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
       messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
+      gcPauses: gcPauseReport(stagesBefore?.gc, stagesAfter?.gc, result.seconds),
       ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) } : {}),
       ...extra,
       ...(windows > 1 ? { window: window + 1 } : {}),
@@ -394,7 +395,36 @@ async function stageHistograms(metricsUrl) {
       wait: stage(messagingText, 'rpc_server_wait_seconds', 'service="messaging",op="messages.send"'),
       handle: stage(messagingText, 'rpc_server_duration_seconds', 'service="messaging",op="messages.send",outcome="ok"'),
     },
+    gc: { gateway: gcPauses(gatewayText), messaging: gcPauses(messagingText) },
   };
+}
+
+/** prom-client's `nodejs_gc_duration_seconds` by kind (minor: scavenges, major: mark-compacts, incremental marking steps). */
+function gcPauses(text) {
+  const kinds = {};
+  for (const [, part, kind, value] of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{[^}]*kind="(\w+)"[^}]*\} (\S+)$/gm)) {
+    kinds[kind] ??= { sum: 0, count: 0 };
+    kinds[kind][part] += Number(value);
+  }
+  return kinds;
+}
+
+/**
+ * The pauses each service's event loop took for garbage collection between two readings: how many a
+ * second and their mean, by kind. A scavenge in the gateway or messaging stops every send there for
+ * its length, and the slowest sends of a window line up with them (docs/decisions.md, Messaging).
+ */
+function gcPauseReport(before, after, seconds) {
+  if (!before || !after) return undefined;
+  const report = {};
+  for (const [service, kinds] of Object.entries(after)) {
+    report[service] = {};
+    for (const [kind, { sum, count }] of Object.entries(kinds)) {
+      const n = count - (before[service]?.[kind]?.count ?? 0);
+      if (n > 0) report[service][kind] = { perSecond: Math.round((n / seconds) * 100) / 100, meanMs: Math.round(((sum - (before[service]?.[kind]?.sum ?? 0)) / n) * 10000) / 10 };
+    }
+  }
+  return report;
 }
 
 /** Mean milliseconds per stage between two readings of one service's stage histograms. */
