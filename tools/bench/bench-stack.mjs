@@ -416,21 +416,19 @@ function gcPauses(text) {
  */
 function gcPauseReport(before, after, seconds) {
   if (!before || !after) return undefined;
-  const report = {};
-  for (const [service, kinds] of Object.entries(after)) {
-    report[service] = {};
-    for (const [kind, { sum, count }] of Object.entries(kinds)) {
-      const n = count - (before[service]?.[kind]?.count ?? 0);
-      if (n > 0) report[service][kind] = { perSecond: Math.round((n / seconds) * 100) / 100, meanMs: Math.round(((sum - (before[service]?.[kind]?.sum ?? 0)) / n) * 10000) / 10 };
-    }
-  }
-  return report;
+  return Object.fromEntries(
+    Object.entries(after).map(([service, kinds]) => {
+      const meanMs = stageMeans(before[service], kinds);
+      const pauses = Object.entries(kinds).map(([kind, { count }]) => [kind, count - (before[service][kind]?.count ?? 0)]);
+      return [service, Object.fromEntries(pauses.filter(([, n]) => n > 0).map(([kind, n]) => [kind, { perSecond: Math.round((n / seconds) * 100) / 100, meanMs: meanMs[kind] }]))];
+    }),
+  );
 }
 
-/** Mean milliseconds per stage between two readings of one service's stage histograms. */
+/** Mean milliseconds per stage between two readings of one service's stage histograms (a stage first seen in `after` counts from zero). */
 function stageMeans(before, after) {
   if (!before || !after) return undefined;
-  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round(((after[k].sum - before[k].sum) / Math.max(1, after[k].count - before[k].count)) * 10000) / 10]));
+  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round(((after[k].sum - (before[k]?.sum ?? 0)) / Math.max(1, after[k].count - (before[k]?.count ?? 0))) * 10000) / 10]));
 }
 
 /** Commits and row writes per schema per request between two databaseActivity() readings. */
