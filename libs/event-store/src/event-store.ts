@@ -179,8 +179,13 @@ export class EventStore {
    * What appendMany runs, without running it: the stored events of each append, and the statements
    * (the events, then their outbox rows), for a caller that sends them with others in one round trip
    * (PipelinedTransaction). A stream version conflict then surfaces as the unique violation itself.
+   *
+   * `notify: false` leaves out the outbox's NOTIFY, for a caller that wakes its own process's relay
+   * after the commit (`OutboxRelay.wake`): Postgres signals every backend listening in the database
+   * on each notifying commit, whatever the channel, so a service committing a hundred batches a
+   * second woke every other service's relay listener as often, for nothing.
    */
-  appendStatements(appends: StreamAppend[]): { stored: DomainEvent[][]; statements: Statement[] } {
+  appendStatements(appends: StreamAppend[], options: { notify?: boolean } = {}): { stored: DomainEvent[][]; statements: Statement[] } {
     const stored = appends.map((append) => this.newEventsOf(append));
     const all = stored.flat();
     if (all.length === 0) return { stored, statements: [] };
@@ -202,6 +207,7 @@ export class EventStore {
         const events = append.alsoPublish ? [...stored[i], ...append.alsoPublish(stored[i])] : stored[i];
         return events.map((event) => ({ event, trace: append.trace }));
       }),
+      options.notify ?? true,
     );
     const insert = { sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`, params: values };
     return { stored, statements: outbox ? [insert, outbox] : [insert] };
@@ -238,7 +244,7 @@ export class EventStore {
     if (statement) await em.execute(statement.sql, statement.params);
   }
 
-  private outboxStatement(rows: { event: DomainEvent; trace?: Record<string, string> }[]): Statement | null {
+  private outboxStatement(rows: { event: DomainEvent; trace?: Record<string, string> }[], notify = true): Statement | null {
     const values: unknown[] = [];
     const placeholders: string[] = [];
     let active: Record<string, string> | undefined;
@@ -253,8 +259,10 @@ export class EventStore {
       placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
     }
     if (placeholders.length === 0) return null;
+    const insert = `insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')}`;
+    if (!notify) return { sql: insert, params: values };
     return {
-      sql: `with written as (insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')} returning 1)
+      sql: `with written as (${insert} returning 1)
        select pg_notify(?, '') from (select count(*) from written) as n`,
       params: [...values, outboxChannel(this.schema)],
     };

@@ -1,11 +1,14 @@
 /**
  * OutboxRelay against real Postgres and Kafka: what goes out (key, headers, payload, per-key order),
  * that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses nothing, and that two
- * relays on one schema never reorder a key (advisory lock).
+ * relays on one schema never reorder a key (advisory lock), and that rows written without a NOTIFY
+ * go out when their process wakes the relay.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
 import { EventStore, type AppendMeta, type NewEvent } from './event-store';
 import {
@@ -27,6 +30,7 @@ import {
   type TestSchema,
 } from './integration.test-helpers';
 import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import { outboxChannel } from './schema.sql';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
 jest.setTimeout(60_000);
@@ -189,6 +193,47 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await waitFor('its outbox row to be deleted', async () => (await countRows(db, 'outbox')) === 0);
     }
     expect(collector.messages).toHaveLength(3);
+  });
+
+  it('rows appended with notify: false send no NOTIFY, and go out as soon as their process wakes the relay', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+    const relay = await newRelay(db, { pollIntervalMs: 60000 });
+    const collector = await collect([topic]);
+    await relay.start();
+    const listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      const notifications: string[] = [];
+      listener.on('notification', (n) => notifications.push(n.channel));
+      await listener.query(`listen "${outboxChannel(db.schema)}"`);
+      // A notification committed before a round trip of the listener reaches it before that round trip's answer.
+      const notificationsAfterCommit = async () => (await listener.query('select 1'), notifications.length);
+      const appendWith = (notify: boolean | undefined) =>
+        db.em().transactional(async (em) => {
+          const { stored, statements } = store.appendStatements([{ streamId: uniqueName('quiet'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], notify === undefined ? {} : { notify });
+          for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
+          return stored[0][0];
+        });
+
+      const quiet = await appendWith(false);
+      expect(await notificationsAfterCommit()).toBe(0);
+      // The same append by default notifies (so the count above could have been 1).
+      const loud = await appendWith(undefined);
+      expect(await notificationsAfterCommit()).toBe(1);
+      await waitFor('both events on Kafka', () => [quiet, loud].every((e) => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === e.eventId)), { timeoutMs: 10000 });
+
+      await waitFor('its outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
+      const started = Date.now();
+      const woken = await appendWith(false);
+      expect(await notificationsAfterCommit()).toBe(1);
+      relay.wake();
+      await waitFor('the woken event on Kafka', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === woken.eventId), { timeoutMs: 10000 });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('vacuums its outbox once vacuumEveryRows rows were deleted, and not before', async () => {

@@ -42,7 +42,7 @@ export class OutboxRelay {
   private readonly pool: Pool;
   private readonly listener: PgListener;
   private running = false;
-  private wake: (() => void) | null = null;
+  private endWait: (() => void) | null = null;
   private pending = false;
   private loop: Promise<void> | null = null;
   private readonly lockKey: string;
@@ -107,9 +107,18 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Rows this process committed without a NOTIFY (`appendStatements` with `notify: false`) are
+   * waiting: publish them as a notification would have. A crash between that commit and this call
+   * leaves them to the fallback poll, or to the relay of the next start.
+   */
+  wake(): void {
+    this.kick();
+  }
+
   private kick(): void {
     this.pending = true;
-    this.wake?.();
+    this.endWait?.();
   }
 
   private async run(): Promise<void> {
@@ -125,12 +134,12 @@ export class OutboxRelay {
       if (!this.pending) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, poll);
-          this.wake = () => {
+          this.endWait = () => {
             clearTimeout(timer);
             resolve();
           };
         });
-        this.wake = null;
+        this.endWait = null;
       }
       // Woken by a commit: let the burst it belongs to gather into one batch (a few ms of latency, far fewer round trips).
       if (this.pending && this.running) await sleep(this.options.lingerMs ?? 5);

@@ -215,6 +215,11 @@ export class ServiceRuntime {
     );
   }
 
+  /** This process committed outbox rows without a NOTIFY: its relay publishes them now (OutboxRelay.wake). */
+  wakeOutboxRelay(): void {
+    this.relay?.wake();
+  }
+
   async outboxBacklog(): Promise<{ count: number; oldestAgeSeconds: number }> {
     const backlog = (await this.relay?.backlog()) ?? { count: 0, oldestAgeSeconds: 0 };
     this.metrics.outboxBacklog.set(backlog.count);
