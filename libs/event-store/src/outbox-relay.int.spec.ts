@@ -170,7 +170,8 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     }
   });
 
-  it('is woken by NOTIFY: rows go out immediately although the poll is 60 s', async () => {
+  /** A started relay whose fallback poll (60 s) never comes within a test, and what it needs. */
+  async function relayWithoutPoll() {
     const topic = await newTopic();
     const db = await newSchema();
     const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
@@ -178,10 +179,15 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const collector = await collect([topic]);
     await relay.start();
     const relayIsIdle = async () => {
-      // The first (empty) drain has committed and the loop now sleeps on its 60 s timer.
+      // The last drain has committed and the loop now sleeps on its 60 s timer.
       const rows = await adminQuery<{ state: string; query: string }>('select state, query from pg_stat_activity where application_name = $1', [`${db.schema}-outbox-relay`]);
       return rows.length > 0 && rows.every((r) => r.state === 'idle' && /\bcommit$/.test(r.query.trim()));
     };
+    return { db, store, relay, collector, relayIsIdle };
+  }
+
+  it('is woken by NOTIFY: rows go out immediately although the poll is 60 s', async () => {
+    const { db, store, collector, relayIsIdle } = await relayWithoutPoll();
 
     for (let round = 1; round <= 3; round++) {
       await waitFor('the relay to be idle', relayIsIdle);
@@ -196,12 +202,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
   });
 
   it('rows appended with notify: false send no NOTIFY, and go out as soon as their process wakes the relay', async () => {
-    const topic = await newTopic();
-    const db = await newSchema();
-    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
-    const relay = await newRelay(db, { pollIntervalMs: 60000 });
-    const collector = await collect([topic]);
-    await relay.start();
+    const { db, store, relay, collector, relayIsIdle } = await relayWithoutPoll();
     const listener = new Client({ connectionString: db.url });
     await listener.connect();
     try {
@@ -225,6 +226,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await waitFor('both events on Kafka', () => [quiet, loud].every((e) => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === e.eventId)), { timeoutMs: 10000 });
 
       await waitFor('its outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
+      await waitFor('the relay to be idle', relayIsIdle);
       const started = Date.now();
       const woken = await appendWith(false);
       expect(await notificationsAfterCommit()).toBe(1);
