@@ -238,6 +238,35 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     }
   });
 
+  it('woken while another relay holds the lock, it tries again soon instead of at the next poll', async () => {
+    const { db, store, relay, collector, relayIsIdle } = await relayWithoutPoll();
+    await waitFor('the relay to be idle', relayIsIdle);
+    // Another replica's relay, in the middle of a batch: the same lock, held by a session of its own.
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('select pg_advisory_lock(hashtext($1))', [`${db.schema}.outbox-relay`]);
+      const [event] = await db.em().transactional(async (em) => {
+        const { stored, statements } = store.appendStatements([{ streamId: uniqueName('contended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], { notify: false });
+        for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
+        return stored[0];
+      });
+      const [{ now: wokenAt }] = await adminQuery<{ now: Date }>('select now()');
+      relay.wake();
+      // It read while the lock was held, found nothing it could take, and committed the empty read.
+      const readUnderLock = async () =>
+        (await adminQuery('select 1 from pg_stat_activity where application_name = $1 and state = $2 and query_start > $3 and query ~ $4', [`${db.schema}-outbox-relay`, 'idle', wokenAt, 'commit$'])).length > 0;
+      await waitFor('the relay to have read under the held lock', readUnderLock);
+      expect(await countRows(db, 'outbox')).toBe(1);
+      await other.query('select pg_advisory_unlock(hashtext($1))', [`${db.schema}.outbox-relay`]);
+      const released = Date.now();
+      await waitFor('the event on Kafka once the lock is free', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), { timeoutMs: 10000 });
+      expect(Date.now() - released).toBeLessThan(5000);
+    } finally {
+      await other.end();
+    }
+  });
+
   it('vacuums its outbox once vacuumEveryRows rows were deleted, and not before', async () => {
     const topic = await newTopic();
     const db = await newSchema();

@@ -49,6 +49,13 @@ export class OutboxRelay {
   /** The schema's outbox table, quoted for SQL. */
   private readonly outbox: string;
   private deletedSinceVacuum = 0;
+  /**
+   * The last read found no rows because another relay held the lock. That relay may have read
+   * before this process's rows committed, and rows committed without a NOTIFY (`wake`) never woke
+   * it: this relay tries again soon (backing off up to the poll interval) instead of at the next poll.
+   */
+  private lockWasBusy = false;
+  private busyRetries = 0;
   private vacuuming: Promise<void> | null = null;
 
   constructor(private readonly options: OutboxRelayOptions) {
@@ -132,8 +139,10 @@ export class OutboxRelay {
       }
       if (!this.running) break;
       if (!this.pending) {
+        const wait = this.lockWasBusy ? Math.min((this.options.lingerMs ?? 5) * 2 ** Math.min(this.busyRetries++, 10), poll) : poll;
+        if (!this.lockWasBusy) this.busyRetries = 0;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, poll);
+          const timer = setTimeout(resolve, wait);
           this.endWait = () => {
             clearTimeout(timer);
             resolve();
@@ -177,13 +186,18 @@ export class OutboxRelay {
     const client: PoolClient = await this.pool.connect();
     try {
       // Simple-protocol text (several statements in one message), so the values are literals.
+      // The lock is taken first on its own so that an empty read can tell "nothing waiting" from "another relay holds it"
+      // (taken again by the read's own condition, it is re-entrant within the transaction).
+      const lock = `pg_try_advisory_xact_lock(hashtext(${quoteText(this.lockKey)}))`;
       const read = (await client.query(
         `begin;
+         select ${lock} as locked;
          select id, aggregate_id, topic, payload, headers from ${this.outbox}
-          where (select pg_try_advisory_xact_lock(hashtext(${quoteText(this.lockKey)})))
+          where (select ${lock})
           order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update skip locked`,
-      )) as unknown as QueryResult<OutboxRow>[];
-      const rows = read[1].rows;
+      )) as unknown as QueryResult[];
+      const rows = read[2].rows as OutboxRow[];
+      this.lockWasBusy = rows.length === 0 && read[1].rows[0].locked !== true;
       if (rows.length === 0) {
         await client.query('commit');
         return 0;
