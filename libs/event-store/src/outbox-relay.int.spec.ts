@@ -170,6 +170,15 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     }
   });
 
+  /** One event appended through `appendStatements` (as messaging's send batches append) in a transaction of its own. */
+  async function appendOne(db: TestSchema, store: EventStore, options: { notify?: boolean }): Promise<DomainEvent> {
+    return db.em().transactional(async (em) => {
+      const { stored, statements } = store.appendStatements([{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], options);
+      for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
+      return stored[0][0];
+    });
+  }
+
   /** A started relay whose fallback poll (60 s) never comes within a test, and what it needs. */
   async function relayWithoutPoll() {
     const topic = await newTopic();
@@ -211,24 +220,17 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await listener.query(`listen "${outboxChannel(db.schema)}"`);
       // A notification committed before a round trip of the listener reaches it before that round trip's answer.
       const notificationsAfterCommit = async () => (await listener.query('select 1'), notifications.length);
-      const appendWith = (notify: boolean | undefined) =>
-        db.em().transactional(async (em) => {
-          const { stored, statements } = store.appendStatements([{ streamId: uniqueName('quiet'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], notify === undefined ? {} : { notify });
-          for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
-          return stored[0][0];
-        });
-
-      const quiet = await appendWith(false);
+      const quiet = await appendOne(db, store, { notify: false });
       expect(await notificationsAfterCommit()).toBe(0);
       // The same append by default notifies (so the count above could have been 1).
-      const loud = await appendWith(undefined);
+      const loud = await appendOne(db, store, {});
       expect(await notificationsAfterCommit()).toBe(1);
       await waitFor('both events on Kafka', () => [quiet, loud].every((e) => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === e.eventId)), { timeoutMs: 10000 });
 
       await waitFor('its outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
       await waitFor('the relay to be idle', relayIsIdle);
       const started = Date.now();
-      const woken = await appendWith(false);
+      const woken = await appendOne(db, store, { notify: false });
       expect(await notificationsAfterCommit()).toBe(1);
       relay.wake();
       await waitFor('the woken event on Kafka', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === woken.eventId), { timeoutMs: 10000 });
@@ -246,11 +248,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     await other.connect();
     try {
       await other.query('select pg_advisory_lock(hashtext($1))', [`${db.schema}.outbox-relay`]);
-      const [event] = await db.em().transactional(async (em) => {
-        const { stored, statements } = store.appendStatements([{ streamId: uniqueName('contended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], { notify: false });
-        for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
-        return stored[0];
-      });
+      const event = await appendOne(db, store, { notify: false });
       const [{ now: wokenAt }] = await adminQuery<{ now: Date }>('select now()');
       relay.wake();
       // It read while the lock was held, found nothing it could take, and committed the empty read.

@@ -73,7 +73,7 @@ export class OutboxRelay {
       databaseUrl: options.databaseUrl,
       channel: outboxChannel(options.schema),
       applicationName: `${options.schema}-outbox-listen`,
-      onNotify: () => this.kick(),
+      onNotify: () => this.wake(),
       onError: options.onError,
     });
   }
@@ -87,7 +87,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.kick();
+    this.wake();
     await this.loop;
     await this.vacuuming;
     await this.listener.stop();
@@ -115,15 +115,11 @@ export class OutboxRelay {
   }
 
   /**
-   * Rows this process committed without a NOTIFY (`appendStatements` with `notify: false`) are
-   * waiting: publish them as a notification would have. A crash between that commit and this call
-   * leaves them to the fallback poll, or to the relay of the next start.
+   * Rows were committed: publish them (what a notification does). Also called by this process for
+   * rows it committed without a NOTIFY (`appendStatements` with `notify: false`); a crash between
+   * that commit and this call leaves them to the fallback poll, or to the relay of the next start.
    */
   wake(): void {
-    this.kick();
-  }
-
-  private kick(): void {
     this.pending = true;
     this.endWait?.();
   }
