@@ -3,7 +3,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
 import { foldEvents, type Decider } from './decider';
 import { pgTextArray } from './inbox';
-import type { Row, Statement } from './pipelined-transaction';
+import type { PipelinedTransaction, Row, Statement } from './pipelined-transaction';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
 /** An event as the decider produces it: type and data only. */
@@ -79,6 +79,7 @@ export interface EventRow {
 export class EventStore {
   private readonly table: string;
   private readonly outbox: string;
+  private wakeRelay: (() => void) | null = null;
 
   constructor(
     readonly schema: string,
@@ -86,6 +87,14 @@ export class EventStore {
   ) {
     this.table = `${quoteIdent(schema)}.events`;
     this.outbox = `${quoteIdent(schema)}.outbox`;
+  }
+
+  /**
+   * The outbox relay running in this process (`OutboxRelay.wake`), or null once it stopped: appends
+   * told the transaction they commit in (appendStatements' `committedBy`) wake it then.
+   */
+  wakeRelayWith(wake: (() => void) | null): void {
+    this.wakeRelay = wake;
   }
 
   async readStream(em: EntityManager, streamId: string): Promise<{ events: DomainEvent[]; version: number }> {
@@ -180,15 +189,17 @@ export class EventStore {
    * (the events, then their outbox rows), for a caller that sends them with others in one round trip
    * (PipelinedTransaction). A stream version conflict then surfaces as the unique violation itself.
    *
-   * `notify: false` leaves out the outbox's NOTIFY, for a caller that wakes its own process's relay
-   * after the commit (`OutboxRelay.wake`): Postgres signals every backend listening in the database
-   * on each notifying commit, whatever the channel, so a service committing a hundred batches a
-   * second woke every other service's relay listener as often, for nothing.
+   * `committedBy`, the transaction the statements will commit in, lets this process's own relay
+   * (`wakeRelayWith`) be woken once it has committed instead of by the outbox's NOTIFY: Postgres
+   * signals every backend listening in the database on each notifying commit, whatever the channel,
+   * so a service committing a hundred batches a second woke every other service's relay listener as
+   * often, for nothing. Without a relay in this process the NOTIFY stays.
    */
-  appendStatements(appends: StreamAppend[], options: { notify?: boolean } = {}): { stored: DomainEvent[][]; statements: Statement[] } {
+  appendStatements(appends: StreamAppend[], options: { committedBy?: Pick<PipelinedTransaction, 'afterCommit'> } = {}): { stored: DomainEvent[][]; statements: Statement[] } {
     const stored = appends.map((append) => this.newEventsOf(append));
     const all = stored.flat();
     if (all.length === 0) return { stored, statements: [] };
+    const wakeAfterCommit = options.committedBy ? this.wakeRelay : null;
     const values: unknown[] = [];
     const placeholders = all.map((e) => {
       values.push(
@@ -207,8 +218,9 @@ export class EventStore {
         const events = append.alsoPublish ? [...stored[i], ...append.alsoPublish(stored[i])] : stored[i];
         return events.map((event) => ({ event, trace: append.trace }));
       }),
-      options.notify ?? true,
+      !wakeAfterCommit,
     );
+    if (outbox && wakeAfterCommit) options.committedBy!.afterCommit(wakeAfterCommit);
     const insert = { sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`, params: values };
     return { stored, statements: outbox ? [insert, outbox] : [insert] };
   }

@@ -1,13 +1,12 @@
 /**
  * OutboxRelay against real Postgres and Kafka: what goes out (key, headers, payload, per-key order),
  * that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses nothing, and that two
- * relays on one schema never reorder a key (advisory lock), and that rows written without a NOTIFY
- * go out when their process wakes the relay.
+ * relays on one schema never reorder a key (advisory lock), and that rows committed without a NOTIFY
+ * go out because their commit wakes the relay of their process.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
 import { EventStore, type AppendMeta, type NewEvent } from './event-store';
@@ -30,6 +29,7 @@ import {
   type TestSchema,
 } from './integration.test-helpers';
 import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import { PipelinedTransaction } from './pipelined-transaction';
 import { outboxChannel } from './schema.sql';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
@@ -171,10 +171,11 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
   });
 
   /** One event appended through `appendStatements` (as messaging's send batches append) in a transaction of its own. */
-  async function appendOne(db: TestSchema, store: EventStore, options: { notify?: boolean }): Promise<DomainEvent> {
-    return db.em().transactional(async (em) => {
-      const { stored, statements } = store.appendStatements([{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], options);
-      for (const statement of statements) await (em as EntityManager).execute(statement.sql, statement.params ?? []);
+  /** One event appended in a PipelinedTransaction; `wakeAfterCommit` tells the store the transaction it commits in. */
+  async function appendOne(db: TestSchema, store: EventStore, { wakeAfterCommit }: { wakeAfterCommit: boolean }): Promise<DomainEvent> {
+    return PipelinedTransaction.run(db.em(), async (tx) => {
+      const { stored, statements } = store.appendStatements([{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], wakeAfterCommit ? { committedBy: tx } : {});
+      await tx.commit(statements);
       return stored[0][0];
     });
   }
@@ -210,7 +211,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     expect(collector.messages).toHaveLength(3);
   });
 
-  it('rows appended with notify: false send no NOTIFY, and go out as soon as their process wakes the relay', async () => {
+  it('rows committed by a transaction the store was told of send no NOTIFY, and the commit wakes the relay of their process', async () => {
     const { db, store, relay, collector, relayIsIdle } = await relayWithoutPoll();
     const listener = new Client({ connectionString: db.url });
     await listener.connect();
@@ -220,21 +221,37 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await listener.query(`listen "${outboxChannel(db.schema)}"`);
       // A notification committed before a round trip of the listener reaches it before that round trip's answer.
       const notificationsAfterCommit = async () => (await listener.query('select 1'), notifications.length);
-      const quiet = await appendOne(db, store, { notify: false });
-      expect(await notificationsAfterCommit()).toBe(0);
-      // The same append by default notifies (so the count above could have been 1).
-      const loud = await appendOne(db, store, {});
-      expect(await notificationsAfterCommit()).toBe(1);
-      await waitFor('both events on Kafka', () => [quiet, loud].every((e) => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === e.eventId)), { timeoutMs: 10000 });
+      const onKafka = (event: DomainEvent) => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId);
 
+      // No relay in this process yet: the store keeps the NOTIFY even when told of the transaction.
+      const beforeWiring = await appendOne(db, store, { wakeAfterCommit: true });
+      expect(await notificationsAfterCommit()).toBe(1);
+      // Not told of the transaction: it notifies as always (so the count below could have been 2).
+      const loud = await appendOne(db, store, { wakeAfterCommit: false });
+      expect(await notificationsAfterCommit()).toBe(2);
+      await waitFor('both events on Kafka', () => [beforeWiring, loud].every(onKafka), { timeoutMs: 10000 });
+
+      store.wakeRelayWith(() => relay.wake());
       await waitFor('its outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
       await waitFor('the relay to be idle', relayIsIdle);
       const started = Date.now();
-      const woken = await appendOne(db, store, { notify: false });
-      expect(await notificationsAfterCommit()).toBe(1);
-      relay.wake();
-      await waitFor('the woken event on Kafka', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === woken.eventId), { timeoutMs: 10000 });
+      // Nothing but the commit wakes the relay: no NOTIFY, and its poll is 60 s away.
+      const woken = await appendOne(db, store, { wakeAfterCommit: true });
+      expect(await notificationsAfterCommit()).toBe(2);
+      await waitFor('the woken event on Kafka', () => onKafka(woken), { timeoutMs: 10000 });
       expect(Date.now() - started).toBeLessThan(5000);
+
+      // A transaction that rolls back wakes nobody; its rows never existed.
+      const wakes = jest.spyOn(relay, 'wake');
+      await expect(
+        PipelinedTransaction.run(db.em(), async (tx) => {
+          const { statements } = store.appendStatements([{ streamId: uniqueName('undone'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], { committedBy: tx });
+          await tx.query(statements);
+          throw new Error('decided against it');
+        }),
+      ).rejects.toThrow('decided against it');
+      expect(wakes).not.toHaveBeenCalled();
+      expect(await countRows(db, 'outbox')).toBe(0);
     } finally {
       await listener.end();
     }
@@ -248,9 +265,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     await other.connect();
     try {
       await other.query('select pg_advisory_lock(hashtext($1))', [`${db.schema}.outbox-relay`]);
-      const event = await appendOne(db, store, { notify: false });
+      store.wakeRelayWith(() => relay.wake());
       const [{ now: wokenAt }] = await adminQuery<{ now: Date }>('select now()');
-      relay.wake();
+      // Its commit wakes the relay in-process; no NOTIFY would reach another replica's relay.
+      const event = await appendOne(db, store, { wakeAfterCommit: true });
       // It read while the lock was held, found nothing it could take, and committed the empty read.
       const readUnderLock = async () =>
         (await adminQuery('select 1 from pg_stat_activity where application_name = $1 and state = $2 and query_start > $3 and query ~ $4', [`${db.schema}-outbox-relay`, 'idle', wokenAt, 'commit$'])).length > 0;

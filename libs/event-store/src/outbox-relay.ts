@@ -115,9 +115,9 @@ export class OutboxRelay {
   }
 
   /**
-   * Rows were committed: publish them (what a notification does). Also called by this process for
-   * rows it committed without a NOTIFY (`appendStatements` with `notify: false`); a crash between
-   * that commit and this call leaves them to the fallback poll, or to the relay of the next start.
+   * Rows were committed: publish them (what a notification does). Also called in this process once a
+   * transaction committed rows without a NOTIFY (`appendStatements` with `committedBy`); a crash
+   * between that commit and this call leaves them to the fallback poll, or to the relay of the next start.
    */
   wake(): void {
     this.pending = true;

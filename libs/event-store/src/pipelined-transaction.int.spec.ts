@@ -1,7 +1,7 @@
 /**
  * PipelinedTransaction against a real Postgres service schema: several statements to a round trip
  * with begin and commit riding along, all or nothing on an error in any round trip, appendStatements
- * running inside it, and the pooled connection clean for its next user; statements prepared once per
+ * running inside it, hooks run after the commit only, and the pooled connection clean for its next user; statements prepared once per
  * connection and executed by name after that, also by `execute` outside a transaction.
  */
 import type { DomainEvent } from '@platform/contracts';
@@ -77,6 +77,37 @@ describe('PipelinedTransaction (Postgres)', () => {
     await PipelinedTransaction.run(db.em(), (tx) => tx.query([{ sql: `insert into ${t} (id, n) values (?, 1)`, params: [id] }]));
     expect(await count('id = ?', [id])).toBe(1);
     await expect(PipelinedTransaction.run(db.em(), async () => 'nothing')).resolves.toBe('nothing');
+  });
+
+  it('runs afterCommit hooks once the commit has returned, and never for a transaction that rolled back', async () => {
+    const id = uniqueName('f');
+    const seen: string[] = [];
+    await PipelinedTransaction.run(db.em(), async (tx) => {
+      tx.afterCommit(() => seen.push('first'));
+      await tx.query([{ sql: `insert into ${t} (id, n) values (?, 1)`, params: [id] }]);
+      tx.afterCommit(() => seen.push('second'));
+      expect(seen).toEqual([]);
+      await tx.commit([]);
+      expect(seen).toEqual(['first', 'second']);
+      expect(() => tx.afterCommit(() => seen.push('late'))).toThrow('already committed');
+    });
+    expect(seen).toEqual(['first', 'second']);
+    // The body's own commit at the end of run() runs them too.
+    await PipelinedTransaction.run(db.em(), async (tx) => {
+      tx.afterCommit(() => seen.push('implicit'));
+      await tx.query([{ sql: `update ${t} set n = 2 where id = ?`, params: [id] }]);
+    });
+    expect(seen).toEqual(['first', 'second', 'implicit']);
+
+    await expect(
+      PipelinedTransaction.run(db.em(), async (tx) => {
+        tx.afterCommit(() => seen.push('rolled back'));
+        await tx.query([{ sql: `update ${t} set n = 3 where id = ?`, params: [id] }]);
+        throw new Error('decided against it');
+      }),
+    ).rejects.toThrow('decided against it');
+    expect(seen).toEqual(['first', 'second', 'implicit']);
+    expect(await count('id = ? and n = 2', [id])).toBe(1);
   });
 
   it('runs an EventStore append (events and outbox rows) in the same round trip as other statements', async () => {

@@ -49,6 +49,7 @@ interface KnexClient {
 export class PipelinedTransaction {
   private begun = false;
   private finished = false;
+  private readonly onCommitted: (() => void)[] = [];
 
   private constructor(
     private readonly connection: PgConnection,
@@ -104,6 +105,16 @@ export class PipelinedTransaction {
     return this.send(statements, true);
   }
 
+  /**
+   * Runs `hook` once this transaction has committed, before the commit's caller goes on; never if it
+   * rolls back. For work that must only see committed rows (waking this process's outbox relay).
+   * A hook must not throw: the transaction is committed by then.
+   */
+  afterCommit(hook: () => void): void {
+    if (this.finished) throw new Error('The transaction is already committed.');
+    this.onCommitted.push(hook);
+  }
+
   private async send(statements: Statement[], commit: boolean): Promise<Row[][]> {
     if (this.finished) throw new Error('The transaction is already committed.');
     if (statements.length === 0 && !commit) return [];
@@ -128,6 +139,7 @@ export class PipelinedTransaction {
       throw error;
     }
     this.prepared.succeeded();
+    if (commit) for (const hook of this.onCommitted.splice(0)) hook();
     const results = Array.isArray(result) ? result : [result];
     return at.map((i) => results[i].rows);
   }

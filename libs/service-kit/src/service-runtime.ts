@@ -147,6 +147,9 @@ export class ServiceRuntime {
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
     });
     await this.relay.start();
+    // Writers that commit through a PipelinedTransaction wake it directly (EventStore.appendStatements).
+    const relay = this.relay;
+    this.eventStore.wakeRelayWith(() => relay.wake());
     // Gauges true between scrapes too (not only when /readyz or /metrics asks).
     this.backlogTimer = setInterval(() => void this.outboxBacklog().catch(() => undefined), 5_000);
     this.backlogTimer.unref();
@@ -215,11 +218,6 @@ export class ServiceRuntime {
     );
   }
 
-  /** This process committed outbox rows without a NOTIFY: its relay publishes them now (OutboxRelay.wake). */
-  wakeOutboxRelay(): void {
-    this.relay?.wake();
-  }
-
   async outboxBacklog(): Promise<{ count: number; oldestAgeSeconds: number }> {
     const backlog = (await this.relay?.backlog()) ?? { count: 0, oldestAgeSeconds: 0 };
     this.metrics.outboxBacklog.set(backlog.count);
@@ -246,6 +244,8 @@ export class ServiceRuntime {
     await this.lagPoller?.stop();
     for (const consumer of this.consumers) await consumer.stop();
     for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);
+    // Rows committed from here on notify, so another replica's relay takes them.
+    this.eventStore.wakeRelayWith(null);
     await this.relay?.stop();
     await this.producer?.disconnect().catch(() => undefined);
     await this.orm?.close(true).catch(() => undefined);

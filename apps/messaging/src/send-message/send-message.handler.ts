@@ -238,12 +238,11 @@ export class SendMessageHandler implements OnModuleInit {
           alsoPublish: (events) => [handover(events, send.request.appId, send.file?.handedOver ?? [])],
           trace: send.trace,
         })),
-        // The busiest writer of the database: its relay is woken in-process, not by a NOTIFY that every service's listener would take.
-        { notify: false },
+        // The busiest writer of the database: its relay is woken in-process at the commit, not by a NOTIFY that every service's listener would take.
+        { committedBy: tx },
       );
       const messages = newOutboundMessages(stored.flat());
       await tx.commit([...appended, ...(messages ? [messages] : []), ...settleStatements(counters, accepted), ...releaseStatements(refused)]);
-      if (accepted.length > 0) this.runtime.wakeOutboxRelay();
       accepted.forEach((send) => {
         const body = send.request.body;
         outcomes[send.at] = {
