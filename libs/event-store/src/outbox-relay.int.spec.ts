@@ -170,8 +170,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     }
   });
 
-  /** One event appended through `appendStatements` (as messaging's send batches append) in a transaction of its own. */
-  /** One event appended in a PipelinedTransaction; `wakeAfterCommit` tells the store the transaction it commits in. */
+  /**
+   * One event appended through `appendStatements` in a PipelinedTransaction of its own, as messaging's
+   * send batches append; `wakeAfterCommit` tells the store the transaction it commits in.
+   */
   async function appendOne(db: TestSchema, store: EventStore, { wakeAfterCommit }: { wakeAfterCommit: boolean }): Promise<DomainEvent> {
     return PipelinedTransaction.run(db.em(), async (tx) => {
       const { stored, statements } = store.appendStatements([{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], wakeAfterCommit ? { committedBy: tx } : {});

@@ -1,8 +1,9 @@
 /**
  * PipelinedTransaction against a real Postgres service schema: several statements to a round trip
  * with begin and commit riding along, all or nothing on an error in any round trip, appendStatements
- * running inside it, hooks run after the commit only, and the pooled connection clean for its next user; statements prepared once per
- * connection and executed by name after that, also by `execute` outside a transaction.
+ * running inside it, hooks run after the commit only, and the pooled connection clean for its next
+ * user; statements prepared once per connection and executed by name after that, also by `execute`
+ * outside a transaction.
  */
 import type { DomainEvent } from '@platform/contracts';
 import { EventStore } from './event-store';
