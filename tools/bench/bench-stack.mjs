@@ -179,6 +179,17 @@ async function databaseActivity() {
 }
 
 /**
+ * Starts watching the machine and the stack's processes; the function it returns reports, for the
+ * time since, the machine (loop score, busy and stolen shares) and the cores each group used.
+ */
+export function watchMachine() {
+  const cpuBefore = cpuSnapshot();
+  const machineBefore = machineTicks();
+  const started = performance.now();
+  return () => ({ machine: machineReport(machineBefore, machineTicks()), coresUsed: coresUsed(cpuBefore, cpuSnapshot(), (performance.now() - started) / 1000) });
+}
+
+/**
  * Cores used per process group between two snapshots, busiest first. Counted per process: a
  * Postgres backend that ends between the snapshots (a pool's idle connection closed, a parallel
  * worker) would otherwise take its whole life's CPU off its group's total (Postgres showed 0.01
@@ -443,12 +454,10 @@ function postgresPerRequest(before, after, requests) {
 /** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
 export async function measure(name, options, extra = {}) {
   await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
-  const cpuBefore = cpuSnapshot();
-  const machineBefore = machineTicks();
   const dbBefore = await databaseActivity();
+  const watched = watchMachine();
   const result = await autocannon(options);
-  const cpu = coresUsed(cpuBefore, cpuSnapshot(), options.duration);
-  const machine = machineReport(machineBefore, machineTicks());
+  const { machine, coresUsed: cpu } = watched();
   const dbAfter = await databaseActivity();
   const report = {
     bench: name,

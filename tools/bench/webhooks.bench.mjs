@@ -6,6 +6,8 @@
  *    dispatcher's, not the rate at which the rest of the platform can produce events.
  * 2. End to end: POST /messages at a steady rate (default 100/s) until the message.status `sent`
  *    webhook arrives at the receiver; p50/p99 of that latency.
+ * Each figure comes with the machine (loop score, busy and stolen shares) and the cores each process
+ * group used while it was measured, as in the other benches: runs of one sitting compare by them.
  * Usage: npm run bench:webhooks [-- --events 4000 --rate 100 --seconds 20]
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +16,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, withBenchStack } from './bench-stack.mjs';
+import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, watchMachine, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
@@ -68,6 +70,7 @@ try {
     );
     const receivedBefore = receiver.requests.length;
     const tlsBefore = receiver.tlsConnections;
+    const drainWatched = watchMachine();
     const started = performance.now();
     await db.query('commit');
     await db.query(`select pg_notify('webhook_dispatcher_deliveries', '')`);
@@ -78,6 +81,7 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const seconds = (performance.now() - started) / 1000;
+    const drainMachine = drainWatched();
     const { rows: outcome } = await db.query(`select status, count(*)::int as n from webhook_dispatcher.deliveries where app_id = $1 group by status`, [appId]);
     console.log(
       JSON.stringify(
@@ -89,6 +93,7 @@ try {
           requestsReceived: receiver.requests.length - receivedBefore,
           tlsConnectionsOpened: receiver.tlsConnections - tlsBefore,
           statuses: Object.fromEntries(outcome.map((r) => [r.status, r.n])),
+          ...drainMachine,
         },
         null,
         2,
@@ -116,6 +121,7 @@ try {
     });
     const rate = Number(values.rate);
     const count = rate * Number(values.seconds);
+    const sendsWatched = watchMachine();
     const results = await atEvenPace(rate, count, (i) => {
       const ref = `e2e-${i}`;
       sentAt.set(ref, Date.now());
@@ -129,6 +135,7 @@ try {
     });
     const deadline = Date.now() + 30_000;
     while (arrived.size < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const sendsMachine = sendsWatched();
     const latencies = [...arrived].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
     // Where the time goes: until the 202, and from the 202 to the webhook.
     const accepted = [...answeredAt].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
@@ -145,6 +152,7 @@ try {
           latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
           sendAnsweredMs: { p50: percentile(accepted, 50), p99: percentile(accepted, 99) },
           answerToWebhookMs: { p50: percentile(afterAccepted, 50), p99: percentile(afterAccepted, 99) },
+          ...sendsMachine,
         },
         null,
         2,
