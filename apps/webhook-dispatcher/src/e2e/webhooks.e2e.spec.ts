@@ -495,3 +495,49 @@ describe('webhook deliveries (e2e)', () => {
     expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['cursor', 'limit', 'status']);
   });
 });
+
+describe('webhook delivery worker and its due index (e2e)', () => {
+  /**
+   * How many entries of `deliveries_due_idx` a bitmap scan returns for next_attempt_at in [from, to].
+   * The session allows bitmap scans only: a bitmap scan skips index entries already marked dead, and
+   * never marks any itself, so the count shows what the worker's own scans have left behind.
+   */
+  async function dueIndexEntries(db: import('pg').Client, from: Date, to: Date): Promise<number> {
+    const { rows } = await db.query(
+      `explain (analyze, format json) select delivery_id from webhook_dispatcher.deliveries where status = 'pending' and next_attempt_at between $1 and $2`,
+      [from, to],
+    );
+    const find = (node: any): any => (node['Node Type'] === 'Bitmap Index Scan' ? node : (node.Plans ?? []).map(find).find(Boolean));
+    const scan = find(rows[0]['QUERY PLAN'][0].Plan);
+    if (!scan) throw new Error('the plan has no bitmap index scan');
+    return scan['Actual Rows'];
+  }
+
+  it('finished deliveries leave no dead entries in the due index for every later claim to visit', async () => {
+    const { Client } = await import('pg');
+    const db = new Client({ connectionString: process.env.DATABASE_URL, options: '-c enable_indexscan=off -c enable_seqscan=off' });
+    await db.connect();
+    try {
+      const appId = unique('app_');
+      // Due long ago, in a day of their own: the worker's claim walks the index from the oldest entry, and the count sees only these.
+      const from = new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 3000) * 86_400_000);
+      const to = new Date(from.getTime() + 86_400_000);
+      await db.query('begin');
+      // 3 000 deliveries that went from pending to delivered, as the worker's records do; committed together, so the worker never sees one pending.
+      await db.query(
+        `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at)
+         select $1 || '_wd_' || i, $1, $1 || '_we', $1 || '_evt_' || i, 'message.status', 'pending', 0, now(), $2::timestamptz + i * interval '1 ms'
+           from generate_series(1, 3000) as i`,
+        [appId, from],
+      );
+      await db.query(`update webhook_dispatcher.deliveries set status = 'delivered', attempts = 1, next_attempt_at = null, delivered_at = now() where app_id = $1`, [appId]);
+      expect(await dueIndexEntries(db, from, to)).toBe(3000);
+      await db.query('commit');
+
+      // The worker claims at least once a second; its scan of the due index marks the dead entries it passes.
+      await eventually(async () => (await dueIndexEntries(db, from, to)) === 0, 20_000, 200);
+    } finally {
+      await db.end();
+    }
+  });
+});
