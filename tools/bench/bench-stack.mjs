@@ -180,13 +180,22 @@ async function databaseActivity() {
 
 /**
  * Starts watching the machine and the stack's processes; the function it returns reports, for the
- * time since, the machine (loop score, busy and stolen shares) and the cores each group used.
+ * time since, the machine (loop score, busy and stolen shares), the cores each group used and how
+ * long its main threads waited for a core (seconds per second).
  */
 export function watchMachine() {
   const cpuBefore = cpuSnapshot();
   const machineBefore = machineTicks();
   const started = performance.now();
-  return () => ({ machine: machineReport(machineBefore, machineTicks()), coresUsed: coresUsed(cpuBefore, cpuSnapshot(), (performance.now() - started) / 1000) });
+  return () => {
+    const cpuAfter = cpuSnapshot();
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      machine: machineReport(machineBefore, machineTicks()),
+      coresUsed: coresUsed(cpuBefore, cpuAfter, seconds),
+      mainThreadsWaitingForCore: coresUsed(cpuBefore, cpuAfter, seconds, 'waiting'),
+    };
+  };
 }
 
 /**
@@ -343,17 +352,13 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
   return reports[0];
 
   async function measureWindow(window) {
-    const cpuBefore = cpuSnapshot();
-    const machineBefore = machineTicks();
     const dbBefore = await databaseActivity();
     const stagesBefore = await stageHistograms(metricsUrl);
     const measuredFrom = Date.now();
+    const watched = watchMachine();
     const result = await run(rate * seconds, window * rate * seconds);
+    const { machine, coresUsed: cpu, mainThreadsWaitingForCore: waiting } = watched();
     const measuredTo = Date.now();
-    const cpuAfter = cpuSnapshot();
-    const cpu = coresUsed(cpuBefore, cpuAfter, result.seconds);
-    const waiting = coresUsed(cpuBefore, cpuAfter, result.seconds, 'waiting');
-    const machine = machineReport(machineBefore, machineTicks());
     const stagesAfter = await stageHistograms(metricsUrl);
     const dbAfter = await databaseActivity();
     if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs,dueEpochMs\n${result.timeline.join('\n')}\n`);
