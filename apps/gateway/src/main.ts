@@ -7,7 +7,7 @@ import { RpcClient } from '@platform/kafka';
 import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
-import { ApiKeyCache } from './api-keys/api-key.cache';
+import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { AppAccessCache } from './app-status/app-access.cache';
 import { appAccessConsumer } from './app-status/app-access.projection';
@@ -51,7 +51,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   await rpc.connect();
 
-  const keyCache = new ApiKeyCache(runtime, runtime.clock);
+  const keyCache = new ApiKeyCache(postgresApiKeyStore(runtime), runtime.clock, runtime.metrics.registry);
   const appCache = new AppAccessCache(runtime);
   await runtime.consume(appAccessConsumer);
   // Every replica keeps its caches true from the events themselves.

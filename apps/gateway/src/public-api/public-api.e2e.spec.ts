@@ -83,14 +83,23 @@ describe('gateway pipeline (e2e)', () => {
       expectStatus(await admin('DELETE', `/apps/${app.appId}/keys/${key.id}`), 200);
     });
 
+    const metric = async () => {
+      const text = (await http(process.env.TEST_ADMIN_URL!.replace('/admin/v1', '') + '/metrics')).body as string;
+      return Number(/gateway_api_key_db_lookups_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? NaN);
+    };
+
     it('looks a key up in Postgres at most once per minute', async () => {
-      const metric = async () => {
-        const text = (await http(process.env.TEST_ADMIN_URL!.replace('/admin/v1', '') + '/metrics')).body as string;
-        return Number(/gateway_api_key_db_lookups_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? NaN);
-      };
       const fresh = await createTestApp();
       const before = await metric();
       for (let i = 0; i < 30; i++) expectStatus(await api('GET', '/ping', fresh.sandboxKey), 200);
+      expect((await metric()) - before).toBe(1);
+    });
+
+    it('requests arriving together with a key not yet cached share one Postgres lookup', async () => {
+      const fresh = await createTestApp();
+      const before = await metric();
+      const answers = await Promise.all(Array.from({ length: 30 }, () => api('GET', '/ping', fresh.sandboxKey)));
+      for (const answer of answers) expectStatus(answer, 200);
       expect((await metric()) - before).toBe(1);
     });
   });
