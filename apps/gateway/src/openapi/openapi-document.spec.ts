@@ -89,7 +89,7 @@ describe('the OpenAPI document of the public API', () => {
 
   it('gives an example envelope for every error code, valid against the envelope', () => {
     const validate = validatorFor({ $ref: '#/components/schemas/ErrorEnvelope' });
-    const examples = (document.components as { examples: Record<string, { value: unknown }> }).examples;
+    const examples = document.components.examples as Record<string, { value: unknown }>;
     for (const code of PUBLIC_ERROR_CODES) expect(validate(examples[code].value)).toBe(true);
   });
 });

@@ -287,5 +287,6 @@ function overview(options: OpenApiOptions): string {
     'Every refusal is the error envelope `{error: {code, message, type, requestId, docUrl}}`; branch on `code` (the table `x-error-codes` lists each code with its status and type). A 500 is safe to retry with the same `Idempotency-Key`.',
     'POST /messages needs an `Idempotency-Key`. Request bodies are JSON (at most 1 MiB) and refuse unknown properties.',
     `Events reach the app's HTTPS endpoints as signed POSTs (see Webhooks). Signatures: \`Svc-Signature\` (Stripe's scheme) and the Standard Webhooks headers. Error pages: ${options.docsUrl}/errors.`,
+    ['## Error codes', '', '| code | HTTP | type | meaning |', '|---|---|---|---|', ...PUBLIC_ERROR_CODES.map((c) => `| \`${c}\` | ${ERROR_CODES[c].status} | \`${ERROR_CODES[c].type}\` | ${ERROR_CODES[c].message} |`)].join('\n'),
   ].join('\n\n');
 }

@@ -34,6 +34,6 @@ describe('the API reference (e2e)', () => {
     expect((await fetch(`${publicUrl()}/openapi.json`, { method: 'HEAD' })).status).toBe(200);
     const post = await fetch(`${publicUrl()}/openapi.json`, { method: 'POST' });
     expect(post.status).toBe(404);
-    expect((await post.json()).error.code).toBe('route_not_found');
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
   });
 });
