@@ -11,3 +11,4 @@ export * from './media';
 export * from './events';
 export * from './webhooks';
 export * from './idempotency';
+export * from './webhook-signing';

@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { api, expectStatus, unique, type TestApp } from './e2e';
 import { HttpsReceiver, testCertificates, type ReceivedRequest } from './https-receiver';
 
@@ -57,4 +59,38 @@ export function verifiedSecrets(header: string, rawBody: Buffer, secrets: string
         return v1s.some((v1) => timingSafeEqual(v1, expected));
       });
   return { t, matched, v1Count: v1s.length };
+}
+
+/** Stripe's own verifier: an instance only holds `webhooks`; nothing here talks to Stripe. */
+const stripe = new Stripe('sk_test_not_used');
+
+/** `stripe.webhooks.constructEvent` on a delivery, with the receiver's clock at `nowSeconds` (its 6th argument). */
+export function stripeAccepts(rawBody: Buffer | string, svcSignature: string, secret: string, nowSeconds: number): boolean {
+  try {
+    stripe.webhooks.constructEvent(rawBody, svcSignature, secret, 300, undefined, nowSeconds * 1000);
+    return true;
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The `standardwebhooks` library's `Webhook.verify` on a delivery's body and headers, with the
+ * receiver's clock at `nowSeconds`. The library reads its clock from Date.now and takes no time
+ * argument, so Date.now is pinned around the (synchronous) call: the platform's test clock runs
+ * ahead of the real one once a test has advanced it.
+ */
+export function standardWebhooksAccepts(rawBody: Buffer | string, headers: Record<string, string>, secret: string, nowSeconds: number): boolean {
+  const realNow = Date.now;
+  Date.now = () => nowSeconds * 1000;
+  try {
+    new Webhook(secret).verify(rawBody, headers);
+    return true;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return false;
+    throw error;
+  } finally {
+    Date.now = realNow;
+  }
 }

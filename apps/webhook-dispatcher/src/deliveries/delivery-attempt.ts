@@ -1,6 +1,6 @@
 import type { Clock } from '@platform/clock';
+import { webhookDeliveryHeaders } from '@platform/contracts';
 import type { WebhookNetwork } from '../network/webhook-network';
-import { signatureHeader } from '../signing/webhook-signature';
 import type { AttemptResult } from './delivery.decider';
 
 /** A claimed delivery with everything its attempt needs (one query: delivery, payload, endpoint, secrets). */
@@ -33,8 +33,8 @@ export interface AttemptReport {
 
 /**
  * One attempt: the URL is checked again (DNS may have changed since registration), the body is
- * signed with the time of this attempt and every live secret, and the request goes to the checked
- * address with the 10-second answer limit.
+ * signed with the time of this attempt and every live secret (Svc-Signature and the Standard
+ * Webhooks headers), and the request goes to the checked address with the 10-second answer limit.
  */
 export async function attemptDelivery(delivery: ClaimedDelivery, network: WebhookNetwork, clock: Clock): Promise<AttemptReport> {
   const startedAt = clock.now();
@@ -57,13 +57,15 @@ export async function attemptDelivery(delivery: ClaimedDelivery, network: Webhoo
   const outcome = await network.http.post({
     target: check.target,
     url: check.target.url,
-    headers: {
-      'Svc-Signature': signatureHeader(secrets, Math.floor(startedAt.getTime() / 1000), body),
-      'Svc-Event-Id': delivery.eventId,
-      'Svc-Event-Type': delivery.eventType,
-      'Svc-Delivery-Id': delivery.deliveryId,
-      'Svc-Delivery-Attempt': String(delivery.attempt),
-    },
+    headers: webhookDeliveryHeaders({
+      secrets,
+      timestampSeconds: Math.floor(startedAt.getTime() / 1000),
+      body,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+    }),
     body,
   });
   switch (outcome.kind) {

@@ -1,30 +1,14 @@
-import { createHmac } from 'node:crypto';
-import { randomBase62 } from '@platform/contracts';
+import { randomBase62, WEBHOOK_SECRET_PREFIX } from '@platform/contracts';
 
-/** Prefix of every endpoint signing secret, so apps (and secret scanners) recognise one on sight. */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+// The wire format (Svc-Signature and the Standard Webhooks headers) lives in @platform/contracts,
+// so everything that signs like a delivery signs with the same code.
+export { signatureHeader, standardWebhookSignature, WEBHOOK_SECRET_PREFIX, webhookDeliveryHeaders } from '@platform/contracts';
 
 /**
- * The `Svc-Signature` value (DESIGN 6): `t=<t>,v1=<hex>[,v1=<hex>]`, one v1 per secret in the order
- * given (the new secret first during rotation), no spaces.
- *
- * v1 is the lowercase hex HMAC-SHA256 of `<t>.` followed by the raw body bytes, keyed with the
- * secret string's UTF-8 bytes exactly as the app received it (`whsec_` included, never decoded):
- * the same scheme as Stripe's, so receivers written for `stripe.webhooks.constructEvent` verify it
- * unchanged. The body is hashed as bytes, not re-serialised, because receivers hash what they got.
+ * A new endpoint signing secret: `whsec_` and 32 base62 characters (about 190 bits). Base62 is a
+ * subset of the base64 alphabet and 32 characters need no padding, so the part after `whsec_` is
+ * also the canonical base64 of a 24-byte Standard Webhooks key.
  */
-export function signatureHeader(secrets: readonly string[], timestampSeconds: number, rawBody: Buffer | string): string {
-  if (secrets.length === 0) throw new Error('signatureHeader: at least one secret is needed');
-  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
-    throw new Error(`signatureHeader: timestamp must be whole non-negative Unix seconds, got ${timestampSeconds}`);
-  }
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  const prefix = Buffer.from(`${timestampSeconds}.`, 'utf8');
-  const signatures = secrets.map((secret) => `v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(prefix).update(body).digest('hex')}`);
-  return [`t=${timestampSeconds}`, ...signatures].join(',');
-}
-
-/** A new endpoint signing secret: `whsec_` and 32 base62 characters (about 190 bits). */
 export function newWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + randomBase62(32);
 }
