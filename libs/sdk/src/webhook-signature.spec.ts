@@ -66,7 +66,8 @@ describe('verifyWebhook with Svc-Signature', () => {
     for (const secrets of [SECRET, NEW_SECRET, [SECRET, NEW_SECRET], ['whsec_unrelated', NEW_SECRET]]) {
       expect(verifyWebhook(BODY, { 'svc-signature': rotated }, secrets, { now: AT_T })).toEqual(EVENT);
     }
-    for (const secret of [SECRET, NEW_SECRET]) expect(stripe.webhooks.constructEvent(BODY, rotated, secret, 300, undefined, T)).toEqual(EVENT);
+    // Stripe's receivedAt (6th argument) is in milliseconds.
+    for (const secret of [SECRET, NEW_SECRET]) expect(stripe.webhooks.constructEvent(BODY, rotated, secret, 300, undefined, AT_T)).toEqual(EVENT);
     expect(failure(() => verifyWebhook(BODY, { 'svc-signature': rotated }, ['whsec_unrelated'], { now: AT_T }))).toBe('signature_mismatch');
     // One v1, the receiver holding both secrets while it switches over.
     expect(verifyWebhook(BODY, { 'svc-signature': svcHeader(NEW_SECRET) }, [SECRET, NEW_SECRET], { now: AT_T })).toEqual(EVENT);
@@ -84,6 +85,9 @@ describe('verifyWebhook with Svc-Signature', () => {
     expect(verifyWebhook(BODY, headers, SECRET, { now: AT_T - 300_000 })).toEqual(EVENT);
     expect(failure(() => verifyWebhook(BODY, headers, SECRET, { now: AT_T + 301_000 }))).toBe('timestamp_out_of_tolerance');
     expect(failure(() => verifyWebhook(BODY, headers, SECRET, { now: AT_T - 301_000 }))).toBe('timestamp_out_of_tolerance');
+    // The same edge as Stripe's verifier on the past side (it does not bound the future).
+    expect(stripe.webhooks.constructEvent(BODY, headers['svc-signature'], SECRET, 300, undefined, AT_T + 300_000)).toEqual(EVENT);
+    expect(() => stripe.webhooks.constructEvent(BODY, headers['svc-signature'], SECRET, 300, undefined, AT_T + 301_000)).toThrow('tolerance');
     expect(verifyWebhook(BODY, headers, SECRET, { now: AT_T + 10_000, toleranceSeconds: 10 })).toEqual(EVENT);
     expect(failure(() => verifyWebhook(BODY, headers, SECRET, { now: AT_T + 11_000, toleranceSeconds: 10 }))).toBe('timestamp_out_of_tolerance');
   });
