@@ -25,8 +25,11 @@ RUN --mount=type=cache,target=/root/.npm \
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY libs ./libs
 COPY apps ./apps
+# The build also writes the OpenAPI document and puts the reference page's renderer in dist/apps/gateway/assets.
+COPY tools/build ./tools/build
 RUN npm run build \
- && test -f dist/apps/gateway/src/main.js
+ && test -f dist/apps/gateway/src/main.js \
+ && test -f dist/apps/gateway/assets/redoc.standalone.js
 
 # ---------------------------------------------------------------------------------------------
 # prod-deps: runtime dependencies only

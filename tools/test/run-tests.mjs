@@ -1,9 +1,11 @@
 /**
- * `npm test`: type-check, lint, build, then every Jest test (unit, integration, e2e) against the real
+ * `npm test`: type-check, lint, build (with the OpenAPI document, which must be committed as built, and
+ * its lint), then every Jest test (unit, integration, e2e) against the real
  * Kafka, Postgres and S3Proxy, which are started when missing. A dev stack from `npm start` is
  * stopped first: it shares the Kafka topics and consumer groups with the test stack.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, stopRecordedStack } from '../dev/stack.mjs';
 
@@ -19,5 +21,16 @@ const bin = (name) => path.join(ROOT, 'node_modules/.bin', name);
 if (await stopRecordedStack('dev')) process.stdout.write('stopped the running dev stack (npm start) first\n');
 run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 run('lint', bin('eslint'), ['.']);
+const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
+const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
 run('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
+run('API description (docs/openapi.json)', process.execPath, ['tools/build/write-api-docs.mjs']);
+if (fs.readFileSync(DOCUMENT, 'utf8') !== documentBefore) {
+  process.stdout.write('docs/openapi.json was out of date with the code; the build rewrote it: commit it.\n');
+  process.exit(1);
+}
+// Redocly's recommended rules; no network: its telemetry and update check are off.
+process.env.REDOCLY_TELEMETRY = 'off';
+process.env.REDOCLY_SUPPRESS_UPDATE_NOTICE = 'true';
+run('OpenAPI lint', bin('redocly'), ['lint', 'docs/openapi.json', '--format=summary']);
 run('jest', bin('jest'), ['--runInBand', ...process.argv.slice(2)]);

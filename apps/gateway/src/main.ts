@@ -17,6 +17,8 @@ import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
 import { RouteNotFoundFilter } from './http/not-found.filter';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+import { referenceRoutes } from './openapi/reference-routes';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { RateLimiter } from './public-api/rate-limiter';
@@ -80,8 +82,11 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     },
   });
 
+  const routes = publicRoutes({ rpc, clock: runtime.clock });
+  const document = buildOpenApiDocument(routes, { docsUrl: config.docsUrl, rateLimit: { rps: config.rateLimitRps, burst: config.rateLimitBurst } });
   const pipeline = createPublicPipeline({
-    routes: publicRoutes({ rpc, clock: runtime.clock }),
+    routes,
+    reference: referenceRoutes(document),
     keys: keyCache,
     apps: appCache,
     limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),

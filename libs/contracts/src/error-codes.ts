@@ -67,6 +67,12 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** Codes only the operators' admin API gives; the public API never answers with them. */
+const ADMIN_ONLY_ERROR_CODES: readonly ErrorCode[] = ['key_limit_reached', 'handle_taken', 'invalid_transition'];
+
+/** Every code the public API may answer with (spec, Errors), in the table's order. */
+export const PUBLIC_ERROR_CODES: readonly ErrorCode[] = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !ADMIN_ONLY_ERROR_CODES.includes(code));
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
 }

@@ -12,3 +12,4 @@ export * from './events';
 export * from './webhooks';
 export * from './idempotency';
 export * from './webhook-signing';
+export * from './public-api';

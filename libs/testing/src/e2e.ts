@@ -1,4 +1,6 @@
 /** HTTP helpers for *.e2e.spec.ts: talk to the running test stack like a client would. */
+import { servedConformance } from './api-conformance';
+
 export interface HttpResult<T = any> {
   status: number;
   body: T;
@@ -36,7 +38,17 @@ export async function http<T = any>(
   } catch {
     // leave as text
   }
+  await checkConformance(init.method ?? 'GET', url, res, parsed);
   return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/** Every answer of the public API must be one its OpenAPI document declares (see api-conformance.ts). */
+async function checkConformance(method: string, url: string, res: Response, body: unknown): Promise<void> {
+  const base = process.env.TEST_PUBLIC_URL;
+  if (!base || !url.startsWith(base + '/')) return;
+  const path = new URL(url).pathname.slice(new URL(base).pathname.length);
+  const problems = (await servedConformance(base)).checkResponse(method, path, res.status, res.headers, body);
+  if (problems.length > 0) throw new Error(`the answer does not conform to the OpenAPI document:\n- ${problems.join('\n- ')}\nbody: ${JSON.stringify(body)}`);
 }
 
 export function admin<T = any>(method: string, path: string, body?: unknown, token = process.env.TEST_ADMIN_TOKEN ?? ''): Promise<HttpResult<T>> {

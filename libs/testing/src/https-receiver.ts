@@ -229,6 +229,9 @@ export class HttpsReceiver {
   /** `secureConnection` events since start (or clear): fewer than requests means connections were reused. */
   tlsConnections = 0;
   private handler: ReceiverHandler = defaultReceiverHandler;
+  private bodyCheck: ((req: ReceivedRequest) => string[]) | null = null;
+  /** What `checkBodies` found wrong so far; waitFor fails while any is here. */
+  readonly bodyProblems: string[] = [];
   private readonly connections = new WeakMap<TLSSocket, Connection>();
   private readonly sockets = new Set<Socket>();
   private readonly waits = new Map<NodeJS.Timeout, () => void>();
@@ -276,10 +279,16 @@ export class HttpsReceiver {
     this.handler = handler;
   }
 
+  /** Checks every request from now on; a problem makes waitFor fail (the handler still answers as usual). */
+  checkBodies(check: (req: ReceivedRequest) => string[]): void {
+    this.bodyCheck = check;
+  }
+
   /** Resolves with all requests once `predicate` holds; polls, so tests never sleep a fixed time. */
   async waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 5_000): Promise<ReceivedRequest[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.bodyProblems.length > 0) throw new Error(`HttpsReceiver: a request did not pass its check:\n- ${this.bodyProblems.join('\n- ')}`);
       if (predicate(this.requests)) return this.requests;
       if (Date.now() >= deadline) {
         const seen = this.requests.slice(-10).map((r) => `${r.method} ${r.url} (connection ${r.connectionId})`);
@@ -340,6 +349,7 @@ export class HttpsReceiver {
         servername: connection.servername,
       };
       this.requests.push(record);
+      if (this.bodyCheck) this.bodyProblems.push(...this.bodyCheck(record).map((problem) => `${record.method} ${record.url}: ${problem}`));
       void this.answer(record, res);
     });
   }

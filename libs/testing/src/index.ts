@@ -4,3 +4,4 @@ export * from './processes';
 export * from './webhooks';
 export * from './fake-dns-server';
 export * from './https-receiver';
+export * from './api-conformance';

@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { api, expectStatus, unique, type TestApp } from './e2e';
+import { servedConformance } from './api-conformance';
+import { api, expectStatus, publicUrl, unique, type TestApp } from './e2e';
 import { HttpsReceiver, testCertificates, type ReceivedRequest } from './https-receiver';
 
 /** The names the test stack pins to local receivers (tools/test/test-env.mjs, WEBHOOK_DEV_HOSTS). */
@@ -12,7 +13,11 @@ export const TEST_WEBHOOK_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hoo
 export async function startWebhookReceiver(index = 0): Promise<HttpsReceiver> {
   const base = Number(process.env.TEST_BASE_PORT ?? 4000);
   const certs = testCertificates(process.env.TEST_CERTS_DIR ?? path.resolve(__dirname, '../../../.data/test-certs'));
-  return HttpsReceiver.start({ port: base + 71 + index, host: '127.0.0.1', certPem: certs.certPem, keyPem: certs.keyPem });
+  const receiver = await HttpsReceiver.start({ port: base + 71 + index, host: '127.0.0.1', certPem: certs.certPem, keyPem: certs.keyPem });
+  // Every event body must match the document's webhooks section; waitFor fails on the first that does not.
+  const conformance = await servedConformance(publicUrl());
+  receiver.checkBodies((req) => (req.method === 'POST' && req.rawBody.length > 0 ? conformance.checkWebhookBody(req.rawBody) : []));
+  return receiver;
 }
 
 export interface RegisteredWebhook {

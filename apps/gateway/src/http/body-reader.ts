@@ -4,7 +4,8 @@ import { DomainError } from '@platform/errors';
 /** D27: JSON bodies up to 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Methods whose body the pipeline reads (and so may refuse as too large, not JSON or not parsable). */
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * DESIGN section 3, step 5: 413 over 1 MiB (checked on Content-Length first and while streaming),

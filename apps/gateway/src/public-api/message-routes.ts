@@ -22,6 +22,27 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       path: '/messages',
       scope: 'messages:send',
       body: SendMessageDto,
+      doc: {
+        operationId: 'sendMessage',
+        tag: 'Messages',
+        summary: 'Send a message',
+        description:
+          'Accepted only for a recipient who opted in to the app and whom the app may reach. Outside the 24-hour reply window at most 3 business-initiated messages per user per 24 hours. The same Idempotency-Key with the same body within 24 hours replays the first answer and sends nothing twice.',
+        success: { status: 202, schema: 'SendAcceptance', description: 'Accepted; message.status events follow.' },
+        errors: [
+          'consent_required',
+          'recipient_not_tester',
+          'recipient_outside_org',
+          'recipient_org_blocks_businesses',
+          'recipient_unavailable',
+          'email_addressing_not_allowed',
+          'recipient_not_found',
+          'media_not_uploaded',
+          'media_invalid',
+          'business_initiated_cap',
+          'daily_quota_exceeded',
+        ],
+      },
       idempotent: {
         heldKey: async (caller, appId, idempotency) => {
           const { held } = await deps.rpc.call<{ held: { acceptance: unknown } | null }>('messaging', 'messages.heldKey', caller, {
@@ -56,6 +77,15 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       method: 'GET',
       path: '/messages/:id',
       scope: 'messages:read',
+      doc: {
+        operationId: 'getMessage',
+        tag: 'Messages',
+        summary: 'Get a message',
+        description: 'A message the app sent or received. Another app’s message is not_found.',
+        pathParams: { id: 'Message id (msg_…).' },
+        success: { status: 200, schema: 'Message', description: 'The message.' },
+        errors: ['not_found'],
+      },
       handle: async (ctx) => {
         checkPathId('id', ctx.params.id);
         return { status: 200, body: await deps.rpc.call('messaging', 'messages.get', ctx.caller, { appId: ctx.app.appId, messageId: ctx.params.id }) };

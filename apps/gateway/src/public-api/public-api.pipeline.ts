@@ -11,6 +11,7 @@ import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
+import type { ReferenceRoute } from '../openapi/reference-routes';
 import type { PublicResult, PublicRoute } from './public-route';
 import type { RateLimiter } from './rate-limiter';
 
@@ -22,6 +23,8 @@ export interface PublicPipelineDeps {
   clock: Clock;
   docsUrl: string;
   metrics: ServiceMetrics;
+  /** GETs that need no key: the OpenAPI document and the reference page. */
+  reference?: ReferenceRoute[];
 }
 
 /**
@@ -58,6 +61,12 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
     try {
       const url = new URL(req.url ?? '/', 'http://gateway.invalid');
       const path = url.pathname.startsWith(PUBLIC_BASE_PATH + '/') ? url.pathname.slice(PUBLIC_BASE_PATH.length) : null;
+      const reference = (req.method === 'GET' || req.method === 'HEAD') && path !== null ? deps.reference?.find((r) => r.path === path) : undefined;
+      if (reference) {
+        routeLabel = PUBLIC_BASE_PATH + reference.path;
+        reference.handle(req, res);
+        return;
+      }
       const match = path === null ? null : table.match(req.method ?? '', path);
       if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
       // The route template (bounded label values), as clients know it.

@@ -1,6 +1,7 @@
-import type { RpcCaller, Scope } from '@platform/contracts';
+import type { ErrorCode, RpcCaller, Scope } from '@platform/contracts';
 import type { ApiKeyRecord } from '../api-keys/api-key.cache';
 import type { AppAccess } from '../app-status/app-access.cache';
+import type { QuerySpec } from '../http/query-params';
 import type { DtoClass } from '../http/validate-body';
 
 export interface PublicContext<B = unknown> {
@@ -21,12 +22,34 @@ export interface PublicResult {
   headers?: Record<string, string>;
 }
 
-/** One public endpoint: its scope (null = any valid key), body DTO and handler. */
+/**
+ * What the OpenAPI document says of a route beyond what the route itself declares (method, path,
+ * scope, body DTO, query, idempotency), which the document reads from the route directly.
+ */
+export interface RouteDoc {
+  /** Stable name of the operation; the SDK's method names follow it. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The reference's section. */
+  tag: string;
+  /** Each path parameter (`:name` in the path) and what it is. */
+  pathParams?: Record<string, string>;
+  /** The answer on success: its status and the component schema of its body (none for 204). */
+  success: { status: number; schema?: string; description: string };
+  /** Refusals the owning service decides, beyond those the pipeline gives every route of this shape. */
+  errors?: readonly ErrorCode[];
+}
+
+/** One public endpoint: its scope (null = any valid key), body DTO, query and handler. */
 export interface PublicRoute<B = any> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   scope: Scope | null;
   body?: DtoClass<B & object>;
+  /** The query parameters it reads (parsed with readQuery, shown in the document). */
+  query?: QuerySpec;
+  doc: RouteDoc;
   /**
    * Needs an Idempotency-Key (DESIGN section 3, step 6). The owning service keeps the key's record
    * in the transaction that carries out the request, and answers a replay, 409 or 422 itself;

@@ -15,6 +15,13 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
       method: 'GET',
       path: '/ping',
       scope: null,
+      doc: {
+        operationId: 'ping',
+        tag: 'Keys',
+        summary: 'Check a key',
+        description: 'Confirms that the key is valid and shows its app, environment and scopes. Needs no scope.',
+        success: { status: 200, schema: 'PingResult', description: 'The key works.' },
+      },
       handle: async (ctx) => ({
         status: 200,
         body: {
@@ -33,6 +40,13 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
       method: 'GET',
       path: '/business-profile',
       scope: null,
+      doc: {
+        operationId: 'getBusinessProfile',
+        tag: 'Business profile',
+        summary: 'Get the business profile',
+        description: 'Any valid key may read it. avatarUrl works without auth for at least 1 hour after each read.',
+        success: { status: 200, schema: 'BusinessProfile', description: 'The profile.' },
+      },
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('profile', 'profile.get', ctx.caller, { appId: ctx.app.appId }) }),
     },
     {
@@ -40,6 +54,13 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
       path: '/business-profile',
       scope: 'profile:write',
       body: UpdateBusinessProfileDto,
+      doc: {
+        operationId: 'updateBusinessProfile',
+        tag: 'Business profile',
+        summary: 'Update the business profile',
+        description: 'Every field is optional; null clears a nullable one. avatarMediaId takes a ready image from POST /media of at most 5 MiB.',
+        success: { status: 200, schema: 'BusinessProfile', description: 'The updated profile.' },
+      },
       handle: async (ctx) => {
         const patch = { ...(ctx.body as UpdateBusinessProfileDto) };
         // The avatar's facts come from media, which checks a pending upload first (D12 "on first use").

@@ -1,3 +1,4 @@
+import { JSONSchema } from 'class-validator-jsonschema';
 import { Type } from 'class-transformer';
 import {
   IsDefined,
@@ -41,6 +42,12 @@ class OnlyForMediaTypes implements ValidatorConstraintInterface {
   }
 }
 
+@JSONSchema({
+  title: 'Recipient',
+  description: 'Exactly one of appUserId (shape A) or email (shape B).',
+  oneOf: [{ required: ['appUserId'] }, { required: ['email'] }],
+  examples: [{ appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' }],
+})
 export class RecipientDto {
   /** Shape A: the user's id within the app. */
   @ValidateIf((o) => o.appUserId !== undefined)
@@ -59,6 +66,11 @@ export class RecipientDto {
 const MEDIA_TYPES = ['image', 'video', 'audio', 'file'];
 
 /** POST /messages body (spec, Endpoints; DESIGN D11). Unknown properties are refused by the pipeline. */
+@JSONSchema({
+  title: 'SendMessageRequest',
+  description: 'text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.',
+  examples: [{ to: { appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' }, type: 'text', text: 'Your order has shipped.', clientReference: 'order-1042' }],
+})
 export class SendMessageDto {
   @IsDefined()
   @IsObject()
@@ -71,12 +83,14 @@ export class SendMessageDto {
   type!: ChatMessageType;
 
   /** Required for text (max 4096); an optional caption for media. */
+  @JSONSchema({ type: ['string', 'null'] })
   @ValidateIf((o) => o.type === 'text' || (o.text !== undefined && o.text !== null))
   @IsString()
   @Length(1, 4096)
   text?: string | null;
 
   /** Required for media types; the id from POST /media. */
+  @JSONSchema({ type: ['string', 'null'] })
   @ValidateIf((o) => MEDIA_TYPES.includes(o.type) || (o.mediaId !== undefined && o.mediaId !== null))
   @IsString()
   @Length(1, 64)
@@ -84,6 +98,7 @@ export class SendMessageDto {
   mediaId?: string | null;
 
   /** Echoed in message.status events. */
+  @JSONSchema({ type: ['string', 'null'] })
   @ValidateIf((o) => o.clientReference !== undefined && o.clientReference !== null)
   @IsString()
   @Length(1, 128)

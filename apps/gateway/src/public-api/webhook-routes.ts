@@ -1,5 +1,5 @@
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
-import { QueryReader } from '../http/query-reader';
+import { readQuery, type QuerySpec } from '../http/query-params';
 import type { RpcClient } from '@platform/kafka';
 import { checkPathId } from './consent-routes';
 import type { PublicRoute } from './public-route';
@@ -11,6 +11,25 @@ const HANDSHAKE_CALL_TIMEOUT_MS = WEBHOOKS.handshakeTimeoutMs + 10_000;
 /** D23: GET /webhook-deliveries page size. */
 export const DELIVERIES_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
+/** GET /webhook-deliveries' parameters (D23): what the parser reads and the document shows. */
+export const DELIVERIES_QUERY: QuerySpec = {
+  refuseUnknown: true,
+  params: [
+    { name: 'status', kind: 'enum', values: WEBHOOK_DELIVERY_STATUSES, description: 'Only deliveries with this status.' },
+    { name: 'subscriptionId', kind: 'string', minLength: 1, maxLength: 64, issue: 'must be 1-64 characters', description: 'Only deliveries to this endpoint (we_…).' },
+    { name: 'limit', kind: 'limit', ...DELIVERIES_LIMIT, description: 'Page size.' },
+    {
+      name: 'cursor',
+      kind: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: /^[A-Za-z0-9_-]{1,128}$/,
+      issue: 'is not a cursor from a previous page',
+      description: 'nextCursor of the previous page.',
+    },
+  ],
+};
+
 export interface DeliveriesQuery {
   status: WebhookDeliveryStatus | null;
   subscriptionId: string | null;
@@ -20,26 +39,8 @@ export interface DeliveriesQuery {
 
 /** Validates GET /webhook-deliveries' query, listing every bad parameter at once (400 invalid_request). */
 export function parseDeliveriesQuery(query: URLSearchParams): DeliveriesQuery {
-  const reader = new QueryReader(query);
-  for (const name of new Set(query.keys())) {
-    if (!['status', 'subscriptionId', 'limit', 'cursor'].includes(name)) reader.details.push({ field: name, issue: 'is not a known parameter' });
-  }
-  const status = reader.oneOf<WebhookDeliveryStatus>('status', WEBHOOK_DELIVERY_STATUSES);
-  const limit = reader.limit(DELIVERIES_LIMIT);
-  const rawSubscription = reader.single('subscriptionId');
-  let subscriptionId: string | null = null;
-  if (rawSubscription !== null) {
-    if (rawSubscription.length >= 1 && rawSubscription.length <= 64) subscriptionId = rawSubscription;
-    else reader.details.push({ field: 'subscriptionId', issue: 'must be 1-64 characters' });
-  }
-  const rawCursor = reader.single('cursor');
-  let cursor: string | null = null;
-  if (rawCursor !== null) {
-    if (/^[A-Za-z0-9_-]{1,128}$/.test(rawCursor)) cursor = rawCursor;
-    else reader.details.push({ field: 'cursor', issue: 'is not a cursor from a previous page' });
-  }
-  reader.done();
-  return { status, subscriptionId, limit, cursor };
+  const q = readQuery(DELIVERIES_QUERY, query);
+  return { status: q.status as WebhookDeliveryStatus | null, subscriptionId: q.subscriptionId as string | null, limit: q.limit as number, cursor: q.cursor as string | null };
 }
 
 /** /webhooks and /webhook-deliveries (scope webhooks:manage): answered by the webhook dispatcher. */
@@ -53,6 +54,12 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       method: 'GET',
       path: '/webhooks',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'listWebhookEndpoints',
+        tag: 'Webhook endpoints',
+        summary: 'List webhook endpoints',
+        success: { status: 200, schema: 'WebhookEndpointList', description: 'Every endpoint of the app, oldest first.' },
+      },
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'endpoints.list', ctx.caller, { appId: ctx.app.appId }) }),
     },
     {
@@ -60,6 +67,23 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       path: '/webhooks',
       scope: 'webhooks:manage',
       body: CreateWebhookDto,
+      doc: {
+        operationId: 'createWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Add a webhook endpoint',
+        description:
+          'Runs the handshake (a GET with svc.mode=subscribe, svc.verify_token and svc.challenge; the receiver answers 200 with the challenge within 5 seconds). Answers 201 whatever the handshake gave: enabled if it succeeded, else pending_verification with lastVerificationError. The signing secret is returned this once. At most 5 endpoints per app.',
+        success: { status: 201, schema: 'WebhookEndpointWithSecret', description: 'The endpoint, with its signing secret.' },
+        errors: [
+          'subscription_limit_reached',
+          'webhook_url_https_required',
+          'webhook_url_port_not_allowed',
+          'webhook_url_blocked_address',
+          'webhook_url_blocked_host',
+          'webhook_url_dns_failed',
+          'webhook_url_invalid_url',
+        ],
+      },
       handle: async (ctx) => {
         const body = ctx.body as CreateWebhookDto;
         const payload = { appId: ctx.app.appId, url: body.url, verifyToken: body.verifyToken, events: body.events };
@@ -70,6 +94,14 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       method: 'GET',
       path: '/webhooks/:id',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'getWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Get a webhook endpoint',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint.' },
+        errors: ['not_found'],
+      },
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'endpoints.get', ctx.caller, endpoint(ctx)) }),
     },
     {
@@ -77,6 +109,23 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       path: '/webhooks/:id',
       scope: 'webhooks:manage',
       body: UpdateWebhookDto,
+      doc: {
+        operationId: 'updateWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Change a webhook endpoint',
+        description: 'Changes its events; a new url needs verifyToken and runs the handshake again.',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the change.' },
+        errors: [
+          'not_found',
+          'webhook_url_https_required',
+          'webhook_url_port_not_allowed',
+          'webhook_url_blocked_address',
+          'webhook_url_blocked_host',
+          'webhook_url_dns_failed',
+          'webhook_url_invalid_url',
+        ],
+      },
       handle: async (ctx) => {
         const body = ctx.body as UpdateWebhookDto;
         const payload = { ...endpoint(ctx), url: body.url, verifyToken: body.verifyToken, events: body.events };
@@ -87,6 +136,14 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       method: 'DELETE',
       path: '/webhooks/:id',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'deleteWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Remove a webhook endpoint',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 204, description: 'Removed.' },
+        errors: ['not_found'],
+      },
       handle: async (ctx) => {
         await deps.rpc.call('webhooks', 'endpoints.delete', ctx.caller, endpoint(ctx));
         return { status: 204 };
@@ -97,6 +154,24 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       path: '/webhooks/:id/verify',
       scope: 'webhooks:manage',
       body: VerifyWebhookDto,
+      doc: {
+        operationId: 'verifyWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Verify a webhook endpoint again',
+        description: 'Runs the handshake again with the endpoint’s verify token; a success enables it (also after it was disabled).',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the handshake.' },
+        errors: [
+          'not_found',
+          'verify_token_mismatch',
+          'webhook_url_https_required',
+          'webhook_url_port_not_allowed',
+          'webhook_url_blocked_address',
+          'webhook_url_blocked_host',
+          'webhook_url_dns_failed',
+          'webhook_url_invalid_url',
+        ],
+      },
       handle: async (ctx) => {
         const payload = { ...endpoint(ctx), verifyToken: (ctx.body as VerifyWebhookDto).verifyToken };
         return { status: 200, body: await deps.rpc.call('webhooks', 'endpoints.verify', ctx.caller, payload, HANDSHAKE_CALL_TIMEOUT_MS) };
@@ -106,24 +181,59 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       method: 'POST',
       path: '/webhooks/:id/test',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'testWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Send a test event',
+        description: 'Delivers a signed webhook.test event to this endpoint only.',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 202, schema: 'WebhookTestAccepted', description: 'The test delivery is on its way.' },
+        errors: ['not_found', 'subscription_not_verified'],
+      },
       handle: async (ctx) => ({ status: 202, body: await deps.rpc.call('webhooks', 'endpoints.test', ctx.caller, endpoint(ctx)) }),
     },
     {
       method: 'POST',
       path: '/webhooks/:id/rotate-secret',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'rotateWebhookSecret',
+        tag: 'Webhook endpoints',
+        summary: 'Rotate the signing secret',
+        description: 'Returns a new secret, shown this once; the previous one keeps signing beside it for 24 hours (two v1 values in Svc-Signature).',
+        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        success: { status: 200, schema: 'RotatedSecret', description: 'The new secret.' },
+        errors: ['not_found'],
+      },
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'endpoints.rotateSecret', ctx.caller, endpoint(ctx)) }),
     },
     {
       method: 'GET',
       path: '/webhook-deliveries',
       scope: 'webhooks:manage',
+      query: DELIVERIES_QUERY,
+      doc: {
+        operationId: 'listWebhookDeliveries',
+        tag: 'Webhook deliveries',
+        summary: 'List webhook deliveries',
+        description: 'Newest first. Follow nextCursor for the next page.',
+        success: { status: 200, schema: 'WebhookDeliveryPage', description: 'One page.' },
+      },
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'deliveries.list', ctx.caller, { appId: ctx.app.appId, ...parseDeliveriesQuery(ctx.query) }) }),
     },
     {
       method: 'POST',
       path: '/webhook-deliveries/:id/replay',
       scope: 'webhooks:manage',
+      doc: {
+        operationId: 'replayWebhookDelivery',
+        tag: 'Webhook deliveries',
+        summary: 'Replay a delivery',
+        description: 'A new delivery of the same event id and payload bytes. Only delivered or failed deliveries; payloads are kept 7 days.',
+        pathParams: { id: 'Delivery id (wd_…).' },
+        success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery.' },
+        errors: ['not_found', 'delivery_in_progress', 'payload_expired'],
+      },
       handle: async (ctx) => {
         checkPathId('id', ctx.params.id);
         return { status: 202, body: await deps.rpc.call('webhooks', 'deliveries.replay', ctx.caller, { appId: ctx.app.appId, deliveryId: ctx.params.id }) };

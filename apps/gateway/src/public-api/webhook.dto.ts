@@ -1,3 +1,4 @@
+import { JSONSchema } from 'class-validator-jsonschema';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PUBLIC_EVENT_TYPES, WEBHOOKS } from '@platform/contracts';
 
@@ -8,6 +9,10 @@ const EVENTS_ISSUE = `each must be one of ${PUBLIC_EVENT_TYPES.join(', ')}`;
  * POST /webhooks (spec; D20–D21). The URL's shape is only a string here: the https, port, host and
  * address rules (length included) need DNS or belong with them: the dispatcher's 422 webhook_url_*.
  */
+@JSONSchema({
+  title: 'CreateWebhookEndpointRequest',
+  examples: [{ url: 'https://hooks.example.com/platform', verifyToken: 'my-verify-token-1', events: ['message.received', 'message.status'] }],
+})
 export class CreateWebhookDto {
   @IsDefined()
   @IsString()
@@ -27,6 +32,7 @@ export class CreateWebhookDto {
 }
 
 /** PATCH /webhooks/{id}: a new url needs verifyToken (it re-verifies). */
+@JSONSchema({ title: 'UpdateWebhookEndpointRequest', examples: [{ events: ['message.received', 'message.status', 'consent.updated'] }] })
 export class UpdateWebhookDto {
   @IsOptional()
   @IsString()
@@ -47,6 +53,7 @@ export class UpdateWebhookDto {
 }
 
 /** POST /webhooks/{id}/verify (D21b): the token must equal the endpoint's. */
+@JSONSchema({ title: 'VerifyWebhookEndpointRequest', examples: [{ verifyToken: 'my-verify-token-1' }] })
 export class VerifyWebhookDto {
   @IsDefined()
   @IsString()

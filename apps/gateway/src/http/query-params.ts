@@ -1,0 +1,59 @@
+import type { JsonSchema } from '@platform/contracts';
+import { QueryReader } from './query-reader';
+
+/**
+ * One query parameter of a list endpoint. The same declaration parses the request (400
+ * invalid_request naming every bad parameter) and describes the parameter in the OpenAPI document,
+ * so the two cannot disagree.
+ */
+export type QueryParamSpec =
+  | { name: string; description: string; kind: 'enum'; values: readonly string[] }
+  | { name: string; description: string; kind: 'limit'; min: number; max: number; default: number }
+  | { name: string; description: string; kind: 'string'; minLength: number; maxLength: number; pattern?: RegExp; issue: string };
+
+export interface QuerySpec {
+  params: readonly QueryParamSpec[];
+  /** Refuse parameters the endpoint does not know (they would otherwise be ignored silently). */
+  refuseUnknown: boolean;
+}
+
+/** Reads the query by its spec: enums and strings as given or null, limits as numbers (their default when absent). */
+export function readQuery(spec: QuerySpec, query: URLSearchParams): Record<string, string | number | null> {
+  const reader = new QueryReader(query);
+  if (spec.refuseUnknown) {
+    const known = new Set(spec.params.map((p) => p.name));
+    for (const name of new Set(query.keys())) if (!known.has(name)) reader.details.push({ field: name, issue: 'is not a known parameter' });
+  }
+  const values: Record<string, string | number | null> = {};
+  for (const param of spec.params) {
+    switch (param.kind) {
+      case 'enum':
+        values[param.name] = reader.oneOf(param.name, param.values);
+        break;
+      case 'limit':
+        values[param.name] = reader.limit(param, param.name);
+        break;
+      case 'string': {
+        const raw = reader.single(param.name);
+        const fits = raw !== null && raw.length >= param.minLength && raw.length <= param.maxLength && (!param.pattern || param.pattern.test(raw));
+        if (raw !== null && !fits) reader.details.push({ field: param.name, issue: param.issue });
+        values[param.name] = fits ? raw : null;
+        break;
+      }
+    }
+  }
+  reader.done();
+  return values;
+}
+
+/** The parameter's JSON Schema for the OpenAPI document. */
+export function queryParamSchema(param: QueryParamSpec): JsonSchema {
+  switch (param.kind) {
+    case 'enum':
+      return { type: 'string', enum: [...param.values] };
+    case 'limit':
+      return { type: 'integer', minimum: param.min, maximum: param.max, default: param.default };
+    case 'string':
+      return { type: 'string', minLength: param.minLength, maxLength: param.maxLength, ...(param.pattern ? { pattern: param.pattern.source } : {}) };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './resource-schemas';
+export * from './webhook-event-schemas';
