@@ -19,7 +19,8 @@ export const OUTPUT = path.join(root, 'libs/sdk/src/generated/openapi.ts');
 /** The TypeScript source for one OpenAPI document (parsed JSON). */
 export async function generateTypes(document) {
   // The parsed object, not the path: nothing is fetched or resolved beyond the document itself.
-  const ast = await openapiTS(document, { alphabetize: false, exportType: false });
+  // defaultNonNullable off: a default (expiresInDays = 30, limit = 20) makes a field optional to send, not required.
+  const ast = await openapiTS(document, { alphabetize: false, exportType: false, defaultNonNullable: false });
   return COMMENT_HEADER + astToString(ast);
 }
 

@@ -1,50 +1,4791 @@
-// PROVISIONAL hand-written stand-in until docs/openapi.json lands; replaced by the generator.
-type DT = string;
-type ErrorCodeU = 'invalid_request' | 'invalid_json' | 'idempotency_key_required' | 'invalid_api_key' | 'insufficient_scope' | 'app_suspended' | 'key_environment_mismatch' | 'consent_required' | 'recipient_not_tester' | 'recipient_outside_org' | 'recipient_org_blocks_businesses' | 'recipient_unavailable' | 'email_addressing_not_allowed' | 'not_found' | 'recipient_not_found' | 'route_not_found' | 'media_not_uploaded' | 'idempotency_in_progress' | 'subscription_limit_reached' | 'subscription_not_verified' | 'delivery_in_progress' | 'payload_expired' | 'payload_too_large' | 'media_too_large' | 'unsupported_media_type' | 'idempotency_key_reused' | 'media_invalid' | 'verify_token_mismatch' | 'webhook_url_https_required' | 'webhook_url_port_not_allowed' | 'webhook_url_blocked_address' | 'webhook_url_blocked_host' | 'webhook_url_dns_failed' | 'webhook_url_invalid_url' | 'rate_limited' | 'daily_quota_exceeded' | 'business_initiated_cap' | 'media_rate_limited' | 'internal_error';
-type Media = { id: string; source: 'app' | 'user'; kind: string; mimeType: string; fileName: string; size: number; status: 'pending_upload' | 'ready'; url: string | null; urlExpiresAt: DT | null; createdAt: DT };
-type Consent = { appUserId: string; status: 'opted_in' | 'opted_out' | 'blocked'; source: string; ref: string | null; optedInAt: DT | null; optedOutAt: DT | null; updatedAt: DT };
-type WebhookEndpoint = { id: string; url: string; events: string[]; state: 'pending_verification' | 'enabled' | 'disabled'; createdAt: DT; updatedAt: DT; verifiedAt: DT | null; disabledAt: DT | null; lastVerificationError: string | null };
-type WebhookDelivery = { id: string; eventId: string; eventType: string; subscriptionId: string; status: 'pending' | 'delivered' | 'failed'; attempts: number };
-type Env<T extends string, D> = { id: string; type: T; apiVersion: string; created: number; appId: string; data: D };
-export interface components {
-  schemas: {
-    Message: { id: string; direction: 'outbound' | 'inbound'; appUserId: string | null; type: string; text: string | null; media: { id: string; mimeType: string | null; fileName: string; size: number }[]; status: string; clientReference: string | null; createdAt: DT; deliveredAt: DT | null; readAt: DT | null };
-    SendMessageRequest: { to: { appUserId: string } | { email: string }; type: 'text' | 'image' | 'video' | 'audio' | 'file'; text?: string; mediaId?: string; clientReference?: string };
-    SendAcceptance: { id: string; status: 'accepted'; appUserId: string; type: string; createdAt: DT; clientReference: string | null };
-    Media: Media;
-    UploadInstruction: { url: string; method: 'PUT'; headers: { [key: string]: string }; expiresAt: DT };
-    CreateMediaRequest: { fileName: string; mimeType: string; size: number };
-    CreateMediaResponse: { media: Media; upload: components['schemas']['UploadInstruction'] };
-    Consent: Consent;
-    Window: { open: boolean; expiresAt: DT | null };
-    UserConsent: { appUserId: string; consent: Consent; window: components['schemas']['Window'] };
-    ConsentPage: { data: Consent[]; nextCursor: string | null };
-    OptInLink: { url: string; token: string; ref: string | null; expiresAt: DT };
-    CreateOptInLinkRequest: { ref?: string; expiresInDays?: number };
-    BusinessProfile: { appId: string; handle: string; displayName: string; verificationStatus: string; updatedAt: DT };
-    UpdateBusinessProfileRequest: { displayName?: string; about?: string | null; websiteUrl?: string | null; category?: string | null; avatarMediaId?: string | null };
-    PingResult: { ok: true; appId: string; appStatus: string; environment: 'sandbox' | 'live'; scopes: string[]; apiVersion: string; requestId: string; time: DT };
-    WebhookEndpoint: WebhookEndpoint;
-    WebhookEndpointWithSecret: WebhookEndpoint & { secret: string };
-    WebhookEndpointList: { data: WebhookEndpoint[] };
-    CreateWebhookEndpointRequest: { url: string; verifyToken: string; events: string[] };
-    UpdateWebhookEndpointRequest: { url?: string; verifyToken?: string; events?: string[] };
-    VerifyWebhookEndpointRequest: { verifyToken: string };
-    WebhookTestAccepted: { deliveryId: string; eventId: string };
-    RotatedSecret: { secret: string; previousSecretExpiresAt: DT };
-    WebhookDelivery: WebhookDelivery;
-    WebhookDeliveryPage: { data: WebhookDelivery[]; nextCursor: string | null };
-    ErrorEnvelope: { error: { code: ErrorCodeU; message: string; type: 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'conflict_error' | 'idempotency_error' | 'rate_limit_error' | 'api_error'; requestId: string; docUrl: string; details?: { field: string; issue: string }[] } };
-    ErrorCode: ErrorCodeU;
-    MessageReceivedEvent: Env<'message.received', { id: string; from: string; type: string; text: string | null }>;
-    MessageStatusEvent: Env<'message.status', { id: string; appUserId: string; status: string; timestamp: DT; clientReference?: string }>;
-    ConsentUpdatedEvent: Env<'consent.updated', { appUserId: string; status: string }>;
-    AppStatusChangedEvent: Env<'app.status_changed', { status: string; previousStatus: string }>;
-    WebhookTestEvent: Env<'webhook.test', { message: string; subscriptionId: string; nonce: string }>;
-    WebhookEvent: components['schemas']['MessageReceivedEvent'] | components['schemas']['MessageStatusEvent'] | components['schemas']['ConsentUpdatedEvent'] | components['schemas']['AppStatusChangedEvent'] | components['schemas']['WebhookTestEvent'];
-  };
+/**
+ * This file was auto-generated by openapi-typescript.
+ * Do not make direct changes to the file.
+ */
+
+export interface paths {
+    "/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check a key
+         * @description Confirms that the key is valid and shows its app, environment and scopes. Needs no scope.
+         *
+         *     Needs no scope: any valid key.
+         */
+        get: operations["ping"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the business profile
+         * @description Any valid key may read it. avatarUrl works without auth for at least 1 hour after each read.
+         *
+         *     Needs no scope: any valid key.
+         */
+        get: operations["getBusinessProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the business profile
+         * @description Every field is optional; null clears a nullable one. avatarMediaId takes a ready image from POST /media of at most 5 MiB.
+         *
+         *     Scope: `profile:write`.
+         */
+        patch: operations["updateBusinessProfile"];
+        trace?: never;
+    };
+    "/users/{appUserId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's consent and reply window
+         * @description Scope: `consents:read`.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List consents
+         * @description Most recently changed first (updatedAt descending, then appUserId). Follow nextCursor for the next page; a listing is a snapshot taken at its first page.
+         *
+         *     Scope: `consents:read`.
+         */
+        get: operations["listConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/optin-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an opt-in link
+         * @description A signed link to the business profile. Opening it never opts the user in; the user must tap Allow.
+         *
+         *     Scope: `optin_links:create`.
+         */
+        post: operations["createOptInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message
+         * @description Accepted only for a recipient who opted in to the app and whom the app may reach. Outside the 24-hour reply window at most 3 business-initiated messages per user per 24 hours. The same Idempotency-Key with the same body within 24 hours replays the first answer and sends nothing twice.
+         *
+         *     Scope: `messages:send`.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message
+         * @description A message the app sent or received. Another app’s message is not_found.
+         *
+         *     Scope: `messages:read`.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an upload
+         * @description Then PUT the exact bytes to upload.url with upload.headers within 15 minutes, and send a message with the media id. Images, video and audio up to 16 MiB, documents up to 100 MiB; 100 uploads per app per hour.
+         *
+         *     Scope: `media:write`.
+         */
+        post: operations["createMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get media
+         * @description Media the app uploaded or a user sent it, with a download URL valid 1 hour; fetch again after it expires.
+         *
+         *     Scope: `messages:read`.
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Scope: `webhooks:manage`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Runs the handshake (a GET with svc.mode=subscribe, svc.verify_token and svc.challenge; the receiver answers 200 with the challenge within 5 seconds). Answers 201 whatever the handshake gave: enabled if it succeeded, else pending_verification with lastVerificationError. The signing secret is returned this once. At most 5 endpoints per app.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Scope: `webhooks:manage`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Scope: `webhooks:manage`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes its events; a new url needs verifyToken and runs the handshake again.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a webhook endpoint again
+         * @description Runs the handshake again with the endpoint’s verify token; a success enables it (also after it was disabled).
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["verifyWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Delivers a signed webhook.test event to this endpoint only.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Returns a new secret, shown this once; the previous one keeps signing beside it for 24 hours (two v1 values in Svc-Signature).
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Newest first. Follow nextCursor for the next page.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description A new delivery of the same event id and payload bytes. Only delivered or failed deliveries; payloads are kept 7 days.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
+export interface webhooks {
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user sent the app a message
+         * @description A user's first message is also their opt-in: a consent.updated with source user_initiated comes with it.
+         *
+         *     POSTed to every enabled endpoint subscribed to `message.received`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onMessageReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message the app sent changed state
+         * @description sent when handed to the chat product, then delivered and read; failed with a reason when it cannot be delivered.
+         *
+         *     POSTed to every enabled endpoint subscribed to `message.status`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onMessageStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's consent changed
+         * @description After opted_out or blocked, sends to the user fail with consent_required. reason account_deleted means the account is gone.
+         *
+         *     POSTed to every enabled endpoint subscribed to `consent.updated`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onConsentUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's status changed
+         * @description Approved, suspended, reinstated, rejected, or dropped to internal_live when verification was revoked.
+         *
+         *     POSTed to every enabled endpoint subscribed to `app.status_changed`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onAppStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, sent by POST /webhooks/{id}/test
+         * @description Sent only by the test operation, to that endpoint only.
+         *
+         *     POSTed to every enabled endpoint subscribed to `webhook.test`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /**
+         * @description A message the app sent or received.
+         * @example {
+         *       "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *       "direction": "outbound",
+         *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *       "type": "text",
+         *       "text": "Your order has shipped.",
+         *       "media": [],
+         *       "status": "delivered",
+         *       "clientReference": "order-1042",
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "deliveredAt": "2026-10-14T09:30:02.000Z",
+         *       "readAt": null
+         *     }
+         */
+        Message: {
+            /** @description Message id (msg_…). */
+            id: string;
+            /**
+             * @description outbound: the app sent it; inbound: a user sent it.
+             * @enum {string}
+             */
+            direction: "outbound" | "inbound";
+            /** @description The user. */
+            appUserId: string | null;
+            /**
+             * @description Message type.
+             * @enum {string}
+             */
+            type: "text" | "image" | "video" | "audio" | "file";
+            /** @description Text, or a media caption. */
+            text: string | null;
+            /** @description Attached files. */
+            media: components["schemas"]["MediaFile"][];
+            /**
+             * @description accepted until handed to the chat product; then sent, delivered, read, or failed. Inbound messages are received.
+             * @enum {string}
+             */
+            status: "accepted" | "sent" | "delivered" | "read" | "received" | "failed";
+            /** @description The value given at send. */
+            clientReference: string | null;
+            /**
+             * Format: date-time
+             * @description When it was accepted or received.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it reached a device.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the user read it.
+             */
+            readAt: string | null;
+        };
+        /**
+         * @description A file attached to a message.
+         * @example {
+         *       "id": "med_01JD3QA4Y7M1Q5T8W2E6R9U3IO",
+         *       "mimeType": "image/png",
+         *       "fileName": "receipt.png",
+         *       "size": 48213
+         *     }
+         */
+        MediaFile: {
+            /** @description Media id; fetch it with GET /media/{id}. */
+            id: string;
+            /** @description MIME type, when known. */
+            mimeType: string | null;
+            /** @description File name. */
+            fileName: string;
+            /** @description Size in bytes. */
+            size: number;
+        };
+        /**
+         * @description The send was accepted; its progress arrives as message.status events.
+         * @example {
+         *       "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *       "status": "accepted",
+         *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *       "type": "text",
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "clientReference": "order-1042"
+         *     }
+         */
+        SendAcceptance: {
+            /** @description Message id (msg_…). */
+            id: string;
+            /**
+             * @description Always accepted.
+             * @enum {string}
+             */
+            status: "accepted";
+            /** @description The recipient. */
+            appUserId: string;
+            /**
+             * @description Message type.
+             * @enum {string}
+             */
+            type: "text" | "image" | "video" | "audio" | "file";
+            /**
+             * Format: date-time
+             * @description When it was accepted.
+             */
+            createdAt: string;
+            /** @description The value given, echoed in message.status events. */
+            clientReference: string | null;
+        };
+        /**
+         * @description A media file an app uploaded or a user sent.
+         * @example {
+         *       "id": "med_01JD3QA4Y7M1Q5T8W2E6R9U3IO",
+         *       "source": "app",
+         *       "kind": "image",
+         *       "mimeType": "image/png",
+         *       "fileName": "receipt.png",
+         *       "size": 48213,
+         *       "status": "ready",
+         *       "url": "https://media.example.com/platform-media/med_01JD3QA4Y7M1Q5T8W2E6R9U3IO?X-Amz-Expires=3600&X-Amz-Signature=5d41402abc4b2a76",
+         *       "urlExpiresAt": "2026-10-14T10:30:00.000Z",
+         *       "createdAt": "2026-10-14T09:30:00.000Z"
+         *     }
+         */
+        Media: {
+            /** @description Media id (med_…). */
+            id: string;
+            /**
+             * @description Who provided it.
+             * @enum {string}
+             */
+            source: "app" | "user";
+            /**
+             * @description What it is, by MIME type.
+             * @enum {string}
+             */
+            kind: "image" | "video" | "audio" | "document" | "other";
+            /** @description MIME type. */
+            mimeType: string;
+            /** @description File name. */
+            fileName: string;
+            /** @description Size in bytes. */
+            size: number;
+            /**
+             * @description Upload status.
+             * @enum {string}
+             */
+            status: "pending_upload" | "ready";
+            /**
+             * Format: uri
+             * @description Presigned download URL, valid 1 hour; null until the bytes are uploaded.
+             */
+            url: string | null;
+            /**
+             * Format: date-time
+             * @description When url stops working; fetch the media again after.
+             */
+            urlExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the media was created.
+             */
+            createdAt: string;
+        };
+        /**
+         * @description Where and how to upload the bytes: PUT them to url with exactly these headers within 15 minutes.
+         * @example {
+         *       "url": "https://media.example.com/platform-media/med_01JD3QA4Y7M1Q5T8W2E6R9U3IO?X-Amz-Expires=3600&X-Amz-Signature=5d41402abc4b2a76",
+         *       "method": "PUT",
+         *       "headers": {
+         *         "Content-Type": "image/png",
+         *         "Content-Length": "48213"
+         *       },
+         *       "expiresAt": "2026-10-14T09:45:00.000Z"
+         *     }
+         */
+        UploadInstruction: {
+            /**
+             * Format: uri
+             * @description Target of the byte upload.
+             */
+            url: string;
+            /**
+             * @description Always PUT.
+             * @enum {string}
+             */
+            method: "PUT";
+            /** @description Headers to send with the PUT. */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the upload URL stops working.
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description The new media record and where to upload its bytes.
+         * @example {
+         *       "media": {
+         *         "id": "med_01JD3QA4Y7M1Q5T8W2E6R9U3IO",
+         *         "source": "app",
+         *         "kind": "image",
+         *         "mimeType": "image/png",
+         *         "fileName": "receipt.png",
+         *         "size": 48213,
+         *         "status": "pending_upload",
+         *         "url": null,
+         *         "urlExpiresAt": null,
+         *         "createdAt": "2026-10-14T09:30:00.000Z"
+         *       },
+         *       "upload": {
+         *         "url": "https://media.example.com/platform-media/med_01JD3QA4Y7M1Q5T8W2E6R9U3IO?X-Amz-Expires=3600&X-Amz-Signature=5d41402abc4b2a76",
+         *         "method": "PUT",
+         *         "headers": {
+         *           "Content-Type": "image/png",
+         *           "Content-Length": "48213"
+         *         },
+         *         "expiresAt": "2026-10-14T09:45:00.000Z"
+         *       }
+         *     }
+         */
+        CreateMediaResponse: {
+            media: components["schemas"]["Media"];
+            upload: components["schemas"]["UploadInstruction"];
+        };
+        /**
+         * @description A user's consent for the app.
+         * @example {
+         *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *       "status": "opted_in",
+         *       "source": "opt_in_link",
+         *       "ref": "spring-campaign",
+         *       "optedInAt": "2026-10-14T09:30:00.000Z",
+         *       "optedOutAt": null,
+         *       "updatedAt": "2026-10-14T09:30:00.000Z"
+         *     }
+         */
+        Consent: {
+            /** @description The user within this app. */
+            appUserId: string;
+            /**
+             * @description Consent status.
+             * @enum {string}
+             */
+            status: "opted_in" | "opted_out" | "blocked";
+            /**
+             * @description How the user opted in (the most recent opt-in, kept while opted out or blocked).
+             * @enum {string}
+             */
+            source: "user_initiated" | "profile_allow" | "opt_in_link" | "sandbox_tester";
+            /** @description The opt-in link ref, for source opt_in_link. */
+            ref: string | null;
+            /**
+             * Format: date-time
+             * @description When the user last opted in.
+             */
+            optedInAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the user last stopped or blocked the app.
+             */
+            optedOutAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last change.
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description The reply window: open within 24 hours of the user's last message to the app.
+         * @example {
+         *       "open": true,
+         *       "expiresAt": "2026-10-15T09:30:00.000Z"
+         *     }
+         */
+        Window: {
+            /** @description True within 24 hours of the user’s last message. */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description When it closes while open; null when closed.
+             */
+            expiresAt: string | null;
+        };
+        /**
+         * @description One user's consent and reply window.
+         * @example {
+         *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *       "consent": {
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *         "status": "opted_in",
+         *         "source": "opt_in_link",
+         *         "ref": "spring-campaign",
+         *         "optedInAt": "2026-10-14T09:30:00.000Z",
+         *         "optedOutAt": null,
+         *         "updatedAt": "2026-10-14T09:30:00.000Z"
+         *       },
+         *       "window": {
+         *         "open": true,
+         *         "expiresAt": "2026-10-15T09:30:00.000Z"
+         *       }
+         *     }
+         */
+        UserConsent: {
+            /** @description The user. */
+            appUserId: string;
+            consent: components["schemas"]["Consent"];
+            window: components["schemas"]["Window"];
+        };
+        /**
+         * @description A page of consents, most recently changed first.
+         * @example {
+         *       "data": [
+         *         {
+         *           "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *           "status": "opted_in",
+         *           "source": "opt_in_link",
+         *           "ref": "spring-campaign",
+         *           "optedInAt": "2026-10-14T09:30:00.000Z",
+         *           "optedOutAt": null,
+         *           "updatedAt": "2026-10-14T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": "eyJ1IjoiMjAyNi0xMC0xNFQwOTozMDowMC4wMDBaIn0"
+         *     }
+         */
+        ConsentPage: {
+            data: components["schemas"]["Consent"][];
+            /** @description Give it as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description A signed link to the business profile; opening it never opts the user in, tapping Allow does.
+         * @example {
+         *       "url": "https://profiles.example.com/acme-store?optin=eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl",
+         *       "token": "eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl",
+         *       "ref": "spring-campaign",
+         *       "expiresAt": "2026-11-13T09:30:00.000Z"
+         *     }
+         */
+        OptInLink: {
+            /**
+             * Format: uri
+             * @description The link to share.
+             */
+            url: string;
+            /** @description The signed token inside the link. */
+            token: string;
+            /** @description Echoed in consent.updated when a user opts in through the link. */
+            ref: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops working.
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description The app's public business profile.
+         * @example {
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "handle": "acme-store",
+         *       "displayName": "Acme Store",
+         *       "avatarUrl": null,
+         *       "about": "Order updates and support.",
+         *       "websiteUrl": "https://acme.example.com",
+         *       "domain": "acme.example.com",
+         *       "category": "retail",
+         *       "verificationStatus": "verified",
+         *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+         *       "updatedAt": "2026-10-14T09:30:00.000Z"
+         *     }
+         */
+        BusinessProfile: {
+            /** @description The app. */
+            appId: string;
+            /** @description The app’s handle. */
+            handle: string;
+            /** @description Name shown to users. */
+            displayName: string;
+            /**
+             * Format: uri
+             * @description Avatar image URL, usable without auth for at least 1 hour after each read.
+             */
+            avatarUrl: string | null;
+            /** @description About text. */
+            about: string | null;
+            /**
+             * Format: uri
+             * @description Website.
+             */
+            websiteUrl: string | null;
+            /** @description Host of websiteUrl. */
+            domain: string | null;
+            /** @description Category. */
+            category: string | null;
+            /**
+             * @description Business verification.
+             * @enum {string}
+             */
+            verificationStatus: "unverified" | "pending" | "verified" | "revoked";
+            /**
+             * Format: date-time
+             * @description When it was verified.
+             */
+            verifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last change.
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description The key is valid; what it can do.
+         * @example {
+         *       "ok": true,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "appStatus": "sandbox",
+         *       "environment": "sandbox",
+         *       "scopes": [
+         *         "messages:send",
+         *         "messages:read",
+         *         "media:write",
+         *         "consents:read",
+         *         "optin_links:create",
+         *         "profile:write",
+         *         "webhooks:manage",
+         *         "templates:manage"
+         *       ],
+         *       "apiVersion": "2026-10-01",
+         *       "requestId": "req_01JD3QE3H6K9N2Q5T8W1Z4C7",
+         *       "time": "2026-10-14T09:30:00.000Z"
+         *     }
+         */
+        PingResult: {
+            /**
+             * @description Always true.
+             * @constant
+             */
+            ok: true;
+            /** @description The key’s app. */
+            appId: string;
+            /**
+             * @description The app’s status on the access ladder.
+             * @enum {string}
+             */
+            appStatus: "sandbox" | "internal_live" | "public_live" | "suspended" | "rejected";
+            /**
+             * @description The key’s environment.
+             * @enum {string}
+             */
+            environment: "sandbox" | "live";
+            /** @description The key’s scopes. */
+            scopes: ("messages:send" | "messages:read" | "media:write" | "consents:read" | "optin_links:create" | "profile:write" | "webhooks:manage" | "templates:manage")[];
+            /**
+             * @description The API version.
+             * @constant
+             */
+            apiVersion: "2026-10-01";
+            /** @description Equals the Svc-Request-Id header. */
+            requestId: string;
+            /**
+             * Format: date-time
+             * @description The platform’s time.
+             */
+            time: string;
+        };
+        /**
+         * @description A webhook endpoint; its signing secret is never part of it.
+         * @example {
+         *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *       "url": "https://hooks.example.com/platform",
+         *       "events": [
+         *         "message.received",
+         *         "message.status"
+         *       ],
+         *       "state": "enabled",
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "updatedAt": "2026-10-14T09:30:00.000Z",
+         *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+         *       "disabledAt": null,
+         *       "lastVerificationError": null
+         *     }
+         */
+        WebhookEndpoint: {
+            /** @description Endpoint id (we_…). */
+            id: string;
+            /**
+             * Format: uri
+             * @description The https URL deliveries go to.
+             */
+            url: string;
+            /** @description Event types it receives. */
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            /**
+             * @description pending_verification until the handshake succeeds; disabled after 3 days of failed deliveries.
+             * @enum {string}
+             */
+            state: "pending_verification" | "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change.
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description Last successful handshake.
+             */
+            verifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null unless disabled.
+             */
+            disabledAt: string | null;
+            /** @description Why the last handshake failed; null after a success. */
+            lastVerificationError: string | null;
+        };
+        /**
+         * @description The endpoint just added, with its signing secret: shown this once.
+         * @example {
+         *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *       "url": "https://hooks.example.com/platform",
+         *       "events": [
+         *         "message.received",
+         *         "message.status"
+         *       ],
+         *       "state": "enabled",
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "updatedAt": "2026-10-14T09:30:00.000Z",
+         *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+         *       "disabledAt": null,
+         *       "lastVerificationError": null,
+         *       "secret": "whsec_4Xk9Qm2Zp7Lr5Tb1Vc8Nw3Hy6Jd0Fs2A"
+         *     }
+         */
+        WebhookEndpointWithSecret: {
+            /** @description Endpoint id (we_…). */
+            id: string;
+            /**
+             * Format: uri
+             * @description The https URL deliveries go to.
+             */
+            url: string;
+            /** @description Event types it receives. */
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            /**
+             * @description pending_verification until the handshake succeeds; disabled after 3 days of failed deliveries.
+             * @enum {string}
+             */
+            state: "pending_verification" | "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change.
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description Last successful handshake.
+             */
+            verifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null unless disabled.
+             */
+            disabledAt: string | null;
+            /** @description Why the last handshake failed; null after a success. */
+            lastVerificationError: string | null;
+            /** @description The signing secret (whsec_…); keep it safe. */
+            secret: string;
+        };
+        /**
+         * @description The app’s webhook endpoints, oldest first.
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *           "url": "https://hooks.example.com/platform",
+         *           "events": [
+         *             "message.received",
+         *             "message.status"
+         *           ],
+         *           "state": "enabled",
+         *           "createdAt": "2026-10-14T09:30:00.000Z",
+         *           "updatedAt": "2026-10-14T09:30:00.000Z",
+         *           "verifiedAt": "2026-10-14T09:30:00.000Z",
+         *           "disabledAt": null,
+         *           "lastVerificationError": null
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /**
+         * @description A webhook.test event is on its way to the endpoint.
+         * @example {
+         *       "deliveryId": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+         *       "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ"
+         *     }
+         */
+        WebhookTestAccepted: {
+            /** @description The delivery (wd_…). */
+            deliveryId: string;
+            /** @description The event (evt_…). */
+            eventId: string;
+        };
+        /**
+         * @description The new signing secret; the previous one keeps signing beside it until previousSecretExpiresAt.
+         * @example {
+         *       "secret": "whsec_9Tb1Vc8Nw3Hy6Jd0Fs2A4Xk9Qm2Zp7Lr",
+         *       "previousSecretExpiresAt": "2026-10-15T09:30:00.000Z"
+         *     }
+         */
+        RotatedSecret: {
+            /** @description The new signing secret (whsec_…), shown this once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description When the previous secret stops signing (24 hours).
+             */
+            previousSecretExpiresAt: string;
+        };
+        /**
+         * @description One delivery of an event to an endpoint, with its retries.
+         * @example {
+         *       "id": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+         *       "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "eventType": "message.status",
+         *       "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *       "status": "delivered",
+         *       "attempts": 1,
+         *       "lastAttemptAt": "2026-10-14T09:30:02.000Z",
+         *       "nextAttemptAt": null,
+         *       "lastResponseStatus": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "deliveredAt": "2026-10-14T09:30:02.000Z",
+         *       "failedAt": null
+         *     }
+         */
+        WebhookDelivery: {
+            /** @description Delivery id (wd_…). */
+            id: string;
+            /** @description The event delivered (evt_…); the same across retries and replays. */
+            eventId: string;
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            eventType: "message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test";
+            /** @description The endpoint (we_…). */
+            subscriptionId: string;
+            /**
+             * @description pending while being tried; delivered or failed at the end.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the last attempt ended.
+             */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless pending.
+             */
+            nextAttemptAt: string | null;
+            /** @description The endpoint's last HTTP status; null without an answer. */
+            lastResponseStatus: number | null;
+            /** @description Why the last attempt failed (timeout, network error, status, refused address). */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a 2xx answer came.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was given up.
+             */
+            failedAt: string | null;
+        };
+        /**
+         * @description A page of deliveries, newest first.
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+         *           "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *           "eventType": "message.status",
+         *           "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *           "status": "delivered",
+         *           "attempts": 1,
+         *           "lastAttemptAt": "2026-10-14T09:30:02.000Z",
+         *           "nextAttemptAt": null,
+         *           "lastResponseStatus": 200,
+         *           "lastError": null,
+         *           "createdAt": "2026-10-14T09:30:00.000Z",
+         *           "deliveredAt": "2026-10-14T09:30:02.000Z",
+         *           "failedAt": null
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Give it as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description Stable error code: branch on it.
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "internal_error";
+        /**
+         * @description One failing field of an invalid_request.
+         * @example {
+         *       "field": "to.appUserId",
+         *       "issue": "must match ^u_[0-9A-Za-z]{22}$"
+         *     }
+         */
+        ErrorDetail: {
+            /** @description Dotted path of the field, e.g. to.appUserId. */
+            field: string;
+            /** @description What is wrong with it. */
+            issue: string;
+        };
+        /**
+         * @description Every non-2xx answer.
+         * @example {
+         *       "error": {
+         *         "code": "consent_required",
+         *         "message": "The user has not opted in to this app.",
+         *         "type": "permission_error",
+         *         "requestId": "req_01JD3QE3H6K9N2Q5T8W1Z4C7",
+         *         "docUrl": "https://docs.example.com/platform/errors#consent_required"
+         *       }
+         *     }
+         */
+        ErrorEnvelope: {
+            /**
+             * @description The error.
+             * @example {
+             *       "code": "invalid_request",
+             *       "message": "The request is invalid.",
+             *       "type": "invalid_request_error",
+             *       "requestId": "req_01JD3QE3H6K9N2Q5T8W1Z4C7",
+             *       "docUrl": "https://docs.example.com/platform/errors#invalid_request",
+             *       "details": [
+             *         {
+             *           "field": "to.appUserId",
+             *           "issue": "must match ^u_[0-9A-Za-z]{22}$"
+             *         }
+             *       ]
+             *     }
+             */
+            error: {
+                code: components["schemas"]["ErrorCode"];
+                /** @description For humans; may change. */
+                message: string;
+                /**
+                 * @description Error type.
+                 * @enum {string}
+                 */
+                type: "invalid_request_error" | "idempotency_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                /** @description Equals the Svc-Request-Id header. */
+                requestId: string;
+                /**
+                 * Format: uri
+                 * @description Where the code is explained.
+                 */
+                docUrl: string;
+                /** @description Failing fields (invalid_request only). */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /**
+         * @example {
+         *       "displayName": "Acme Store",
+         *       "about": "Order updates and support.",
+         *       "websiteUrl": "https://acme.example.com",
+         *       "category": null
+         *     }
+         */
+        UpdateBusinessProfileRequest: {
+            displayName?: string;
+            about?: string | null;
+            /** Format: uri */
+            websiteUrl?: string | null;
+            category?: string | null;
+            avatarMediaId?: string | null;
+        };
+        /**
+         * @example {
+         *       "ref": "spring-campaign",
+         *       "expiresInDays": 30
+         *     }
+         */
+        CreateOptInLinkRequest: {
+            ref?: string | null;
+            /** @default 30 */
+            expiresInDays?: number | null;
+        };
+        /**
+         * @description text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.
+         * @example {
+         *       "to": {
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T"
+         *       },
+         *       "type": "text",
+         *       "text": "Your order has shipped.",
+         *       "clientReference": "order-1042"
+         *     }
+         */
+        SendMessageRequest: {
+            to: components["schemas"]["Recipient"];
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "file";
+            text?: string | null;
+            mediaId?: string | null;
+            clientReference?: string | null;
+        };
+        /**
+         * @description Exactly one of appUserId (shape A) or email (shape B).
+         * @example {
+         *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T"
+         *     }
+         */
+        Recipient: {
+            appUserId?: string;
+            /** Format: email */
+            email?: string;
+        } & (unknown | unknown);
+        /**
+         * @example {
+         *       "fileName": "receipt.png",
+         *       "mimeType": "image/png",
+         *       "size": 48213
+         *     }
+         */
+        CreateMediaRequest: {
+            fileName: string;
+            mimeType: string;
+            size: number;
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/platform",
+         *       "verifyToken": "my-verify-token-1",
+         *       "events": [
+         *         "message.received",
+         *         "message.status"
+         *       ]
+         *     }
+         */
+        CreateWebhookEndpointRequest: {
+            url: string;
+            verifyToken: string;
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+        };
+        /**
+         * @example {
+         *       "events": [
+         *         "message.received",
+         *         "message.status",
+         *         "consent.updated"
+         *       ]
+         *     }
+         */
+        UpdateWebhookEndpointRequest: {
+            url?: string;
+            verifyToken?: string;
+            events?: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+        };
+        /**
+         * @example {
+         *       "verifyToken": "my-verify-token-1"
+         *     }
+         */
+        VerifyWebhookEndpointRequest: {
+            verifyToken: string;
+        };
+        /**
+         * @description A user sent the app a message. A user's first message is also their opt-in: a consent.updated with source user_initiated comes with it.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "message.received",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *         "from": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *         "type": "text",
+         *         "text": "Where is my order?",
+         *         "media": [],
+         *         "timestamp": "2026-10-14T09:30:00.000Z"
+         *       }
+         *     }
+         */
+        MessageReceivedEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.received";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /** @description Message id (msg_…); GET /messages/{id} shows it. */
+                id: string;
+                /** @description The user within this app. */
+                from: string;
+                /**
+                 * @description Message type.
+                 * @enum {string}
+                 */
+                type: "text" | "image" | "video" | "audio" | "file";
+                /** @description Text or caption. */
+                text: string | null;
+                /** @description Attached files; fetch each with GET /media/{id}. */
+                media: {
+                    id: string;
+                    mimeType: string | null;
+                    fileName: string;
+                    size: number;
+                }[];
+                /** @description Present when the user replied to a message. */
+                context?: {
+                    /** @description The message replied to. */
+                    messageId: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the user sent it.
+                 */
+                timestamp: string;
+            };
+        };
+        /**
+         * @description A message the app sent changed state. sent when handed to the chat product, then delivered and read; failed with a reason when it cannot be delivered.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "message.status",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *         "status": "delivered",
+         *         "timestamp": "2026-10-14T09:30:02.000Z",
+         *         "clientReference": "order-1042"
+         *       }
+         *     }
+         */
+        MessageStatusEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.status";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /** @description Message id. */
+                id: string;
+                /** @description The user within this app. */
+                appUserId: string;
+                /**
+                 * @description The new status.
+                 * @enum {string}
+                 */
+                status: "sent" | "delivered" | "read" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When it changed.
+                 */
+                timestamp: string;
+                /** @description The value given at send. */
+                clientReference?: string;
+                /**
+                 * @description Why it failed (status failed only).
+                 * @enum {string}
+                 */
+                reason?: "consent_revoked" | "recipient_unavailable" | "expired";
+            };
+        };
+        /**
+         * @description A user's consent changed. After opted_out or blocked, sends to the user fail with consent_required. reason account_deleted means the account is gone.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "consent.updated",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *         "status": "opted_in",
+         *         "source": "opt_in_link",
+         *         "ref": "spring-campaign"
+         *       }
+         *     }
+         */
+        ConsentUpdatedEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "consent.updated";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /** @description The user within this app. */
+                appUserId: string;
+                /**
+                 * @description The new status.
+                 * @enum {string}
+                 */
+                status: "opted_in" | "opted_out" | "blocked";
+                /**
+                 * @description How the user opted in.
+                 * @enum {string}
+                 */
+                source?: "user_initiated" | "profile_allow" | "opt_in_link" | "sandbox_tester";
+                /** @description The opt-in link ref, for source opt_in_link. */
+                ref?: string;
+                /**
+                 * @description Why, when the platform moved it.
+                 * @enum {string}
+                 */
+                reason?: "account_deleted";
+            };
+        };
+        /**
+         * @description The app's status changed. Approved, suspended, reinstated, rejected, or dropped to internal_live when verification was revoked.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "app.status_changed",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "status": "internal_live",
+         *         "previousStatus": "sandbox"
+         *       }
+         *     }
+         */
+        AppStatusChangedEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "app.status_changed";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /**
+                 * @description The new status.
+                 * @enum {string}
+                 */
+                status: "sandbox" | "internal_live" | "public_live" | "suspended" | "rejected";
+                /**
+                 * @description The status before.
+                 * @enum {string}
+                 */
+                previousStatus: "sandbox" | "internal_live" | "public_live" | "suspended" | "rejected";
+                /** @description Why, when given. */
+                reason?: string;
+            };
+        };
+        /**
+         * @description A test event, sent by POST /webhooks/{id}/test. Sent only by the test operation, to that endpoint only.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "webhook.test",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "message": "This is a test event from the platform.",
+         *         "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+         *         "nonce": "mX3k9QvT2bLp"
+         *       }
+         *     }
+         */
+        WebhookTestEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook.test";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /** @description A human-readable note. */
+                message: string;
+                /** @description The endpoint tested (we_…). */
+                subscriptionId: string;
+                /** @description Random, unique per test. */
+                nonce: string;
+            };
+        };
+        /** @description Any public event. */
+        WebhookEvent: components["schemas"]["MessageReceivedEvent"] | components["schemas"]["MessageStatusEvent"] | components["schemas"]["ConsentUpdatedEvent"] | components["schemas"]["AppStatusChangedEvent"] | components["schemas"]["WebhookTestEvent"];
+    };
+    responses: never;
+    parameters: {
+        /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+        SvcSignature: string;
+        /** @description The event id (evt_…); dedupe on it. */
+        SvcEventId: string;
+        /** @description The event type. */
+        SvcEventType: string;
+        /** @description This delivery (wd_…); retries keep the same event id. */
+        SvcDeliveryId: string;
+        /** @description Attempt number, from 1. */
+        SvcDeliveryAttempt: number;
+        /** @description Standard Webhooks: the event id. */
+        WebhookId: string;
+        /** @description Standard Webhooks: the t of Svc-Signature. */
+        WebhookTimestamp: number;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+        WebhookSignature: string;
+        /**
+         * @description At most 255 printable ASCII characters. The same key with the same body within 24 hours replays the first answer; with another body it is 422 idempotency_key_reused.
+         * @example order-1042-shipped
+         */
+        IdempotencyKey: string;
+        /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+        SvcVersion: "2026-10-01";
+    };
+    requestBodies: never;
+    headers: {
+        /** @description This request’s id (req_ and 24 characters); errors repeat it as error.requestId. */
+        SvcRequestId: string;
+        /** @description The API version of the answer. */
+        SvcVersion: "2026-10-01";
+        /** @description Requests the app may burst. */
+        RateLimitLimit: number;
+        /** @description Requests left in the app’s bucket now. */
+        RateLimitRemaining: number;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description `true` when this answer replays the first one given for the same Idempotency-Key and body. */
+        IdempotentReplayed: "true";
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
 export interface operations {
-  listConsents: { parameters: { query?: { status?: 'opted_in' | 'opted_out' | 'blocked'; limit?: number; cursor?: string } } };
-  listWebhookDeliveries: { parameters: { query?: { status?: 'pending' | 'delivered' | 'failed'; subscriptionId?: string; limit?: number; cursor?: string } } };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key works. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                     *       "appStatus": "sandbox",
+                     *       "environment": "sandbox",
+                     *       "scopes": [
+                     *         "messages:send",
+                     *         "messages:read",
+                     *         "media:write",
+                     *         "consents:read",
+                     *         "optin_links:create",
+                     *         "profile:write",
+                     *         "webhooks:manage",
+                     *         "templates:manage"
+                     *       ],
+                     *       "apiVersion": "2026-10-01",
+                     *       "requestId": "req_01JD3QE3H6K9N2Q5T8W1Z4C7",
+                     *       "time": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PingResult"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBusinessProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                     *       "handle": "acme-store",
+                     *       "displayName": "Acme Store",
+                     *       "avatarUrl": null,
+                     *       "about": "Order updates and support.",
+                     *       "websiteUrl": "https://acme.example.com",
+                     *       "domain": "acme.example.com",
+                     *       "category": "retail",
+                     *       "verificationStatus": "verified",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessProfile"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateBusinessProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "displayName": "Acme Store",
+                 *       "about": "Order updates and support.",
+                 *       "websiteUrl": "https://acme.example.com",
+                 *       "category": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateBusinessProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated profile. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                     *       "handle": "acme-store",
+                     *       "displayName": "Acme Store",
+                     *       "avatarUrl": null,
+                     *       "about": "Order updates and support.",
+                     *       "websiteUrl": "https://acme.example.com",
+                     *       "domain": "acme.example.com",
+                     *       "category": "retail",
+                     *       "verificationStatus": "verified",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessProfile"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description The user within this app (u_…). */
+                appUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent and the window. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *       "consent": {
+                     *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *         "status": "opted_in",
+                     *         "source": "opt_in_link",
+                     *         "ref": "spring-campaign",
+                     *         "optedInAt": "2026-10-14T09:30:00.000Z",
+                     *         "optedOutAt": null,
+                     *         "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *       },
+                     *       "window": {
+                     *         "open": true,
+                     *         "expiresAt": "2026-10-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserConsent"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listConsents: {
+        parameters: {
+            query?: {
+                /** @description Only consents with this status. */
+                status?: "opted_in" | "opted_out" | "blocked";
+                /** @description Page size. */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *           "status": "opted_in",
+                     *           "source": "opt_in_link",
+                     *           "ref": "spring-campaign",
+                     *           "optedInAt": "2026-10-14T09:30:00.000Z",
+                     *           "optedOutAt": null,
+                     *           "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ1IjoiMjAyNi0xMC0xNFQwOTozMDowMC4wMDBaIn0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentPage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createOptInLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "ref": "spring-campaign",
+                 *       "expiresInDays": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOptInLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            201: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://profiles.example.com/acme-store?optin=eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl",
+                     *       "token": "eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl",
+                     *       "ref": "spring-campaign",
+                     *       "expiresAt": "2026-11-13T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OptInLink"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description At most 255 printable ASCII characters. The same key with the same body within 24 hours replays the first answer; with another body it is 422 idempotency_key_reused.
+                 * @example order-1042-shipped
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T"
+                 *       },
+                 *       "type": "text",
+                 *       "text": "Your order has shipped.",
+                 *       "clientReference": "order-1042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; message.status events follow. */
+            202: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                     *       "status": "accepted",
+                     *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *       "type": "text",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "clientReference": "order-1042"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SendAcceptance"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json`, `idempotency_key_required` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch`, `consent_required`, `recipient_not_tester`, `recipient_outside_org`, `recipient_org_blocks_businesses`, `recipient_unavailable`, `email_addressing_not_allowed` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `recipient_not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `media_not_uploaded`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_reused`, `media_invalid` */
+            422: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `daily_quota_exceeded`, `business_initiated_cap` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Message id (msg_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                     *       "direction": "outbound",
+                     *       "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *       "type": "text",
+                     *       "text": "Your order has shipped.",
+                     *       "media": [],
+                     *       "status": "delivered",
+                     *       "clientReference": "order-1042",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "deliveredAt": "2026-10-14T09:30:02.000Z",
+                     *       "readAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fileName": "receipt.png",
+                 *       "mimeType": "image/png",
+                 *       "size": 48213
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The media record and the upload instruction. */
+            201: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "media": {
+                     *         "id": "med_01JD3QA4Y7M1Q5T8W2E6R9U3IO",
+                     *         "source": "app",
+                     *         "kind": "image",
+                     *         "mimeType": "image/png",
+                     *         "fileName": "receipt.png",
+                     *         "size": 48213,
+                     *         "status": "pending_upload",
+                     *         "url": null,
+                     *         "urlExpiresAt": null,
+                     *         "createdAt": "2026-10-14T09:30:00.000Z"
+                     *       },
+                     *       "upload": {
+                     *         "url": "https://media.example.com/platform-media/med_01JD3QA4Y7M1Q5T8W2E6R9U3IO?X-Amz-Expires=3600&X-Amz-Signature=5d41402abc4b2a76",
+                     *         "method": "PUT",
+                     *         "headers": {
+                     *           "Content-Type": "image/png",
+                     *           "Content-Length": "48213"
+                     *         },
+                     *         "expiresAt": "2026-10-14T09:45:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateMediaResponse"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`, `media_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `media_rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Media id (med_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The media. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "med_01JD3QA4Y7M1Q5T8W2E6R9U3IO",
+                     *       "source": "app",
+                     *       "kind": "image",
+                     *       "mimeType": "image/png",
+                     *       "fileName": "receipt.png",
+                     *       "size": 48213,
+                     *       "status": "ready",
+                     *       "url": "https://media.example.com/platform-media/med_01JD3QA4Y7M1Q5T8W2E6R9U3IO?X-Amz-Expires=3600&X-Amz-Signature=5d41402abc4b2a76",
+                     *       "urlExpiresAt": "2026-10-14T10:30:00.000Z",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Media"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint of the app, oldest first. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *           "url": "https://hooks.example.com/platform",
+                     *           "events": [
+                     *             "message.received",
+                     *             "message.status"
+                     *           ],
+                     *           "state": "enabled",
+                     *           "createdAt": "2026-10-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-10-14T09:30:00.000Z",
+                     *           "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *           "disabledAt": null,
+                     *           "lastVerificationError": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/platform",
+                 *       "verifyToken": "my-verify-token-1",
+                 *       "events": [
+                 *         "message.received",
+                 *         "message.status"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret. */
+            201: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *       "url": "https://hooks.example.com/platform",
+                     *       "events": [
+                     *         "message.received",
+                     *         "message.status"
+                     *       ],
+                     *       "state": "enabled",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "disabledAt": null,
+                     *       "lastVerificationError": null,
+                     *       "secret": "whsec_4Xk9Qm2Zp7Lr5Tb1Vc8Nw3Hy6Jd0Fs2A"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `subscription_limit_reached` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_url_https_required`, `webhook_url_port_not_allowed`, `webhook_url_blocked_address`, `webhook_url_blocked_host`, `webhook_url_dns_failed`, `webhook_url_invalid_url` */
+            422: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *       "url": "https://hooks.example.com/platform",
+                     *       "events": [
+                     *         "message.received",
+                     *         "message.status"
+                     *       ],
+                     *       "state": "enabled",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "disabledAt": null,
+                     *       "lastVerificationError": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "message.received",
+                 *         "message.status",
+                 *         "consent.updated"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *       "url": "https://hooks.example.com/platform",
+                     *       "events": [
+                     *         "message.received",
+                     *         "message.status"
+                     *       ],
+                     *       "state": "enabled",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "disabledAt": null,
+                     *       "lastVerificationError": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_url_https_required`, `webhook_url_port_not_allowed`, `webhook_url_blocked_address`, `webhook_url_blocked_host`, `webhook_url_dns_failed`, `webhook_url_invalid_url` */
+            422: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "verifyToken": "my-verify-token-1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the handshake. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *       "url": "https://hooks.example.com/platform",
+                     *       "events": [
+                     *         "message.received",
+                     *         "message.status"
+                     *       ],
+                     *       "state": "enabled",
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z",
+                     *       "verifiedAt": "2026-10-14T09:30:00.000Z",
+                     *       "disabledAt": null,
+                     *       "lastVerificationError": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `verify_token_mismatch`, `webhook_url_https_required`, `webhook_url_port_not_allowed`, `webhook_url_blocked_address`, `webhook_url_blocked_host`, `webhook_url_dns_failed`, `webhook_url_invalid_url` */
+            422: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery is on its way. */
+            202: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveryId": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+                     *       "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestAccepted"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `subscription_not_verified` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_9Tb1Vc8Nw3Hy6Jd0Fs2A4Xk9Qm2Zp7Lr",
+                     *       "previousSecretExpiresAt": "2026-10-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries with this status. */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Only deliveries to this endpoint (we_…). */
+                subscriptionId?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+                     *           "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                     *           "eventType": "message.status",
+                     *           "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2026-10-14T09:30:02.000Z",
+                     *           "nextAttemptAt": null,
+                     *           "lastResponseStatus": 200,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-10-14T09:30:00.000Z",
+                     *           "deliveredAt": "2026-10-14T09:30:02.000Z",
+                     *           "failedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Delivery id (wd_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery. */
+            202: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
+                     *       "eventId": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                     *       "eventType": "message.status",
+                     *       "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                     *       "status": "delivered",
+                     *       "attempts": 1,
+                     *       "lastAttemptAt": "2026-10-14T09:30:02.000Z",
+                     *       "nextAttemptAt": null,
+                     *       "lastResponseStatus": 200,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "deliveredAt": "2026-10-14T09:30:02.000Z",
+                     *       "failedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `delivery_in_progress`, `payload_expired` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    onMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "message.received",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                 *         "from": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                 *         "type": "text",
+                 *         "text": "Where is my order?",
+                 *         "media": [],
+                 *         "timestamp": "2026-10-14T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "message.status",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                 *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                 *         "status": "delivered",
+                 *         "timestamp": "2026-10-14T09:30:02.000Z",
+                 *         "clientReference": "order-1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageStatusEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConsentUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "consent.updated",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                 *         "status": "opted_in",
+                 *         "source": "opt_in_link",
+                 *         "ref": "spring-campaign"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConsentUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "app.status_changed",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "status": "internal_live",
+                 *         "previousStatus": "sandbox"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "webhook.test",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "message": "This is a test event from the platform.",
+                 *         "subscriptionId": "we_01JD3QC9P2L5N8R1T4W7Z0B3DF",
+                 *         "nonce": "mX3k9QvT2bLp"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
