@@ -50,7 +50,7 @@ describe('PlatformClient requests', () => {
   it('maps every operation to its method and path, escaping ids and skipping absent query values', async () => {
     const { client, calls } = clientWith(Array.from({ length: 19 }, () => ({ status: 200, json: { data: [], nextCursor: null } })));
     await client.messages.get('msg/1');
-    await client.media.create({ fileName: 'a.png', mimeType: 'image/png', size: 1 } as any);
+    await client.media.create({ fileName: 'a.png', mimeType: 'image/png', size: 1 });
     await client.media.get('med_1');
     await client.users.get(APP_USER);
     await client.consents.list({ status: 'opted_in', limit: 2 });
@@ -58,14 +58,14 @@ describe('PlatformClient requests', () => {
     await client.optInLinks.create({ ref: 'spring' });
     await client.businessProfile.get();
     await client.webhooks.list();
-    await client.webhooks.create({ url: 'https://hooks.example.test/x', verifyToken: 'token-123', events: ['message.status'] } as any);
+    await client.webhooks.create({ url: 'https://hooks.example.test/x', verifyToken: 'token-123', events: ['message.status'] });
     await client.webhooks.get('we_1');
-    await client.webhooks.update('we_1', { events: ['consent.updated'] } as any);
+    await client.webhooks.update('we_1', { events: ['consent.updated'] });
     await client.webhooks.delete('we_1');
     await client.webhooks.verify('we_1', { verifyToken: 'token-123' });
     await client.webhooks.test('we_1');
     await client.webhooks.rotateSecret('we_1');
-    await client.webhookDeliveries.list({ status: 'failed', subscriptionId: 'we_1', limit: 5, cursor: undefined } as any);
+    await client.webhookDeliveries.list({ status: 'failed', subscriptionId: 'we_1', limit: 5, cursor: undefined });
     await client.webhookDeliveries.replay('wd_1');
     await client.ping();
     expect(calls.map((c) => `${c.method} ${c.url.slice(BASE.length)}`)).toEqual([
@@ -168,7 +168,7 @@ describe('retries', () => {
 
   it('retries 429 rate_limited even for a POST that is not idempotent: the API refused it before doing anything', async () => {
     const { client, calls } = clientWith([errorReply(429, 'rate_limited', { type: 'rate_limit_error', headers: { 'Retry-After': '1' } }), { status: 201, json: { secret: 'whsec_x' } }]);
-    await client.webhooks.create({ url: 'https://hooks.example.test/x', verifyToken: 'token-123', events: ['message.status'] } as any);
+    await client.webhooks.create({ url: 'https://hooks.example.test/x', verifyToken: 'token-123', events: ['message.status'] });
     expect(calls).toHaveLength(2);
   });
 
@@ -223,7 +223,7 @@ describe('retries', () => {
     await expect(reset.client.webhooks.rotateSecret('we_1')).rejects.toBeInstanceOf(PlatformConnectionError);
     expect(reset.calls).toHaveLength(1);
     const failed = clientWith([errorReply(500, 'internal_error', { type: 'api_error' })]);
-    await expect(failed.client.media.create({ fileName: 'a.png', mimeType: 'image/png', size: 1 } as any)).rejects.toBeInstanceOf(PlatformError);
+    await expect(failed.client.media.create({ fileName: 'a.png', mimeType: 'image/png', size: 1 })).rejects.toBeInstanceOf(PlatformError);
     expect(failed.calls).toHaveLength(1);
   });
 

@@ -82,7 +82,7 @@ export class MediaResource {
    */
   async upload(bytes: UploadBytes, file: { fileName: string; mimeType: string }, options?: RequestOptions): Promise<ApiResult<Media>> {
     const body = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-    const { media, upload } = await this.create({ fileName: file.fileName, mimeType: file.mimeType, size: body.byteLength } as CreateMediaRequest, options);
+    const { media, upload } = await this.create({ fileName: file.fileName, mimeType: file.mimeType, size: body.byteLength }, options);
     const put = await this.sender.send({ method: 'PUT', path: upload.url, headers: upload.headers, rawBody: body, idempotent: true, external: true }, options);
     if (put.status < 200 || put.status >= 300) {
       throw new PlatformConnectionError(`the upload of ${media.id} was refused with ${put.status}`, { status: put.status, headers: put.headers, body: put.text.slice(0, 2000) });

@@ -14,7 +14,7 @@ import {
   type ReceivedRequest,
   type TestApp,
 } from '@platform/testing';
-import { answerHandshake, PlatformClient, PlatformError, verifyWebhook, WebhookVerificationError, type FetchLike, type WebhookEvent } from './index';
+import { answerHandshake, PlatformClient, PlatformError, verifyWebhook, WebhookVerificationError, type CreateWebhookEndpointRequest, type FetchLike, type WebhookEvent } from './index';
 
 /** The SDK against the running stack: every call goes through the real gateway and services. */
 
@@ -50,7 +50,7 @@ async function caught(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Registers an endpoint on a fresh path of the receiver, answering the handshake with answerHandshake. */
-async function createEndpoint(client: PlatformClient, events: string[]) {
+async function createEndpoint(client: PlatformClient, events: CreateWebhookEndpointRequest['events']) {
   const hookPath = `/${unique('sdk-hook-')}`;
   const verifyToken = unique('sdk-token-');
   const handshakes: ReturnType<typeof answerHandshake>[] = [];
@@ -60,7 +60,7 @@ async function createEndpoint(client: PlatformClient, events: string[]) {
     handshakes.push(answer);
     return { status: answer.status, body: answer.body };
   });
-  const endpoint = await client.webhooks.create({ url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`, verifyToken, events } as Parameters<PlatformClient['webhooks']['create']>[0]);
+  const endpoint = await client.webhooks.create({ url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`, verifyToken, events });
   return { endpoint, hookPath, verifyToken, handshakes };
 }
 
@@ -199,7 +199,7 @@ describe('@platform/sdk against the running stack (e2e)', () => {
     // Lifecycle calls through the SDK.
     expect((await client.webhooks.list()).data.map((e) => e.id)).toEqual([endpoint.id]);
     expect(await client.webhooks.get(endpoint.id)).not.toHaveProperty('secret');
-    expect(await client.webhooks.update(endpoint.id, { events: ['message.status', 'webhook.test'] } as Parameters<PlatformClient['webhooks']['update']>[1])).toMatchObject({ events: ['message.status', 'webhook.test'] });
+    expect(await client.webhooks.update(endpoint.id, { events: ['message.status', 'webhook.test'] })).toMatchObject({ events: ['message.status', 'webhook.test'] });
     expect(await client.webhooks.verify(endpoint.id, { verifyToken })).toMatchObject({ state: 'enabled' });
     expect(handshakes).toHaveLength(2);
   });
