@@ -4,6 +4,7 @@
 // - eslint-config-prettier last, so formatting is never a lint concern;
 // - @nx/enforce-module-boundaries with the tags of the project.json files:
 //     type:app | type:contracts | type:util | type:infra | type:testing   (what a project is)
+//     type:sdk (published on its own: depends on no lib; its tests may use type:testing)
 //     scope:<app> | scope:shared                                          (who may use it)
 //   so apps never import each other, and libs only import "lower" libs.
 import { defineConfig } from 'eslint/config';
@@ -70,6 +71,8 @@ export default defineConfig(
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:util', 'type:contracts'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:infra', 'type:util', 'type:contracts'] },
+            // The SDK ships alone (npm pack): no monorepo lib may end up in it; @platform/testing stays in tests (rule below).
+            { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:testing'] },
             // Who may use it: every app only the shared libs, so apps can never import each other.
             ...APPS.map((app) => ({ sourceTag: `scope:${app}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },

@@ -38,7 +38,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Environment variables read by production code (`env.X`, `env['X']`, `(env, 'X'`), excluding the test library. */
+/** Environment variables read by production code (`env.X`, `env['X']`, `(env, 'X'`), excluding the test library and the SDK. */
 function variablesReadIn(files: string[]): Set<string> {
   const names = new Set<string>();
   for (const file of files) {
@@ -48,7 +48,8 @@ function variablesReadIn(files: string[]): Set<string> {
 }
 const LIBS_READ = variablesReadIn(
   readdirSync(path.join(ROOT, 'libs'))
-    .filter((lib) => lib !== 'testing')
+    // The SDK is a client for businesses, never loaded by an app (type:sdk): its examples read no service setting.
+    .filter((lib) => lib !== 'testing' && lib !== 'sdk')
     .flatMap((lib) => sourceFiles(path.join(ROOT, 'libs', lib, 'src'))),
 );
 const appReads = (app: string) => new Set([...LIBS_READ, ...variablesReadIn(sourceFiles(path.join(ROOT, 'apps', app, 'src')))]);
