@@ -17,6 +17,7 @@ import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
 import { RouteNotFoundFilter } from './http/not-found.filter';
+import { ListenStreams } from './listen/listen-streams';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { RateLimiter } from './public-api/rate-limiter';
@@ -80,8 +81,9 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     },
   });
 
+  const listenStreams = new ListenStreams();
   const pipeline = createPublicPipeline({
-    routes: publicRoutes({ rpc, clock: runtime.clock }),
+    routes: publicRoutes({ rpc, clock: runtime.clock, listenStreams }),
     keys: keyCache,
     apps: appCache,
     limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
@@ -97,7 +99,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   return {
     runtime,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Event streams never finish on their own; their clients resume elsewhere.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      listenStreams.closeAll();
+      await closed;
       server.closeAllConnections();
       await nest.close();
       await rpc.close();

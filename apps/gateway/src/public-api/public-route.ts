@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { RpcCaller, Scope } from '@platform/contracts';
 import type { ApiKeyRecord } from '../api-keys/api-key.cache';
 import type { AppAccess } from '../app-status/app-access.cache';
@@ -7,6 +8,7 @@ export interface PublicContext<B = unknown> {
   requestId: string;
   params: Record<string, string>;
   query: URLSearchParams;
+  headers: IncomingHttpHeaders;
   body: B;
   key: ApiKeyRecord;
   app: AppAccess;
@@ -19,6 +21,8 @@ export interface PublicResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Takes the response over once the pipeline's checks passed (an event stream); must not throw. */
+  stream?: (res: ServerResponse) => Promise<void>;
 }
 
 /** One public endpoint: its scope (null = any valid key), body DTO and handler. */
