@@ -28,6 +28,7 @@ const TEST_SECRETS: Record<string, string> = {
   ADMIN_TOKEN: 'migrate-jobs-test-admin-token',
   APP_USER_ID_SECRET: 'migrate-jobs-test-app-user-id-secret',
   OPTIN_LINK_SECRET: 'migrate-jobs-test-optin-link-secret',
+  WEBHOOK_LISTEN_SECRET: 'migrate-jobs-test-webhook-listen-secret',
 };
 
 function render(overlay: string): K8s[] {

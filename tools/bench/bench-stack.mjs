@@ -11,9 +11,10 @@ import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { appLogFile, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
 import { requestStages } from './request-stages.mjs';
 
-// Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP).
-export const BENCH_BASE_PORT = 5500;
-const DB = 'platform_bench';
+// Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP). BENCH_BASE_PORT and
+// BENCH_DATABASE move a bench beside another one running on the same machine.
+export const BENCH_BASE_PORT = Number(process.env.BENCH_BASE_PORT ?? 5500);
+const DB = process.env.BENCH_DATABASE ?? 'platform_bench';
 const ADMIN_TOKEN = 'bench-admin-token';
 /** The bench stack's processes and log files are tagged so (`bench-<app>.log`). */
 const BENCH_TAG = 'bench';
@@ -90,6 +91,11 @@ export async function inParallel(items, concurrency, fn) {
 }
 
 let stackPids = new Map();
+
+/** Counts a process the bench started beside the stack (a CLI under test) as its own group. */
+export function trackProcess(pid, group) {
+  stackPids.set(pid, group);
+}
 /** cpuLoopScore() of this run, taken before the stack started. */
 let machineScore = null;
 

@@ -19,6 +19,7 @@ import { gatewayMigrations } from './persistence/migrations';
 import { RouteNotFoundFilter } from './http/not-found.filter';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { referenceRoutes } from './openapi/reference-routes';
+import { ListenStreams } from './listen/listen-streams';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { RateLimiter } from './public-api/rate-limiter';
@@ -82,7 +83,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     },
   });
 
-  const routes = publicRoutes({ rpc, clock: runtime.clock });
+  const listenStreams = new ListenStreams();
+  const routes = publicRoutes({ rpc, clock: runtime.clock, listenStreams });
   const document = buildOpenApiDocument(routes, { docsUrl: config.docsUrl, rateLimit: { rps: config.rateLimitRps, burst: config.rateLimitBurst } });
   const pipeline = createPublicPipeline({
     routes,
@@ -102,7 +104,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   return {
     runtime,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Event streams never finish on their own; their clients resume elsewhere.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      listenStreams.closeAll();
+      await closed;
       server.closeAllConnections();
       await nest.close();
       await rpc.close();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ServiceRuntime } from '@platform/service-kit';
 import { DeliveriesHandler } from './deliveries/deliveries.handler';
 import { DeliveryWorker } from './deliveries/delivery.worker';
+import { ListenSessionsHandler } from './listen/listen-sessions.handler';
 import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
 import { WebhookNetwork } from './network/webhook-network';
 
@@ -15,6 +16,7 @@ import { WebhookNetwork } from './network/webhook-network';
     EndpointsHandler,
     DeliveriesHandler,
     DeliveryWorker,
+    ListenSessionsHandler,
   ],
 })
 export class WebhookDispatcherModule {}

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 /**
- * A LISTEN connection that calls `onNotify` for every notification on `channel` and reconnects in
+ * A LISTEN connection that calls `onNotify` (with the payload) for every notification on `channel` and reconnects in
  * the background when the connection drops. Callers keep a fallback poll: a notification sent while
  * the listener was down is lost, the rows it announced are not.
  */
@@ -10,7 +10,7 @@ export class PgListener {
   private running = false;
 
   constructor(
-    private readonly options: { databaseUrl: string; channel: string; applicationName: string; onNotify: () => void; onError?: (error: unknown) => void },
+    private readonly options: { databaseUrl: string; channel: string; applicationName: string; onNotify: (payload?: string) => void; onError?: (error: unknown) => void },
   ) {}
 
   async start(): Promise<void> {
@@ -26,7 +26,7 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName });
-    client.on('notification', () => this.options.onNotify());
+    client.on('notification', (message) => this.options.onNotify(message.payload));
     client.on('error', (error) => {
       this.options.onError?.(error);
       this.client = null;

@@ -9,6 +9,7 @@ import devKeyCreate from './dev-key-create.mjs';
 import devOrgCreate from './dev-org-create.mjs';
 import devUserCreate from './dev-user-create.mjs';
 import devUserMessage from './dev-user-message.mjs';
+import listen from './listen.mjs';
 import outboxRedrive from './outbox-redrive.mjs';
 import replayProjections from './replay-projections-command.mjs';
 import replayTopic from './replay-topic.mjs';
@@ -21,6 +22,7 @@ export const COMMANDS = [
   outboxRedrive,
   webhooksRedeliver,
   traceMessage,
+  listen,
   devOrgCreate,
   devAppCreate,
   devKeyCreate,

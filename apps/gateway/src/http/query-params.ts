@@ -9,7 +9,9 @@ import { QueryReader } from './query-reader';
 export type QueryParamSpec =
   | { name: string; description: string; kind: 'enum'; values: readonly string[] }
   | { name: string; description: string; kind: 'limit'; min: number; max: number; default: number }
-  | { name: string; description: string; kind: 'string'; minLength: number; maxLength: number; pattern?: RegExp; issue: string };
+  | { name: string; description: string; kind: 'string'; minLength: number; maxLength: number; pattern?: RegExp; issue: string }
+  /** A comma-separated list of some of `values` (trimmed, without repeats, sorted); null when absent. */
+  | { name: string; description: string; kind: 'list'; values: readonly string[] };
 
 export interface QuerySpec {
   params: readonly QueryParamSpec[];
@@ -18,13 +20,13 @@ export interface QuerySpec {
 }
 
 /** Reads the query by its spec: enums and strings as given or null, limits as numbers (their default when absent). */
-export function readQuery(spec: QuerySpec, query: URLSearchParams): Record<string, string | number | null> {
+export function readQuery(spec: QuerySpec, query: URLSearchParams): Record<string, string | number | string[] | null> {
   const reader = new QueryReader(query);
   if (spec.refuseUnknown) {
     const known = new Set(spec.params.map((p) => p.name));
     for (const name of new Set(query.keys())) if (!known.has(name)) reader.details.push({ field: name, issue: 'is not a known parameter' });
   }
-  const values: Record<string, string | number | null> = {};
+  const values: Record<string, string | number | string[] | null> = {};
   for (const param of spec.params) {
     switch (param.kind) {
       case 'enum':
@@ -38,6 +40,14 @@ export function readQuery(spec: QuerySpec, query: URLSearchParams): Record<strin
         const fits = raw !== null && raw.length >= param.minLength && raw.length <= param.maxLength && (!param.pattern || param.pattern.test(raw));
         if (raw !== null && !fits) reader.details.push({ field: param.name, issue: param.issue });
         values[param.name] = fits ? raw : null;
+        break;
+      }
+      case 'list': {
+        const raw = reader.single(param.name);
+        const asked = raw === null ? [] : raw.split(',').map((item) => item.trim());
+        const fits = asked.length > 0 && asked.every((item) => param.values.includes(item));
+        if (raw !== null && !fits) reader.details.push({ field: param.name, issue: `must be a comma-separated list of ${param.values.join(', ')}` });
+        values[param.name] = fits ? [...new Set(asked)].sort() : null;
         break;
       }
     }
@@ -55,5 +65,7 @@ export function queryParamSchema(param: QueryParamSpec): JsonSchema {
       return { type: 'integer', minimum: param.min, maximum: param.max, default: param.default };
     case 'string':
       return { type: 'string', minLength: param.minLength, maxLength: param.maxLength, ...(param.pattern ? { pattern: param.pattern.source } : {}) };
+    case 'list':
+      return { type: 'string', pattern: `^(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')})(,(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')}))*$` };
   }
 }

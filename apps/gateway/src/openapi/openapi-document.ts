@@ -128,6 +128,7 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
       parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1, maxLength: PATH_ID_MAX_LENGTH } });
     }
     for (const param of route.query?.params ?? []) parameters.push({ name: param.name, in: 'query', required: false, description: param.description, schema: queryParamSchema(param) });
+    for (const [name, description] of Object.entries(doc.requestHeaders ?? {})) parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
     parameters.push({ $ref: '#/components/parameters/SvcVersion' });
 
@@ -155,6 +156,7 @@ function successResponse(route: PublicRoute): OpenApiResponse {
   const { success } = route.doc;
   const headers: Record<string, unknown> = { ...commonHeaderRefs() };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+  if (success.mediaType) return { description: success.description, headers, content: { [success.mediaType.type]: { schema: success.mediaType.schema, example: success.mediaType.example } } };
   if (!success.schema) return { description: success.description, headers };
   const example = (PUBLIC_RESOURCE_SCHEMAS[success.schema]?.examples as unknown[] | undefined)?.[0];
   return { description: success.description, headers, content: { 'application/json': { schema: ref(success.schema), example } } };

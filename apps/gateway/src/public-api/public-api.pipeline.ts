@@ -105,7 +105,8 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         if (idempotency && match.route.idempotent) held = await match.route.idempotent.heldKey(caller, app.appId, idempotency);
         if (!held) throw invalid;
       }
-      const result = held ?? (await match.route.handle({ requestId, params: match.params, query: url.searchParams, body, key, app, caller, idempotency }));
+      const result = held ?? (await match.route.handle({ requestId, params: match.params, query: url.searchParams, headers: req.headers, body, key, app, caller, idempotency }));
+      if (result.stream) return await result.stream(res);
       if (result.headers?.['Idempotent-Replayed'] === 'true') deps.metrics.idempotencyReplays.inc();
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {

@@ -1,4 +1,5 @@
-import type { ErrorCode, RpcCaller, Scope } from '@platform/contracts';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ErrorCode, JsonSchema, RpcCaller, Scope } from '@platform/contracts';
 import type { ApiKeyRecord } from '../api-keys/api-key.cache';
 import type { AppAccess } from '../app-status/app-access.cache';
 import type { QuerySpec } from '../http/query-params';
@@ -8,6 +9,7 @@ export interface PublicContext<B = unknown> {
   requestId: string;
   params: Record<string, string>;
   query: URLSearchParams;
+  headers: IncomingHttpHeaders;
   body: B;
   key: ApiKeyRecord;
   app: AppAccess;
@@ -20,6 +22,8 @@ export interface PublicResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Takes the response over once the pipeline's checks passed (an event stream); must not throw. */
+  stream?: (res: ServerResponse) => Promise<void>;
 }
 
 /**
@@ -35,8 +39,10 @@ export interface RouteDoc {
   tag: string;
   /** Each path parameter (`:name` in the path) and what it is. */
   pathParams?: Record<string, string>;
-  /** The answer on success: its status and the component schema of its body (none for 204). */
-  success: { status: number; schema?: string; description: string };
+  /** The answer on success: its status and the component schema of its body (none for 204), or another media type's. */
+  success: { status: number; schema?: string; description: string; mediaType?: { type: string; schema: JsonSchema; example: string } };
+  /** Request headers it reads beyond the common ones, and what each means. */
+  requestHeaders?: Record<string, string>;
   /** Refusals the owning service decides, beyond those the pipeline gives every route of this shape. */
   errors?: readonly ErrorCode[];
 }

@@ -1,6 +1,8 @@
 import { API_VERSION } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import type { RpcClient } from '@platform/kafka';
+import { listenRoutes } from '../listen/listen-routes';
+import { ListenStreams } from '../listen/listen-streams';
 import { consentRoutes } from './consent-routes';
 import { mediaRoutes } from './media-routes';
 import { messageRoutes } from './message-routes';
@@ -9,7 +11,7 @@ import { UpdateBusinessProfileDto } from './update-business-profile.dto';
 import { webhookRoutes } from './webhook-routes';
 
 /** Every public endpoint of the spec. */
-export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRoute[] {
+export function publicRoutes(deps: { rpc: RpcClient; clock: Clock; listenStreams?: ListenStreams }): PublicRoute[] {
   return [
     {
       method: 'GET',
@@ -72,5 +74,6 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock }): PublicRout
     ...messageRoutes(deps),
     ...mediaRoutes(deps),
     ...webhookRoutes(deps),
+    ...listenRoutes({ rpc: deps.rpc, streams: deps.listenStreams ?? new ListenStreams() }),
   ];
 }

@@ -2,6 +2,7 @@ import { DOMAIN_TOPIC_PARTITIONS, TOPICS } from '@platform/contracts';
 import { pgTextArray, type Statement } from '@platform/event-store';
 import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
 import { DELIVERIES_CHANNEL, deliveriesStatement, publicEventStatement } from '../deliveries/delivery.records';
+import { listenEventsStatement, liveSessionsStatement } from '../listen/listen-session.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
@@ -9,12 +10,13 @@ export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
 
 /**
  * Turns domain events into public events and one delivery per enabled endpoint of the app that
- * subscribed to the type, in the transaction that records the domain event in the inbox; an event
- * no endpoint subscribed to leaves only its inbox record. The `evt_` id and the original
+ * subscribed to the type, and a record for each live listen session (`platformctl listen`) of the
+ * app that wants the type, in the transaction that records the domain event in the inbox; an event
+ * nobody subscribed to leaves only its inbox record. The `evt_` id and the original
  * deliveries' ids are derived from the domain event, so a consumer group reset to offset 0 finds
  * everything in place and creates nothing. A slice of events takes two round trips: the apps'
- * enabled endpoints are read with `begin` and the inbox record, the public events and deliveries
- * are written with the commit.
+ * enabled endpoints and live listen sessions are read with `begin` and the inbox record, the public
+ * events, deliveries and listen records are written with the commit.
  */
 export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   return {
@@ -22,20 +24,25 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
     topics: [TOPICS.messagingEvents, TOPICS.consentEvents, TOPICS.profileEvents],
     pipelined: {
       types: PUBLIC_SOURCE_TYPES,
-      read: (events) => [
-        {
-          sql: `select app_id, endpoint_id, events from webhook_dispatcher.endpoints where app_id = any(?::text[]) and state = 'enabled' order by endpoint_id`,
-          params: [pgTextArray([...new Set(events.flatMap((event) => (event.appId ? [event.appId] : [])))])],
-        },
-      ],
-      decide: ([endpoints]) => (event) => {
+      read: (events) => {
+        const appIds = [...new Set(events.flatMap((event) => (event.appId ? [event.appId] : [])))];
+        return [
+          {
+            sql: `select app_id, endpoint_id, events from webhook_dispatcher.endpoints where app_id = any(?::text[]) and state = 'enabled' order by endpoint_id`,
+            params: [pgTextArray(appIds)],
+          },
+          liveSessionsStatement(appIds, runtime.clock.now()),
+        ];
+      },
+      decide: ([endpoints, sessions]) => (event) => {
         const publicEvent = toPublicEvent(event);
         if (!publicEvent || !event.appId) return [];
         const { envelope } = publicEvent;
         const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
-        // Only a delivery ever reads a public event (its attempts and replays); an event no endpoint
-        // subscribed to is never sent, so its payload is not kept (the inbox still records it).
-        if (endpointIds.length === 0) return [];
+        const sessionIds = sessions.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.session_id as string);
+        // Only deliveries and listen sessions ever read a public event; an event nobody subscribed
+        // to is never sent, so its payload is not kept (the inbox still records it).
+        if (endpointIds.length === 0 && sessionIds.length === 0) return [];
         const now = runtime.clock.now();
         // Decided in the event's span (continuing its traceparent header): attempts join that trace.
         const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
@@ -51,6 +58,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           }),
         ];
         if (deliveries) writes.push(deliveries);
+        if (sessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds, eventId: envelope.id, now }));
         return writes;
       },
     },

@@ -372,6 +372,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Receive events as a stream (local development)
+         * @description What `platformctl listen` reads: the app's events as they happen, as Server-Sent Events, without a public URL or a registered endpoint. Sandbox keys only (a live key is 403 key_environment_mismatch). The first event, `session`, carries the session's signing secret (stable per key); each event after it has the event type as its name, its cursor as id and the exact delivery body as data. Reconnect with `Last-Event-ID` to resume without losing events.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["listen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "message.received": {
@@ -4443,6 +4465,112 @@ export interface operations {
             };
             /** @description `unsupported_media_type` */
             415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listen: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types to receive; every type but webhook.test by default. */
+                events?: string;
+            };
+            header?: {
+                /** @description The id of the last event received, to resume after it. */
+                "Last-Event-ID"?: string;
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it ends after 10 minutes and the client reconnects. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: session
+                     *     data: {"sessionId":"ls_01JD3QF1A2B3C4D5E6F7G8H9J0","secret":"whsec_4Xk9Qm2Zp7Lr5Tb1Vc8Nw3Hy6Jd0Fs2A","events":["message.status"],"cursor":"ls_01JD3QF1A2B3C4D5E6F7G8H9J0.0"}
+                     *
+                     *     id: ls_01JD3QF1A2B3C4D5E6F7G8H9J0.1
+                     *     event: message.status
+                     *     data: {"id":"evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ","type":"message.status",…}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["SvcRequestId"];
                     "Svc-Version": components["headers"]["SvcVersion"];

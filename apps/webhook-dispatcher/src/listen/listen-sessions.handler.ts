@@ -1,0 +1,234 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LISTEN_EVENT_TYPES, newId, type RpcCaller } from '@platform/contracts';
+import { DomainError } from '@platform/errors';
+import { pgTextArray, PgListener } from '@platform/event-store';
+import { RpcDispatcher } from '@platform/kafka';
+import { BackgroundJob, log, ServiceRuntime } from '@platform/service-kit';
+import { listenSigningSecret } from './listen-secret';
+import { listenServerSecret } from './listen-secret-config';
+import { LISTEN_CHANNEL, LISTEN_SESSION_PREFIX, LISTEN_SESSION_TTL_MS } from './listen-session.records';
+
+/** A message.received waits this long at most for media to register its files (as a delivery does). */
+const MEDIA_WAIT_SECONDS = 60;
+/** Events a poll gives cursors to at once. */
+const SEQUENCE_BATCH = 1000;
+/** Longest wait of one poll: the gateway's call waits a little longer. */
+const MAX_WAIT_MS = 25_000;
+/** A poll looks again this often while waiting, whatever the notifications (one may be lost while the listener reconnects, or media may have arrived). */
+const RECHECK_MS = 1000;
+
+export interface OpenListenRequest {
+  appId: string;
+  keyId: string;
+  events: string[];
+  /** The stream's Last-Event-ID when it resumes: `<sessionId>.<seq>`, already parsed. */
+  resume: { sessionId: string; seq: number } | null;
+}
+
+export interface PollListenRequest {
+  appId: string;
+  sessionId: string;
+  after: number;
+  limit: number;
+  waitMs: number;
+}
+
+export interface ListenEvent {
+  seq: number;
+  eventId: string;
+  type: string;
+  payload: string;
+}
+
+/**
+ * `platformctl listen` sessions (`listen.open`, `listen.poll`). A session is kept like an endpoint
+ * (the public-events consumer records for it every event it wants, in the transaction that creates
+ * deliveries), counts against no endpoint limit, gets no HTTP deliveries, and is read by the
+ * gateway's event stream with long polls. Cursors are given out in the poll, in recording order,
+ * under the session row's lock, so every event committed after a reader's cursor gets a later cursor
+ * and none is skipped. Records stay a day (at-least-once: a reader resuming from an older cursor
+ * gets them again); a session expires a day after its last connection.
+ */
+@Injectable()
+export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly serverSecret: string;
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private listener: PgListener | null = null;
+  private readonly sweeper: BackgroundJob;
+
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+  ) {
+    this.serverSecret = listenServerSecret(runtime.config.env, runtime.config.production);
+    this.sweeper = new BackgroundJob('listen session expiry', () => this.sweep());
+  }
+
+  onModuleInit(): void {
+    this.rpc.registerAll({
+      'listen.open': (p, caller) => this.open(p, caller),
+      'listen.poll': (p) => this.poll(p),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.listener = new PgListener({
+      databaseUrl: this.runtime.config.serviceDatabaseUrl,
+      channel: LISTEN_CHANNEL,
+      applicationName: 'webhook-dispatcher-listen',
+      // No payload (the listener reconnected): anything may have been recorded, wake every reader.
+      onNotify: (sessionId) => (sessionId ? this.wake(sessionId) : [...this.waiters.keys()].forEach((id) => this.wake(id))),
+      onError: (error) => log('error', 'listen notification listener error', { error: String(error) }),
+    });
+    await this.listener.start();
+    this.sweeper.start(600_000, this.runtime.clock);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.sweeper.stop();
+    for (const id of [...this.waiters.keys()]) this.wake(id);
+    await this.listener?.stop();
+  }
+
+  /** Opens (or reopens) the key's session for these types; returns its secret and the cursor to read after. */
+  async open(p: OpenListenRequest, caller: RpcCaller) {
+    // The gateway refuses live keys; this is the owner's own check.
+    if (caller.keyEnvironment !== 'sandbox') throw new DomainError('key_environment_mismatch', 'platformctl listen takes sandbox keys only.');
+    const events = [...new Set(p.events)].sort();
+    if (events.length === 0 || events.some((type) => !(LISTEN_EVENT_TYPES as readonly string[]).includes(type))) {
+      throw DomainError.invalid([{ field: 'events', issue: `must list some of ${LISTEN_EVENT_TYPES.join(', ')}` }]);
+    }
+    const now = this.runtime.clock.now();
+    const expiresAt = new Date(now.getTime() + LISTEN_SESSION_TTL_MS);
+    return this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      // An expired session of the key and types is replaced: a new id, so old cursors start afresh.
+      const [session]: { session_id: string; last_seq: string }[] = await tx.execute(
+        `insert into webhook_dispatcher.listen_sessions as s (session_id, app_id, key_id, events, last_seq, created_at, connected_at, expires_at)
+         values (?, ?, ?, ?, 0, ?, ?, ?)
+         on conflict (key_id, events) do update set
+           session_id = case when s.expires_at <= excluded.connected_at then excluded.session_id else s.session_id end,
+           last_seq = case when s.expires_at <= excluded.connected_at then 0 else s.last_seq end,
+           created_at = case when s.expires_at <= excluded.connected_at then excluded.created_at else s.created_at end,
+           connected_at = excluded.connected_at, expires_at = excluded.expires_at
+         returning session_id, last_seq`,
+        [newId(LISTEN_SESSION_PREFIX, now.getTime()), p.appId, p.keyId, pgTextArray(events), now, now, expiresAt],
+      );
+      const sessionId = session.session_id;
+      // A fresh start reads from now on: what is recorded and not yet read gets its cursors first.
+      const head = await this.sequence(tx, sessionId, Number(session.last_seq), now);
+      const after = p.resume && p.resume.sessionId === sessionId ? Math.min(p.resume.seq, head) : p.resume ? 0 : head;
+      return { sessionId, secret: listenSigningSecret(this.serverSecret, p.keyId), events, after };
+    });
+  }
+
+  /** Events after the cursor, waiting up to waitMs for the first; the session's life restarts with each poll. */
+  async poll(p: PollListenRequest): Promise<{ events: ListenEvent[] }> {
+    const limit = Math.min(Math.max(1, Math.floor(Number(p.limit) || 100)), SEQUENCE_BATCH);
+    const deadline = Date.now() + Math.min(Math.max(0, Number(p.waitMs) || 0), MAX_WAIT_MS);
+    for (;;) {
+      // Registered before looking, so a commit between the look and the wait still wakes it.
+      const wait = this.waitFor(p.sessionId, Math.min(RECHECK_MS, Math.max(0, deadline - Date.now())));
+      let events: ListenEvent[];
+      try {
+        events = await this.read(p.appId, p.sessionId, Number(p.after) || 0, limit);
+      } catch (error) {
+        wait.cancel();
+        throw error;
+      }
+      if (events.length > 0 || Date.now() >= deadline) {
+        wait.cancel();
+        return { events };
+      }
+      await wait.promise;
+    }
+  }
+
+  private async read(appId: string, sessionId: string, after: number, limit: number): Promise<ListenEvent[]> {
+    const now = this.runtime.clock.now();
+    return this.runtime.em().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      const [session]: { last_seq: string; connected_at: Date; expires_at: Date }[] = await tx.execute(
+        `select last_seq, connected_at, expires_at from webhook_dispatcher.listen_sessions where session_id = ? and app_id = ? for update`,
+        [sessionId, appId],
+      );
+      if (!session || new Date(session.expires_at).getTime() <= now.getTime()) throw new DomainError('not_found', 'The listen session expired; start listening again.');
+      await this.sequence(tx, sessionId, Number(session.last_seq), now, new Date(session.connected_at));
+      const rows: { seq: string; event_id: string; type: string; payload: string }[] = await tx.execute(
+        `select le.seq, e.event_id, e.type, e.payload
+         from webhook_dispatcher.listen_events le join webhook_dispatcher.public_events e on e.event_id = le.event_id
+         where le.session_id = ? and le.seq > ? and e.payload is not null
+         order by le.seq limit ?`,
+        [sessionId, after, limit],
+      );
+      return rows.map((row) => ({ seq: Number(row.seq), eventId: row.event_id, type: row.type, payload: row.payload }));
+    });
+  }
+
+  /**
+   * Gives the session's recorded, unread events their cursors, in recording order, and returns the
+   * last cursor. The caller holds the session row's lock. A message.received waits for its files
+   * like a delivery does, so the local app's GET /media finds them.
+   */
+  private async sequence(tx: EntityManager, sessionId: string, lastSeq: number, now: Date, connectedAt: Date | null = null): Promise<number> {
+    const numbered: { seq: string }[] = await tx.execute(
+      `with unread as (
+         select le.event_id, le.recorded from webhook_dispatcher.listen_events le
+         join webhook_dispatcher.public_events e on e.event_id = le.event_id
+         where le.session_id = ? and le.seq is null
+           and (cardinality(e.requires_media) = 0
+                or e.created_at < ?::timestamptz - interval '${MEDIA_WAIT_SECONDS} seconds'
+                or not exists (select 1 from unnest(e.requires_media) as m(id)
+                               where not exists (select 1 from webhook_dispatcher.known_media k where k.media_id = m.id)))
+         order by le.recorded limit ${SEQUENCE_BATCH}
+       ), numbered as (
+         select event_id, ?::bigint + row_number() over (order by recorded) as seq from unread
+       )
+       update webhook_dispatcher.listen_events le set seq = n.seq from numbered n
+       where le.session_id = ? and le.event_id = n.event_id
+       returning le.seq`,
+      [sessionId, now, lastSeq, sessionId],
+    );
+    const head = lastSeq + numbered.length;
+    // The session lives a day after its last connection; a reader connected for long keeps it alive
+    // (refreshed at most once a minute when nothing else changes the row).
+    if (numbered.length > 0 || !connectedAt || now.getTime() - connectedAt.getTime() > 60_000) {
+      await tx.execute(`update webhook_dispatcher.listen_sessions set last_seq = ?, connected_at = ?, expires_at = ? where session_id = ?`, [
+        head,
+        now,
+        new Date(now.getTime() + LISTEN_SESSION_TTL_MS),
+        sessionId,
+      ]);
+    }
+    return head;
+  }
+
+  private waitFor(sessionId: string, ms: number): { promise: Promise<void>; cancel: () => void } {
+    let done!: () => void;
+    const promise = new Promise<void>((resolve) => (done = resolve));
+    const timer = setTimeout(() => finish(), ms);
+    const finish = () => {
+      clearTimeout(timer);
+      const set = this.waiters.get(sessionId);
+      set?.delete(finish);
+      if (set?.size === 0) this.waiters.delete(sessionId);
+      done();
+    };
+    if (!this.waiters.has(sessionId)) this.waiters.set(sessionId, new Set());
+    this.waiters.get(sessionId)?.add(finish);
+    return { promise, cancel: finish };
+  }
+
+  private wake(sessionId: string): void {
+    for (const finish of [...(this.waiters.get(sessionId) ?? [])]) finish();
+  }
+
+  /** Expired sessions go, and records older than a session's life (nobody can still be owed them). */
+  private async sweep(): Promise<void> {
+    const now = this.runtime.clock.now();
+    const em = this.runtime.em();
+    await em.execute(`delete from webhook_dispatcher.listen_sessions where expires_at <= ?`, [now]);
+    await em.execute(`delete from webhook_dispatcher.listen_events where created_at < ?`, [new Date(now.getTime() - LISTEN_SESSION_TTL_MS)]);
+  }
+}
