@@ -1,4 +1,5 @@
 import type { AppStatus } from './app-status';
+import type { ErrorCode } from './error-codes';
 import type { ConsentReason, ConsentSource, ConsentStatus } from './events/consent.events';
 import type { MessageFailureReason, MessageMediaFile } from './events/messaging.events';
 
@@ -27,6 +28,16 @@ export const WEBHOOKS = {
   verifyTokenPattern: /^[\x20-\x7e]{8,128}$/,
   maxUrlLength: 2048,
 } as const;
+
+/** The 422 refusals of a webhook URL (spec, Endpoint registration 4; DESIGN section 6). */
+export const WEBHOOK_URL_REFUSAL_CODES = [
+  'webhook_url_https_required',
+  'webhook_url_port_not_allowed',
+  'webhook_url_blocked_address',
+  'webhook_url_blocked_host',
+  'webhook_url_dns_failed',
+  'webhook_url_invalid_url',
+] as const satisfies readonly ErrorCode[];
 
 /** Endpoint states (D20). */
 export const WEBHOOK_ENDPOINT_STATES = ['pending_verification', 'enabled', 'disabled'] as const;

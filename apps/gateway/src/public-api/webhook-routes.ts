@@ -1,4 +1,4 @@
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 import type { RpcClient } from '@platform/kafka';
 import { checkPathId } from './consent-routes';
@@ -7,6 +7,8 @@ import { CreateWebhookDto, UpdateWebhookDto, VerifyWebhookDto } from './webhook.
 
 /** Calls that run a handshake wait up to 5 s for the receiver, plus DNS: give them room beyond the usual RPC timeout. */
 const HANDSHAKE_CALL_TIMEOUT_MS = WEBHOOKS.handshakeTimeoutMs + 10_000;
+
+const ENDPOINT_ID = { id: 'Webhook endpoint id (we_…).' };
 
 /** D23: GET /webhook-deliveries page size. */
 export const DELIVERIES_LIMIT = { min: 1, max: 100, default: 20 } as const;
@@ -76,12 +78,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         success: { status: 201, schema: 'WebhookEndpointWithSecret', description: 'The endpoint, with its signing secret.' },
         errors: [
           'subscription_limit_reached',
-          'webhook_url_https_required',
-          'webhook_url_port_not_allowed',
-          'webhook_url_blocked_address',
-          'webhook_url_blocked_host',
-          'webhook_url_dns_failed',
-          'webhook_url_invalid_url',
+          ...WEBHOOK_URL_REFUSAL_CODES,
         ],
       },
       handle: async (ctx) => {
@@ -98,7 +95,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         operationId: 'getWebhookEndpoint',
         tag: 'Webhook endpoints',
         summary: 'Get a webhook endpoint',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint.' },
         errors: ['not_found'],
       },
@@ -114,16 +111,11 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         tag: 'Webhook endpoints',
         summary: 'Change a webhook endpoint',
         description: 'Changes its events; a new url needs verifyToken and runs the handshake again.',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the change.' },
         errors: [
           'not_found',
-          'webhook_url_https_required',
-          'webhook_url_port_not_allowed',
-          'webhook_url_blocked_address',
-          'webhook_url_blocked_host',
-          'webhook_url_dns_failed',
-          'webhook_url_invalid_url',
+          ...WEBHOOK_URL_REFUSAL_CODES,
         ],
       },
       handle: async (ctx) => {
@@ -140,7 +132,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         operationId: 'deleteWebhookEndpoint',
         tag: 'Webhook endpoints',
         summary: 'Remove a webhook endpoint',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 204, description: 'Removed.' },
         errors: ['not_found'],
       },
@@ -159,17 +151,12 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         tag: 'Webhook endpoints',
         summary: 'Verify a webhook endpoint again',
         description: 'Runs the handshake again with the endpoint’s verify token; a success enables it (also after it was disabled).',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the handshake.' },
         errors: [
           'not_found',
           'verify_token_mismatch',
-          'webhook_url_https_required',
-          'webhook_url_port_not_allowed',
-          'webhook_url_blocked_address',
-          'webhook_url_blocked_host',
-          'webhook_url_dns_failed',
-          'webhook_url_invalid_url',
+          ...WEBHOOK_URL_REFUSAL_CODES,
         ],
       },
       handle: async (ctx) => {
@@ -186,7 +173,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         tag: 'Webhook endpoints',
         summary: 'Send a test event',
         description: 'Delivers a signed webhook.test event to this endpoint only.',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 202, schema: 'WebhookTestAccepted', description: 'The test delivery is on its way.' },
         errors: ['not_found', 'subscription_not_verified'],
       },
@@ -201,7 +188,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         tag: 'Webhook endpoints',
         summary: 'Rotate the signing secret',
         description: 'Returns a new secret, shown this once; the previous one keeps signing beside it for 24 hours (two v1 values in Svc-Signature).',
-        pathParams: { id: 'Webhook endpoint id (we_…).' },
+        pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'RotatedSecret', description: 'The new secret.' },
         errors: ['not_found'],
       },

@@ -1,19 +1,13 @@
 import { isIPv4 } from 'node:net';
-import { WEBHOOKS, type ErrorCode } from '@platform/contracts';
+import { WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS } from '@platform/contracts';
 import { blockedAddressReason } from './blocked-addresses';
 import type { DevHostPin } from './dev-hosts';
 import type { HostResolver } from './host-resolver';
 
-export const URL_REFUSAL_CODES = [
-  'webhook_url_https_required',
-  'webhook_url_port_not_allowed',
-  'webhook_url_blocked_address',
-  'webhook_url_blocked_host',
-  'webhook_url_dns_failed',
-  'webhook_url_invalid_url',
-] as const satisfies readonly ErrorCode[];
+/** The codes a URL can be refused with (kept under this name for the dispatcher's callers). */
+export const URL_REFUSAL_CODES = WEBHOOK_URL_REFUSAL_CODES;
 
-export type UrlRefusalCode = (typeof URL_REFUSAL_CODES)[number];
+export type UrlRefusalCode = (typeof WEBHOOK_URL_REFUSAL_CODES)[number];
 
 /** A URL that passed, with the one address the delivery must connect to (never a second lookup). */
 export interface CheckedTarget {
