@@ -486,3 +486,18 @@ export async function measure(name, options, extra = {}) {
   console.log(JSON.stringify(report, null, 2));
   return report;
 }
+
+/**
+ * Stores `count` message.status public events of `appId` in the dispatcher's table, in the caller's
+ * transaction (`db` a pg client): ids `evt_<tag><n>` padded to 30 characters, n from 1.
+ */
+export async function seedPublicEvents(db, { appId, tag, count, now }) {
+  const id = (i) => `evt_${tag}${String(i).padStart(26 - tag.length, '0')}`;
+  const payload = (i) =>
+    JSON.stringify({ id: id(i), type: 'message.status', apiVersion: '2026-10-01', created: Math.floor(now / 1000), appId, data: { id: `msg_${i}`, appUserId: 'u_bench', status: 'sent', timestamp: now.toISOString() } });
+  await db.query(
+    `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, created_at)
+     select 'evt_' || $4 || lpad(i::text, 26 - length($4), '0'), $1, 'message.status', p, $2 from unnest($3::text[]) with ordinality as t(p, i)`,
+    [appId, now, Array.from({ length: count }, (_, i) => payload(i + 1)), tag],
+  );
+}

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { benchEnv, seedApp, trackProcess, watchMachine, withBenchStack } from './bench-stack.mjs';
+import { benchEnv, seedApp, trackProcess, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' } } });
 const total = Number(values.events);
@@ -59,14 +59,8 @@ try {
     const { rows: sessions } = await db.query(`select session_id from webhook_dispatcher.listen_sessions where app_id = $1`, [appId]);
     const sessionId = sessions[0].session_id;
     const now = new Date();
-    const payload = (i) =>
-      JSON.stringify({ id: `evt_LISTEN${String(i).padStart(20, '0')}`, type: 'message.status', apiVersion: '2026-10-01', created: Math.floor(now / 1000), appId, data: { id: `msg_${i}`, appUserId: 'u_bench', status: 'sent', timestamp: now.toISOString() } });
     await db.query('begin');
-    await db.query(
-      `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, created_at)
-       select 'evt_LISTEN' || lpad(i::text, 20, '0'), $1, 'message.status', p, $2 from unnest($3::text[]) with ordinality as t(p, i)`,
-      [appId, now, Array.from({ length: total }, (_, i) => payload(i + 1))],
-    );
+    await seedPublicEvents(db, { appId, tag: 'LISTEN', count: total, now });
     await db.query(
       `insert into webhook_dispatcher.listen_events (session_id, event_id, created_at)
        select $1, 'evt_LISTEN' || lpad(i::text, 20, '0'), $2 from generate_series(1, $3::int) as i order by i`,

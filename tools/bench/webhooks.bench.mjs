@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, watchMachine, withBenchStack } from './bench-stack.mjs';
+import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
@@ -54,14 +54,8 @@ try {
     const db = new pg.Client({ connectionString: benchEnv.DATABASE_URL });
     await db.connect();
     const now = new Date();
-    const payload = (i) =>
-      JSON.stringify({ id: `evt_BENCH${String(i).padStart(21, '0')}`, type: 'message.status', apiVersion: '2026-10-01', created: Math.floor(now / 1000), appId, data: { id: `msg_${i}`, appUserId: 'u_bench', status: 'sent', timestamp: now.toISOString() } });
     await db.query('begin');
-    await db.query(
-      `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, created_at)
-       select 'evt_BENCH' || lpad(i::text, 21, '0'), $1, 'message.status', p, $2 from unnest($3::text[]) with ordinality as t(p, i)`,
-      [appId, now, Array.from({ length: events }, (_, i) => payload(i + 1))],
-    );
+    await seedPublicEvents(db, { appId, tag: 'BENCH', count: events, now });
     await db.query(
       `insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at)
        select 'wd_BENCH' || lpad((e.i * 10 + x.n)::text, 22, '0'), $1, x.endpoint_id, 'evt_BENCH' || lpad(e.i::text, 21, '0'), 'message.status', 'pending', 0, $2, $2
