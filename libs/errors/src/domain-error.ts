@@ -6,6 +6,8 @@ import { ERROR_CODES, type ErrorCode, type ErrorDetail, type RpcError } from '@p
  */
 export class DomainError extends Error {
   readonly status: number;
+  /** For a 429: the seconds the gateway puts in Retry-After. */
+  retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
@@ -19,6 +21,13 @@ export class DomainError extends Error {
 
   static invalid(details: ErrorDetail[], message = 'The request is invalid.'): DomainError {
     return new DomainError('invalid_request', message, details);
+  }
+
+  /** 429 rate_limited, answered with Retry-After. */
+  static rateLimited(message: string, retryAfterSeconds: number): DomainError {
+    const error = new DomainError('rate_limited', message);
+    error.retryAfterSeconds = retryAfterSeconds;
+    return error;
   }
 
   toRpcError(): RpcError {

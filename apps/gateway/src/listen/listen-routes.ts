@@ -3,7 +3,7 @@ import type { RpcClient } from '@platform/kafka';
 import type { PublicRoute } from '../public-api/public-route';
 import { LISTEN_QUERY, parseLastEventId, parseListenQuery } from './listen-query';
 import { serveListenStream, type OpenedSession } from './listen-stream';
-import type { ListenStreams } from './listen-streams';
+import { MAX_LISTEN_STREAMS_PER_APP, type ListenStreams } from './listen-streams';
 
 /**
  * GET /listen (scope webhooks:manage, sandbox keys only): the app's public events as they happen,
@@ -39,12 +39,16 @@ export function listenRoutes(deps: { rpc: RpcClient; streams: ListenStreams }): 
         // Local forwarding is a development tool: a live app's events go to its registered endpoints.
         if (ctx.key.environment !== 'sandbox') throw new DomainError('key_environment_mismatch', 'Listening for events (platformctl listen) takes a sandbox key, not a live key.');
         const { events } = parseListenQuery(ctx.query);
-        const resume = parseLastEventId(ctx.headers['last-event-id']);
-        const session = await deps.rpc.call<OpenedSession>('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
-        return {
-          status: 200,
-          stream: (res) => serveListenStream(res, { rpc: deps.rpc, caller: ctx.caller, appId: ctx.app.appId, session, streams: deps.streams }),
-        };
+        const place = deps.streams.reserve(ctx.app.appId);
+        if (!place) throw DomainError.rateLimited(`An app may have ${MAX_LISTEN_STREAMS_PER_APP} listen streams open at once; end one first.`, 5);
+        try {
+          const resume = parseLastEventId(ctx.headers['last-event-id']);
+          const session = await deps.rpc.call<OpenedSession>('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
+          return { status: 200, stream: (res) => serveListenStream(res, { rpc: deps.rpc, caller: ctx.caller, appId: ctx.app.appId, session, place }) };
+        } catch (error) {
+          place.release();
+          throw error;
+        }
       },
     },
   ];

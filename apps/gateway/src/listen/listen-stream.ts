@@ -4,13 +4,16 @@ import { isDomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import { log } from '@platform/service-kit';
 import { formatCursor } from './listen-query';
-import type { ListenStreams } from './listen-streams';
+import type { ListenPlace } from './listen-streams';
 import { sseComment, sseEvent, sseRetry } from './sse-frame';
 
 /** Events one poll brings at most. */
 const POLL_LIMIT = 500;
-/** How long one poll waits for the first event; the call's timeout adds a margin. */
-const POLL_WAIT_MS = 20_000;
+/**
+ * How long one poll waits for the first event; the call's timeout adds a margin. A stream's place
+ * (ListenStreams) is held until its last poll returns, as the poll holds a dispatcher request slot.
+ */
+const POLL_WAIT_MS = 10_000;
 const POLL_TIMEOUT_MS = POLL_WAIT_MS + 5_000;
 /** A comment this often keeps idle proxies and the client's watchdog from closing the stream. */
 const HEARTBEAT_MS = 15_000;
@@ -42,8 +45,8 @@ interface PolledEvent {
  * `event: <type>`, `data: <the exact body a delivery sends>`, read from the dispatcher with long
  * polls. Never throws: the response has begun, so a failure ends the stream and the client resumes.
  */
-export async function serveListenStream(res: ServerResponse, args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: OpenedSession; streams: ListenStreams }): Promise<void> {
-  const { rpc, caller, appId, session, streams } = args;
+export async function serveListenStream(res: ServerResponse, args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: OpenedSession; place: ListenPlace }): Promise<void> {
+  const { rpc, caller, appId, session, place } = args;
   let ended = false;
   let wakeDrain: (() => void) | null = null;
   const end = () => {
@@ -52,7 +55,7 @@ export async function serveListenStream(res: ServerResponse, args: { rpc: RpcCli
     wakeDrain?.();
     res.end();
   };
-  const unregister = streams.add(end);
+  place.onStop(end);
   res.on('close', end);
   const heartbeat = setInterval(() => write(sseComment('keep-alive')), HEARTBEAT_MS);
   const lifetime = setTimeout(end, MAX_STREAM_MS);
@@ -104,7 +107,7 @@ export async function serveListenStream(res: ServerResponse, args: { rpc: RpcCli
   } finally {
     clearInterval(heartbeat);
     clearTimeout(lifetime);
-    unregister();
+    place.release();
     end();
   }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
-import { DomainError } from '@platform/errors';
+import { DomainError, isDomainError } from '@platform/errors';
 import { addLogFields, bindLogContext, currentTraceparent, log, runWithLogContext, type ServiceMetrics } from '@platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
@@ -110,6 +110,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       if (result.headers?.['Idempotent-Replayed'] === 'true') deps.metrics.idempotencyReplays.inc();
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {
+      if (isDomainError(error) && error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       sendError(res, error, requestId, deps.docsUrl);
     }
   }
