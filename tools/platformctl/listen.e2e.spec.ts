@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '@platform/sdk';
 import {
   admin,
   api,
@@ -145,6 +146,9 @@ describe('platformctl listen (e2e)', () => {
       'webhook-signature': forwarded.headers['webhook-signature'] as string,
     });
     expect((standard as { id: string }).id).toBe(forwarded.json.id);
+    // And so does the SDK's receiver helper, with the printed secret only.
+    expect(verifyWebhook(forwarded.body, forwarded.headers as Record<string, string>, secret).id).toBe(forwarded.json.id);
+    expect(() => verifyWebhook(forwarded.body, forwarded.headers as Record<string, string>, hook.secret)).toThrow();
     expect(forwarded.headers['webhook-id']).toBe(forwarded.json.id);
     // One line per event: time, type, id, local status, ms.
     await eventually(async () => new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  message\\.status +${forwarded.json.id}  -> 200 \\(\\d+ ms\\)$`, 'm').test(first.output()));
