@@ -19,6 +19,11 @@ module.exports = async () => {
   // A namespace of its own per run (unless one is forced), so nothing replays earlier runs' events.
   const { freshKafkaNamespace } = await import(path.join(root, 'tools/infra/kafka-namespace.mjs'));
   if (!process.env.KAFKA_NAMESPACE) TEST_ENV.KAFKA_NAMESPACE = await freshKafkaNamespace(`${TEST_ENV.KAFKA_NAMESPACE.replace(/\.$/, '')}_`);
+  // Every service of the stack exports its spans to a local collector that tests can query.
+  const { OtlpReceiver } = require(path.join(root, 'dist/libs/testing/src/otlp-receiver.js'));
+  const otlpPort = TEST_BASE_PORT + 90;
+  globalThis.__TEST_OTLP__ = await OtlpReceiver.start(otlpPort);
+  TEST_ENV.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${otlpPort}`;
   const started = Date.now();
   const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test' });
   process.stdout.write(`\nstack up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
@@ -28,6 +33,7 @@ module.exports = async () => {
     TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
     TEST_ADMIN_TOKEN: TEST_ENV.ADMIN_TOKEN,
     TEST_BASE_PORT: String(TEST_BASE_PORT),
+    TEST_OTLP_URL: `http://127.0.0.1:${otlpPort}`,
     TEST_CERTS_DIR,
     // Tests that replace a stack process (crash tests) list the replacement here; teardown stops it.
     TEST_EXTRA_PIDS_FILE: path.join(root, '.data/run', `test-extra-pids-${TEST_BASE_PORT}.json`),

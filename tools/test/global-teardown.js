@@ -5,6 +5,7 @@ const path = require('node:path');
 module.exports = async () => {
   const stack = await import(path.join(path.resolve(__dirname, '../..'), 'tools/dev/stack.mjs'));
   await stack.stopChildren(Object.values(globalThis.__TEST_STACK__ ?? {}));
+  await globalThis.__TEST_OTLP__?.close();
   const extra = process.env.TEST_EXTRA_PIDS_FILE;
   if (extra && existsSync(extra)) {
     const pids = JSON.parse(readFileSync(extra, 'utf8'));

@@ -1,4 +1,4 @@
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
@@ -101,8 +101,26 @@ export class RpcClient {
     }
   }
 
-  /** Calls `op` on a service; resolves with the result or throws the service's DomainError. */
-  async call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
+  /**
+   * Calls `op` on a service; resolves with the result or throws the service's DomainError. The call
+   * is a client span (recorded when the process exports traces; otherwise the API's no-op span, which
+   * keeps the caller's context as it is).
+   */
+  call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
+    const attributes = { 'rpc.system': 'kafka', 'rpc.service': service, 'rpc.method': op };
+    return trace.getTracer('platform').startActiveSpan(`${service} ${op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        return await this.send<R>(service, op, caller, payload, timeoutMs);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async send<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs: number): Promise<R> {
     let reply: RpcReply<R>;
     // The service continues the caller's trace: the current span's W3C context as Kafka headers.
     const headers: Record<string, string> = {};

@@ -3,6 +3,7 @@ export * from './database';
 export * from './metrics';
 export * from './logger';
 export * from './log-context';
+export * from './trace-export';
 export * from './projection-waiter';
 export * from './service-runtime';
 export * from './service-kit.module';

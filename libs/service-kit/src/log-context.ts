@@ -1,15 +1,17 @@
-import { context, createContextKey, propagation, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
+import { context, createContextKey, propagation, ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type SpanContext, type SpanKind } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { randomHex } from '@platform/contracts';
+import { exportTracer } from './trace-export';
 
 /**
  * Request-scoped fields every log line carries, and the W3C trace context (DESIGN: observability).
  * Both live in the OpenTelemetry context (one AsyncLocalStorage): the libraries below service-kit
  * (event-store, kafka) read and write `traceparent` through the OpenTelemetry API alone, and the
  * logger's mixin reads the fields and the span context of the current unit of work.
- * No OpenTelemetry SDK or exporter: span ids are made here, one per unit of work (an HTTP request,
- * an RPC request, an event applied, a webhook attempt), so a trace id follows one request everywhere.
+ * Span ids are made here, one per unit of work (an HTTP request, an RPC request, an event applied, a
+ * webhook attempt), so a trace id follows one request everywhere; when trace export is on
+ * (trace-export.ts), a unit of work given a span name is also a real span, exported.
  */
 export interface LogFields {
   requestId?: string;
@@ -72,16 +74,53 @@ export function childSpanContext(parent: string | string[] | null | undefined): 
   return { traceId: newTraceId(), spanId: newSpanId(), traceFlags: TraceFlags.SAMPLED, isRemote: false };
 }
 
+/** What an exported span of a unit of work is called and says. */
+export interface UnitOfWork {
+  name: string;
+  kind: SpanKind;
+  attributes?: Attributes;
+}
+
 /**
  * Runs `fn` with `fields` merged over the current log fields and in a new span (see
- * childSpanContext for `traceparent`). Undefined and null fields are left out.
+ * childSpanContext for `traceparent`). Undefined and null fields are left out. With trace export on
+ * and a `unit` given, the span is recorded and ends when `fn`'s result settles.
  */
-export function runWithLogContext<T>(fields: LogFields, fn: () => T, traceparent?: string | string[] | null): T {
+export function runWithLogContext<T>(fields: LogFields, fn: () => T, traceparent?: string | string[] | null, unit?: UnitOfWork): T {
   const active = context.active();
   const merged: LogFields = { ...(active.getValue(LOG_FIELDS) as LogFields | undefined) };
   for (const key in fields) if (fields[key] !== undefined && fields[key] !== null) merged[key] = fields[key];
-  const ctx = trace.setSpanContext(active.setValue(LOG_FIELDS, merged), childSpanContext(traceparent));
-  return context.with(ctx, fn);
+  const tracer = unit ? exportTracer() : null;
+  if (!tracer || !unit) return context.with(trace.setSpanContext(active.setValue(LOG_FIELDS, merged), childSpanContext(traceparent)), fn);
+  const span = tracer.startSpan(unit.name, { kind: unit.kind, attributes: unit.attributes }, parentContext(active, traceparent));
+  const ctx = trace.setSpan(active.setValue(LOG_FIELDS, merged), span);
+  const end = (error?: unknown) => {
+    if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error) });
+    span.end();
+  };
+  try {
+    const result = context.with(ctx, fn);
+    if (result instanceof Promise) return result.then((value) => (end(), value), (error) => (end(error), Promise.reject(error))) as T;
+    end();
+    return result;
+  } catch (error) {
+    end(error);
+    throw error;
+  }
+}
+
+/** The parent of a new exported span, chosen as childSpanContext chooses it. */
+function parentContext(active: Context, traceparent: string | string[] | null | undefined): Context {
+  if (traceparent === undefined) return active;
+  const parent = parseTraceparent(traceparent);
+  return parent ? trace.setSpanContext(active, { ...parent, isRemote: true }) : trace.deleteSpan(ROOT_CONTEXT);
+}
+
+/** Renames the current exported span (e.g. once the route is known) and adds attributes; nothing without export. */
+export function nameCurrentSpan(name: string, attributes: Attributes = {}): void {
+  const span = exportTracer() ? trace.getActiveSpan() : undefined;
+  span?.updateName(name);
+  span?.setAttributes(attributes);
 }
 
 /** Adds fields to the current unit of work's context (e.g. the app id once the API key is known). */

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { Controller, Inject, type Type } from '@nestjs/common';
 import { Ctx, KafkaContext, MessagePattern, Payload } from '@nestjs/microservices';
 import { rpcTopic, type RpcRequest, type RpcService } from '@platform/contracts';
@@ -45,6 +46,7 @@ export function rpcControllerFor(service: RpcService): Type<unknown> {
           return reply;
         },
         headerText(kafka.getMessage().headers?.traceparent),
+        { name: `rpc ${op}`, kind: SpanKind.SERVER, attributes: { 'rpc.system': 'kafka', 'rpc.method': op } },
       );
     }
   }

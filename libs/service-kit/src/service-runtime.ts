@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Options, MigrationObject } from '@mikro-orm/core';
@@ -9,6 +10,7 @@ import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KeyHashPar
 import type { BaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
+import { startTraceExport, stopTraceExport } from './trace-export';
 import { log, logEnabled, setLogService } from './logger';
 import { ServiceMetrics } from './metrics';
 import { ProjectionWaiter } from './projection-waiter';
@@ -77,6 +79,7 @@ export class ServiceRuntime {
 
   constructor(private readonly options: ServiceRuntimeOptions) {
     setLogService(options.config.serviceName);
+    startTraceExport(options.config.serviceName, options.config.env);
     setKafkaLogSink((level, msg, fields) => log(level, msg, fields));
     this.metrics = new ServiceMetrics(options.config.serviceName);
     this.clock = clockFromMode(options.config.clockMode);
@@ -181,6 +184,7 @@ export class ServiceRuntime {
             return result;
           },
           traceparent ?? null,
+          { name: `apply ${event.type}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'kafka', 'messaging.consumer.group.name': name, 'messaging.message.id': event.eventId } },
         ),
       onLag: (topic, partition, lag) => this.metrics.kafkaConsumerLag.set({ consumer: name, topic, partition: String(partition) }, lag),
       onApplied: (event) => {
@@ -249,6 +253,7 @@ export class ServiceRuntime {
     await this.relay?.stop();
     await this.producer?.disconnect().catch(() => undefined);
     await this.orm?.close(true).catch(() => undefined);
+    await stopTraceExport();
   }
 
   /** With CLOCK_MODE=test every process follows the offset the admin API publishes on gateway.events. */

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
+import { SpanKind } from '@opentelemetry/api';
 import { currentTraceparent, runWithLogContext } from '@platform/service-kit';
 import { readJsonBody } from '../http/body-reader';
 import { commonHeaders, sendError, sendJson } from '../http/respond';
@@ -16,7 +17,11 @@ export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: st
 
   return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newRequestId();
-    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null);
+    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null, {
+      name: `${req.method} /admin`,
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method ?? '', 'svc.request_id': requestId },
+    });
   };
 
   async function handleInContext(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError, isDomainError } from '@platform/errors';
-import { addLogFields, bindLogContext, currentTraceparent, log, runWithLogContext, type ServiceMetrics } from '@platform/service-kit';
+import { SpanKind } from '@opentelemetry/api';
+import { addLogFields, bindLogContext, currentTraceparent, log, nameCurrentSpan, runWithLogContext, type ServiceMetrics } from '@platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
@@ -38,7 +39,11 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
     const requestId = newRequestId();
     // Every line of the request carries its id (and app id once known) and the trace: the caller's
     // traceparent is continued when valid, otherwise the request starts a trace of its own.
-    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null);
+    return runWithLogContext({ requestId, correlationId: requestId }, () => handleInContext(req, res, requestId), req.headers.traceparent ?? null, {
+      name: `${req.method} ${PUBLIC_BASE_PATH}`,
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method ?? '', 'svc.request_id': requestId },
+    });
   };
 
   async function handleInContext(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -71,6 +76,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
       // The route template (bounded label values), as clients know it.
       routeLabel = PUBLIC_BASE_PATH + match.route.path;
+      nameCurrentSpan(`${req.method} ${routeLabel}`, { 'http.route': routeLabel });
 
       const requested = req.headers['svc-version'];
       if (requested !== undefined && !SUPPORTED_API_VERSIONS.includes(String(requested))) {

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { Pool } from 'pg';
@@ -220,6 +221,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
             })
             .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
         row.traceparent ?? null,
+        { name: 'webhook attempt', kind: SpanKind.CLIENT, attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.event_type': delivery.eventType, 'webhook.attempt': delivery.attempt } },
       )
         .finally(() => {
           this.inFlight--;

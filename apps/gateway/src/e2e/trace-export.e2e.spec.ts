@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { api, appWithTester, eventually, expectStatus, registerWebhook, requestsTo, spansOfTrace, startWebhookReceiver, unique, type HttpsReceiver, type ReceivedSpan } from '@platform/testing';
+
+/** The receiver no other file in this folder uses at once (TEST_WEBHOOK_HOSTS[3]). */
+const RECEIVER_INDEX = 3;
+let receiver: HttpsReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver(RECEIVER_INDEX);
+});
+afterAll(async () => {
+  await receiver?.close();
+});
+
+const has = (spans: ReceivedSpan[], service: string, name: string, kind: number) => spans.some((s) => s.service === service && s.name === name && s.kind === kind);
+
+describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('exports one send as one trace: HTTP, the RPC client and server, the events applied, the webhook attempt, each linked to its parent', async () => {
+    const { app, appUserId } = await appWithTester();
+    const hook = await registerWebhook(app, ['message.status'], { hostIndex: RECEIVER_INDEX });
+    // The client's own trace: the platform continues it.
+    const traceId = randomBytes(16).toString('hex');
+    const clientSpanId = randomBytes(8).toString('hex');
+    const sent = expectStatus(
+      await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced' }, { 'idempotency-key': unique('idem-'), traceparent: `00-${traceId}-${clientSpanId}-01` }),
+      202,
+    );
+    expect(sent.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-`));
+    await receiver.waitFor(() => requestsTo(receiver, hook.path).some((r) => r.rawBody.toString().includes(sent.body.id)), 15_000);
+
+    const spans = await eventually(async () => {
+      const found = await spansOfTrace(traceId);
+      const complete =
+        has(found, 'gateway', 'POST /platform/v1/messages', 2) &&
+        has(found, 'gateway', 'messaging messages.send', 3) &&
+        has(found, 'messaging', 'rpc messages.send', 2) &&
+        has(found, 'webhook-dispatcher', 'webhook attempt', 3) &&
+        found.some((s) => s.service === 'chat-sim' && s.kind === 5) &&
+        found.some((s) => s.service === 'webhook-dispatcher' && s.kind === 5);
+      return complete ? found : null;
+    }, 20_000);
+    // One tree hanging from the client's span: every other span's parent is a span of the trace.
+    const ids = new Set(spans.map((s) => s.spanId));
+    const dangling = spans.filter((s) => !(s.parentSpanId !== null && ids.has(s.parentSpanId)));
+    expect(dangling.map((s) => ({ span: `${s.service} ${s.name}`, parent: s.parentSpanId }))).toEqual([{ span: 'gateway POST /platform/v1/messages', parent: clientSpanId }]);
+  });
+});
