@@ -21,7 +21,7 @@ module.exports = async () => {
   if (!process.env.KAFKA_NAMESPACE) TEST_ENV.KAFKA_NAMESPACE = await freshKafkaNamespace(`${TEST_ENV.KAFKA_NAMESPACE.replace(/\.$/, '')}_`);
   // Every service of the stack exports its spans to a local collector that tests can query.
   const { OtlpReceiver } = require(path.join(root, 'dist/libs/testing/src/otlp-receiver.js'));
-  const otlpPort = TEST_BASE_PORT + 90;
+  const otlpPort = TEST_BASE_PORT + 96;
   globalThis.__TEST_OTLP__ = await OtlpReceiver.start(otlpPort);
   TEST_ENV.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${otlpPort}`;
   const started = Date.now();

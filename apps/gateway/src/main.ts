@@ -1,3 +1,5 @@
+// First: instruments pg before anything loads it (when traces are exported).
+import '@platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '@platform/clock';

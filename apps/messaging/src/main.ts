@@ -1,3 +1,5 @@
+// First: instruments pg before anything loads it (when traces are exported).
+import '@platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';

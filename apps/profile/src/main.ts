@@ -1,3 +1,5 @@
+// First: instruments pg before anything loads it (when traces are exported).
+import '@platform/tracing';
 import 'reflect-metadata';
 import { TOPICS } from '@platform/contracts';
 import { routeByApp, runMain, startService } from '@platform/service-kit';

@@ -2,6 +2,9 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { otlpTracesUrl } from '@platform/tracing';
+
+export { otlpTracesUrl };
 
 /**
  * Spans that leave the process (DESIGN section 9: OTEL_EXPORTER_OTLP_ENDPOINT). Off unless the
@@ -13,18 +16,10 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 let provider: BasicTracerProvider | null = null;
 let tracer: Tracer | null = null;
 
-/** The OTLP traces URL from the standard variables, or null when export is off. */
-export function otlpTracesUrl(env: NodeJS.ProcessEnv): string | null {
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
-  if (traces) return traces;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : null;
-}
-
 /** Starts exporting this process's spans when the environment names a collector (once per process). */
 export function startTraceExport(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
   const url = otlpTracesUrl(env);
-  if (!url || provider || env.OTEL_SDK_DISABLED === 'true') return;
+  if (!url || provider) return;
   provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: 500, maxExportBatchSize: 512 })],

@@ -10,12 +10,16 @@ export interface ReceivedSpan {
   name: string;
   /** OTLP's SpanKind number: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
+  /** String, number and boolean attributes. */
+  attributes: Record<string, string | number | boolean>;
 }
+
+type OtlpValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
 
 interface OtlpJson {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value?: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number }[] }[];
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number; attributes?: { key: string; value?: OtlpValue }[] }[] }[];
   }[];
 }
 
@@ -78,7 +82,12 @@ export class OtlpReceiver {
       const service = resourceSpans.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? 'unknown';
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
-          this.spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || null, name: span.name, kind: span.kind ?? 0 });
+          const attributes: ReceivedSpan['attributes'] = {};
+          for (const { key, value } of span.attributes ?? []) {
+            const v = value?.stringValue ?? value?.boolValue ?? value?.doubleValue ?? (value?.intValue !== undefined ? Number(value.intValue) : undefined);
+            if (v !== undefined) attributes[key] = v;
+          }
+          this.spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || null, name: span.name, kind: span.kind ?? 0, attributes });
         }
       }
     }

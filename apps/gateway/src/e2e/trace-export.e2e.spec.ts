@@ -15,7 +15,7 @@ afterAll(async () => {
 const has = (spans: ReceivedSpan[], service: string, name: string, kind: number) => spans.some((s) => s.service === service && s.name === name && s.kind === kind);
 
 describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  it('exports one send as one trace: HTTP, the RPC client and server, the events applied, the webhook attempt, each linked to its parent', async () => {
+  it('exports one send as one trace: HTTP, the RPC client and server, Postgres, the events applied, the webhook attempt, each linked to its parent', async () => {
     const { app, appUserId } = await appWithTester();
     const hook = await registerWebhook(app, ['message.status'], { hostIndex: RECEIVER_INDEX });
     // The client's own trace: the platform continues it.
@@ -27,6 +27,8 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     );
     expect(sent.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-`));
     await receiver.waitFor(() => requestsTo(receiver, hook.path).some((r) => r.rawBody.toString().includes(sent.body.id)), 15_000);
+    // A read in the same trace: its Postgres statement is a span of messaging's request.
+    expectStatus(await api('GET', `/messages/${sent.body.id}`, app.sandboxKey, undefined, { traceparent: `00-${traceId}-${clientSpanId}-01` }), 200);
 
     const spans = await eventually(async () => {
       const found = await spansOfTrace(traceId);
@@ -35,13 +37,22 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         has(found, 'gateway', 'messaging messages.send', 3) &&
         has(found, 'messaging', 'rpc messages.send', 2) &&
         has(found, 'webhook-dispatcher', 'webhook attempt', 3) &&
+        has(found, 'messaging', 'rpc messages.get', 2) &&
+        found.some((s) => s.service === 'messaging' && s.attributes['db.system.name'] === 'postgresql') &&
         found.some((s) => s.service === 'chat-sim' && s.kind === 5) &&
         found.some((s) => s.service === 'webhook-dispatcher' && s.kind === 5);
       return complete ? found : null;
     }, 20_000);
+    // Statements are shown without their values (MikroORM inlines them into the SQL).
+    const statements = spans.filter((s) => s.attributes['db.system.name'] === 'postgresql').map((s) => String(s.attributes['db.query.text'] ?? ''));
+    expect(statements.some((text) => /messaging\.messages/.test(text))).toBe(true);
+    for (const text of statements) expect({ text, leaks: text.includes(sent.body.id) || text.includes(app.appId) }).toEqual({ text, leaks: false });
     // One tree hanging from the client's span: every other span's parent is a span of the trace.
     const ids = new Set(spans.map((s) => s.spanId));
     const dangling = spans.filter((s) => !(s.parentSpanId !== null && ids.has(s.parentSpanId)));
-    expect(dangling.map((s) => ({ span: `${s.service} ${s.name}`, parent: s.parentSpanId }))).toEqual([{ span: 'gateway POST /platform/v1/messages', parent: clientSpanId }]);
+    expect(dangling.map((s) => ({ span: `${s.service} ${s.name}`, parent: s.parentSpanId }))).toEqual([
+      { span: 'gateway POST /platform/v1/messages', parent: clientSpanId },
+      { span: 'gateway GET /platform/v1/messages/:id', parent: clientSpanId },
+    ]);
   });
 });
