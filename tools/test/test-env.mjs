@@ -34,6 +34,8 @@ export const TEST_ENV = {
   // Its own topics and groups, so a dev stack or a benchmark on the same broker never interferes;
   // global setup makes it fresh per run (`<database>_<time>.`) unless KAFKA_NAMESPACE is given.
   KAFKA_NAMESPACE: process.env.KAFKA_NAMESPACE ?? `${TEST_DATABASE}.`,
+  // Tests connect from 127.0.0.1 and act as clients of other addresses through X-Forwarded-For.
+  TRUSTED_PROXIES: '127.0.0.1',
 };
 
 /** Every run starts from an empty database; roles are cluster-wide and reused. */

@@ -5,6 +5,11 @@ export interface GatewayConfig extends BaseConfig {
   adminToken: string;
   rateLimitRps: number;
   rateLimitBurst: number;
+  /** Failed authentications per client address, for the whole platform: refill and burst. */
+  authFailureRps: number;
+  authFailureBurst: number;
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); none by default. */
+  trustedProxies: string[];
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -18,5 +23,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken,
     rateLimitRps: Number(env.RATE_LIMIT_RPS ?? 100),
     rateLimitBurst: Number(env.RATE_LIMIT_BURST ?? 200),
+    authFailureRps: Number(env.AUTH_FAILURE_RPS ?? 1),
+    authFailureBurst: Number(env.AUTH_FAILURE_BURST ?? 30),
+    trustedProxies: (env.TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
   };
 }

@@ -6,6 +6,7 @@ import { TestClock } from '@platform/clock';
 import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
 import { RpcClient } from '@platform/kafka';
+import { Counter } from 'prom-client';
 import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
@@ -24,7 +25,9 @@ import { referenceRoutes } from './openapi/reference-routes';
 import { ListenStreams } from './listen/listen-streams';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
-import { RateLimiter } from './public-api/rate-limiter';
+import { trustedProxies } from './rate-limits/client-address';
+import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
+import { RateLimiter } from './rate-limits/rate-limiter';
 import { TestClockService } from './test-clock/test-clock.service';
 
 /** Gateway events go to gateway.events keyed by app; an API key's hash and display prefix stay in the gateway's own store. */
@@ -88,12 +91,25 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   const listenStreams = new ListenStreams();
   const routes = publicRoutes({ rpc, clock: runtime.clock, listenStreams });
   const document = buildOpenApiDocument(routes, { docsUrl: config.docsUrl, rateLimit: { rps: config.rateLimitRps, burst: config.rateLimitBurst } });
+  // Buckets shared by every replica, leased in blocks (docs/decisions.md, issue 32).
+  const leases = new Counter({ name: 'gateway_rate_limit_leases_total', help: 'Token leases from the shared rate buckets in Postgres', labelNames: ['limiter', 'outcome'], registers: [runtime.metrics.registry] });
+  const buckets = postgresRateBucketStore(runtime);
+  const limiters = [
+    new RateLimiter(buckets, 'app', config.rateLimitRps, config.rateLimitBurst, { onLease: (outcome) => leases.inc({ limiter: 'app', outcome }) }),
+    new RateLimiter(buckets, 'auth', config.authFailureRps, config.authFailureBurst, { onLease: (outcome) => leases.inc({ limiter: 'auth', outcome }) }),
+  ];
+  const forgetIdleBuckets = setInterval(() => {
+    for (const limiter of limiters) void limiter.forgetIdle().catch((error) => log('warn', 'rate bucket cleanup failed', { error: String((error as Error)?.message ?? error) }));
+  }, 60_000);
+  forgetIdleBuckets.unref();
   const pipeline = createPublicPipeline({
     routes,
     reference: referenceRoutes(document),
     keys: keyCache,
     apps: appCache,
-    limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
+    limiter: limiters[0],
+    authFailures: limiters[1],
+    trustedProxies: trustedProxies(config.trustedProxies),
     clock: runtime.clock,
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,
@@ -107,6 +123,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     runtime,
     close: async () => {
       // Event streams never finish on their own; their clients resume elsewhere.
+      clearInterval(forgetIdleBuckets);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       listenStreams.closeAll();
       await closed;

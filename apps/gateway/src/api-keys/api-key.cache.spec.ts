@@ -129,3 +129,25 @@ describe('ApiKeyCache', () => {
     expect(await next).toEqual(record);
   });
 });
+
+describe('ApiKeyCache.knownValid', () => {
+  it('is true only for a key found valid here, until it is revoked or expires; never for misses', async () => {
+    const { store, cache, key, record } = setup();
+    const now = new Date('2026-11-23T10:00:00Z').getTime();
+    expect(cache.knownValid(key, now)).toBe(false);
+    store.keys.set(record.keyHash, { ...record, expiresAt: new Date(now + 1000) });
+    const found = cache.lookup(key);
+    await store.answerAll();
+    await found;
+    expect(cache.knownValid(key, now)).toBe(true);
+    expect(cache.knownValid(key, now + 1000)).toBe(false);
+    cache.evictKey(record.id);
+    expect(cache.knownValid(key, now)).toBe(false);
+
+    const unknown = generateApiKey('sandbox');
+    const missed = cache.lookup(unknown);
+    await store.answerAll();
+    expect(await missed).toBeNull();
+    expect(cache.knownValid(unknown, now)).toBe(false);
+  });
+});

@@ -84,6 +84,16 @@ export class ApiKeyCache {
     }
   }
 
+  /**
+   * Whether this replica has found the key valid before and nothing since says otherwise (a
+   * revocation evicts it; an entry past its TTL still counts): answered from memory, so the
+   * per-address limit of failed authentication can let such a key by without charging it.
+   */
+  knownValid(key: string, nowMs: number): boolean {
+    const record = this.entries.get(hashApiKey(key))?.record;
+    return !!record && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > nowMs);
+  }
+
   private startLoad(hash: string, now: number): Load {
     this.dbLookups.inc();
     const load: Load = { ...this.invalidations(), record: this.query(hash) };

@@ -255,7 +255,7 @@ const commonHeaderRefs = () => ({
 const HEADERS = {
   SvcRequestId: { description: 'This request’s id (req_ and 24 characters); errors repeat it as error.requestId.', schema: { type: 'string', pattern: '^req_[0-9A-Za-z]{24}$' } },
   SvcVersion: { description: 'The API version of the answer.', schema: { type: 'string', const: API_VERSION } },
-  RateLimitLimit: { description: 'Requests the app may burst.', schema: { type: 'integer' } },
+  RateLimitLimit: { description: 'Requests the app may burst (on a 429 for failed authentication: the failures an address may burst).', schema: { type: 'integer' } },
   RateLimitRemaining: { description: 'Requests left in the app’s bucket now.', schema: { type: 'integer' } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
   IdempotentReplayed: { description: '`true` when this answer replays the first one given for the same Idempotency-Key and body.', schema: { type: 'string', const: 'true' } },
@@ -285,7 +285,7 @@ function headerParam(name: string, description: string, pattern?: string) {
 function overview(options: OpenApiOptions): string {
   return [
     'Every request authenticates with an app API key: `Authorization: Bearer <API_KEY>`. Sandbox keys (`qk_sb_…`) reach accepted testers only; live keys (`qk_live_…`) work once the app is approved. Keys get every scope unless created with fewer; each operation lists its scope in `x-scopes`.',
-    `Every answer carries \`Svc-Request-Id\` and \`Svc-Version: ${API_VERSION}\`, and \`RateLimit-Limit\`/\`RateLimit-Remaining\`. Each app may make about ${options.rateLimit.rps} requests a second (bursts of ${options.rateLimit.burst}); beyond that 429 \`rate_limited\` with \`Retry-After\`.`,
+    `Every answer carries \`Svc-Request-Id\` and \`Svc-Version: ${API_VERSION}\`, and \`RateLimit-Limit\`/\`RateLimit-Remaining\`. Each app may make about ${options.rateLimit.rps} requests a second (bursts of ${options.rateLimit.burst}) whichever servers answer them; beyond that 429 \`rate_limited\` with \`Retry-After\`. Repeated failed authentication from one client address is refused the same way, before the key is checked; a key already used successfully keeps working.`,
     'Every refusal is the error envelope `{error: {code, message, type, requestId, docUrl}}`; branch on `code` (the table `x-error-codes` lists each code with its status and type). A 500 is safe to retry with the same `Idempotency-Key`.',
     'POST /messages needs an `Idempotency-Key`. Request bodies are JSON (at most 1 MiB) and refuse unknown properties.',
     `Events reach the app's HTTPS endpoints as signed POSTs (see Webhooks). Signatures: \`Svc-Signature\` (Stripe's scheme) and the Standard Webhooks headers. Error pages: ${options.docsUrl}/errors.`,

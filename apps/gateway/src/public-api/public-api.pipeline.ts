@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
 import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError, isDomainError } from '@platform/errors';
@@ -13,14 +14,18 @@ import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
+import { clientAddress } from '../rate-limits/client-address';
+import type { RateLimiter } from '../rate-limits/rate-limiter';
 import type { PublicResult, PublicRoute } from './public-route';
-import type { RateLimiter } from './rate-limiter';
 
 export interface PublicPipelineDeps {
   routes: PublicRoute[];
   keys: ApiKeyCache;
   apps: AppAccessCache;
   limiter: RateLimiter;
+  /** Failed authentication per client address (DESIGN section 3, step 4), checked before any key lookup. */
+  authFailures: RateLimiter;
+  trustedProxies: BlockList;
   clock: Clock;
   docsUrl: string;
   metrics: ServiceMetrics;
@@ -83,13 +88,13 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         throw DomainError.invalid([{ field: 'Svc-Version', issue: `unsupported version; use ${SUPPORTED_API_VERSIONS.join(', ')}` }]);
       }
 
-      const key = await authenticate(req, deps);
+      const key = await authenticate(req, res, deps);
       addLogFields({ appId: key.appId });
       const app = await deps.apps.get(key.appId);
       if (!app) throw new DomainError('invalid_api_key');
       authorize(key, app, match.route);
 
-      const rate = deps.limiter.take(app.appId);
+      const rate = await deps.limiter.take(app.appId);
       res.setHeader('RateLimit-Remaining', String(rate.remaining));
       if (!rate.allowed) {
         res.setHeader('Retry-After', String(rate.retryAfterSeconds));
@@ -122,15 +127,28 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
   }
 }
 
-async function authenticate(req: IncomingMessage, deps: PublicPipelineDeps): Promise<ApiKeyRecord> {
+async function authenticate(req: IncomingMessage, res: ServerResponse, deps: PublicPipelineDeps): Promise<ApiKeyRecord> {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  const key = match && looksLikeApiKey(match[1]) ? match[1] : null;
+  // Every attempt is charged to its address before the key is looked up, and given back when the key
+  // is good: an address over its failures is refused without reaching Postgres. A key this replica
+  // already knows valid is not charged, so it keeps working from an address that is being flooded.
+  const address = key !== null && deps.keys.knownValid(key, deps.clock.nowMs()) ? null : clientAddress(req, deps.trustedProxies);
+  if (address !== null) {
+    const gate = await deps.authFailures.take(address);
+    if (!gate.allowed) {
+      res.setHeader('RateLimit-Limit', String(deps.authFailures.burst));
+      res.setHeader('RateLimit-Remaining', '0');
+      throw DomainError.rateLimited(`Too many failed authentications from this address; wait ${gate.retryAfterSeconds} seconds.`, gate.retryAfterSeconds);
+    }
+  }
   if (!match) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
-  const key = match[1];
-  if (!looksLikeApiKey(key)) throw new DomainError('invalid_api_key');
+  if (key === null) throw new DomainError('invalid_api_key');
   const record = await deps.keys.lookup(key);
   if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
   if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
+  if (address !== null) deps.authFailures.refund(address);
   return record;
 }
 

@@ -1699,7 +1699,7 @@ export interface components {
         SvcRequestId: string;
         /** @description The API version of the answer. */
         SvcVersion: "2026-10-01";
-        /** @description Requests the app may burst. */
+        /** @description Requests the app may burst (on a 429 for failed authentication: the failures an address may burst). */
         RateLimitLimit: number;
         /** @description Requests left in the app’s bucket now. */
         RateLimitRemaining: number;
