@@ -17,6 +17,7 @@ import type { ReferenceRoute } from '../openapi/reference-routes';
 import { clientAddress } from '../rate-limits/client-address';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
 import type { PublicResult, PublicRoute } from './public-route';
+import { replayInsteadOfRefusal } from './replay-when-limited';
 
 export interface PublicPipelineDeps {
   routes: PublicRoute[];
@@ -94,9 +95,16 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       if (!app) throw new DomainError('invalid_api_key');
       authorize(key, app, match.route);
 
+      const caller = { requestId, appId: app.appId, keyEnvironment: key.environment };
       const rate = await deps.limiter.take(app.appId);
       res.setHeader('RateLimit-Remaining', String(rate.remaining));
       if (!rate.allowed) {
+        const replay = await replayInsteadOfRefusal(match.route, req, caller);
+        if (replay) {
+          deps.metrics.idempotencyReplays.inc();
+          sendJson(res, replay.status, replay.body, replay.headers);
+          return;
+        }
         res.setHeader('Retry-After', String(rate.retryAfterSeconds));
         throw new DomainError('rate_limited', `Too many requests; wait ${rate.retryAfterSeconds} seconds.`);
       }
@@ -106,7 +114,6 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       // Step 6: the key is checked here; its record is kept by the owning service in the transaction
       // that carries the request out, which answers replays, 409 and 422 (see PublicRoute.idempotent).
       const idempotency = match.route.idempotent ? { key: checkIdempotencyKey(req.headers['idempotency-key']), bodyHash: bodyHash(raw) } : null;
-      const caller = { requestId, appId: app.appId, keyEnvironment: key.environment };
       let body: unknown;
       let held: PublicResult | null = null;
       try {
@@ -118,7 +125,11 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       }
       const result = held ?? (await match.route.handle({ requestId, params: match.params, query: url.searchParams, headers: req.headers, body, key, app, caller, idempotency }));
       if (result.stream) return await result.stream(res);
-      if (result.headers?.['Idempotent-Replayed'] === 'true') deps.metrics.idempotencyReplays.inc();
+      if (result.headers?.['Idempotent-Replayed'] === 'true') {
+        deps.metrics.idempotencyReplays.inc();
+        // A replay is not charged (step 4).
+        deps.limiter.refund(app.appId);
+      }
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {
       if (isDomainError(error) && error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
