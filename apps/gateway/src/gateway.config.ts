@@ -1,10 +1,12 @@
-import { ConfigError, loadBaseConfig, type BaseConfig } from '@platform/service-kit';
+import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '@platform/service-kit';
 
 export interface GatewayConfig extends BaseConfig {
   adminPort: number;
   adminToken: string;
   rateLimitRps: number;
   rateLimitBurst: number;
+  /** Seals verify tokens and opens signing secrets on their way over Kafka (shared with the webhook dispatcher). */
+  secretKeys: SecretKeyRing;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -18,5 +20,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken,
     rateLimitRps: Number(env.RATE_LIMIT_RPS ?? 100),
     rateLimitBurst: Number(env.RATE_LIMIT_BURST ?? 200),
+    secretKeys: SecretKeyRing.fromEnv(env, base.production),
   };
 }
