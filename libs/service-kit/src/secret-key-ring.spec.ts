@@ -46,6 +46,8 @@ describe('SecretKeyRing', () => {
 
   it('uses the dev key outside production and refuses production without keys or with the dev key', () => {
     expect(SecretKeyRing.fromEnv({}, false).activeKeyId).toBe('dev');
+    expect(SecretKeyRing.fromEnv({ SECRETS_KEYS: '', SECRETS_ACTIVE_KEY_ID: '' }, false).activeKeyId).toBe('dev');
+    expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: '' }, true)).toThrow(/required in production/);
     expect(() => SecretKeyRing.fromEnv({}, true)).toThrow(/required in production/);
     expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: DEV_SECRETS_KEYS, SECRETS_ACTIVE_KEY_ID: 'dev' }, true)).toThrow(/dev SECRETS_KEYS/);
     expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: `k1:${k1}` }, true)).toThrow(/SECRETS_ACTIVE_KEY_ID/);

@@ -48,9 +48,11 @@ export class SecretKeyRing {
 
   /** From SECRETS_KEYS and SECRETS_ACTIVE_KEY_ID; dev and tests fall back to the public dev key, production refuses. */
   static fromEnv(env: NodeJS.ProcessEnv, production = env.NODE_ENV === 'production'): SecretKeyRing {
-    const keys = env.SECRETS_KEYS ?? (production ? '' : DEV_SECRETS_KEYS);
+    // Empty counts as unset: compose passes `${SECRETS_KEYS:-}` through.
+    const given = env.SECRETS_KEYS || undefined;
+    const keys = given ?? (production ? '' : DEV_SECRETS_KEYS);
     if (!keys) throw new ConfigError('SECRETS_KEYS is required in production');
-    const ring = SecretKeyRing.parse(keys, env.SECRETS_ACTIVE_KEY_ID ?? (env.SECRETS_KEYS ? '' : DEV_SECRETS_ACTIVE_KEY_ID));
+    const ring = SecretKeyRing.parse(keys, env.SECRETS_ACTIVE_KEY_ID || (given ? '' : DEV_SECRETS_ACTIVE_KEY_ID));
     const devKey = Buffer.from(DEV_SECRETS_KEYS.split(':')[1], 'base64');
     if (production && [...ring.keys.values()].some((key) => key.equals(devKey))) throw new ConfigError('Refusing to run in production with the dev SECRETS_KEYS key');
     return ring;
