@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOrm } from './database';
 import { redactSql } from './sql-redaction';
 
@@ -12,7 +13,7 @@ describe('redactSql on real database errors (Postgres)', () => {
 
   async function failure(sql: string, params: unknown[]): Promise<string> {
     try {
-      await orm.em.fork().execute(sql, params);
+      await (orm.em.fork() as unknown as EntityManager).execute(sql, params);
     } catch (error) {
       return String((error as Error).stack ?? error);
     }
