@@ -29,6 +29,8 @@ const TEST_SECRETS: Record<string, string> = {
   APP_USER_ID_SECRET: 'migrate-jobs-test-app-user-id-secret',
   OPTIN_LINK_SECRET: 'migrate-jobs-test-optin-link-secret',
   WEBHOOK_LISTEN_SECRET: 'migrate-jobs-test-webhook-listen-secret',
+  SECRETS_KEYS: `mj:${Buffer.alloc(32, 7).toString('base64')}`,
+  SECRETS_ACTIVE_KEY_ID: 'mj',
 };
 
 function render(overlay: string): K8s[] {

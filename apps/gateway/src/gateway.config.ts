@@ -1,4 +1,4 @@
-import { ConfigError, loadBaseConfig, type BaseConfig } from '@platform/service-kit';
+import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '@platform/service-kit';
 
 export interface GatewayConfig extends BaseConfig {
   adminPort: number;
@@ -10,6 +10,8 @@ export interface GatewayConfig extends BaseConfig {
   authFailureBurst: number;
   /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); none by default. */
   trustedProxies: string[];
+  /** Seals verify tokens and opens signing secrets on their way over Kafka (shared with the webhook dispatcher). */
+  secretKeys: SecretKeyRing;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -29,5 +31,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
+    secretKeys: SecretKeyRing.fromEnv(env, base.production),
   };
 }

@@ -54,6 +54,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     instanceId: config.instanceId,
     services: RPC_SERVICES,
     timeoutMs: config.rpcTimeoutMs,
+    sealer: config.secretKeys,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });

@@ -3,7 +3,7 @@ import '@platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
-import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
+import { runMain, SecretKeyRing, startService, type ServiceStartOptions } from '@platform/service-kit';
 import { webhookDispatcherMigrations } from './persistence/migrations';
 import { mediaRegistryConsumer, publicEventsConsumer } from './public-events/public-events.consumer';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
@@ -17,7 +17,9 @@ export function webhookOutboxRoute(event: DomainEvent): OutboxRoute | null {
   return { topic: TOPICS.webhooksEvents, key: (event.data as { endpointId: string }).endpointId, aggregateType: 'endpoint' };
 }
 
-export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
+export async function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
+  // Signing secrets and verify tokens are stored sealed; production refuses to start without SECRETS_KEYS.
+  const secretKeys = SecretKeyRing.fromEnv(env);
   return startService(
     {
       name: 'webhook-dispatcher',
@@ -25,7 +27,8 @@ export function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env, opt
       defaultPort: 3050,
       rpcService: 'webhooks',
       entities: [],
-      migrations: webhookDispatcherMigrations,
+      migrations: webhookDispatcherMigrations(secretKeys),
+      secretKeys,
       outboxRoute: webhookOutboxRoute,
       consumers: (runtime) => [publicEventsConsumer(runtime), mediaRegistryConsumer()],
       module: WebhookDispatcherModule,

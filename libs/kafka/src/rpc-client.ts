@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
-import type { Consumer } from 'kafkajs';
+import type { Consumer, KafkaConfig } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
@@ -9,6 +9,7 @@ import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import { KeyHashPartitioner } from './key-hash-partitioner';
+import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -19,6 +20,10 @@ export interface RpcClientOptions {
   onError?: (error: unknown) => void;
   /** Each call's duration and outcome: `ok`, `refused` (the service's domain error) or `failed` (timeout, transport). */
   onCall?: (service: RpcService, op: string, seconds: number, outcome: 'ok' | 'refused' | 'failed') => void;
+  /** Seals the secret fields of requests and opens those of replies (rpc-sealing.ts); the services' dispatchers share its keys. */
+  sealer?: RpcFieldSealer;
+  /** kafkajs settings beside the brokers (TLS, SASL). */
+  kafka?: Partial<KafkaConfig>;
 }
 
 /** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
@@ -50,7 +55,7 @@ export class RpcClient {
   constructor(private readonly options: RpcClientOptions) {
     prepareKafkaJs();
     this.client = new RepliesClientKafka({
-      client: kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers),
+      client: { ...kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers), ...options.kafka },
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },
@@ -125,7 +130,8 @@ export class RpcClient {
     // The service continues the caller's trace: the current span's W3C context as Kafka headers.
     const headers: Record<string, string> = {};
     propagation.inject(context.active(), headers);
-    const request: RpcRequest = { op, caller, payload, deadline: Date.now() + timeoutMs };
+    const sealer = this.options.sealer;
+    const request: RpcRequest = { op, caller, payload: sealer ? sealFields(payload, 'request', sealer) : payload, deadline: Date.now() + timeoutMs };
     const started = performance.now();
     const done = (outcome: 'ok' | 'refused' | 'failed') => this.options.onCall?.(service, op, (performance.now() - started) / 1000, outcome);
     try {
@@ -136,7 +142,7 @@ export class RpcClient {
       throw new DomainError('internal_error', `Call to ${service} (${op}) failed; retry with the same Idempotency-Key.`);
     }
     done(reply.ok ? 'ok' : 'refused');
-    if (reply.ok) return reply.result;
+    if (reply.ok) return (sealer ? openFields(reply.result, 'reply', sealer) : reply.result) as R;
     throw DomainError.fromRpcError(reply.error);
   }
 }

@@ -1,5 +1,6 @@
 import type { RpcCaller, RpcReply, RpcRequest } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
+import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
 export type RpcHandler = (payload: any, caller: RpcCaller) => Promise<unknown>;
 
@@ -7,7 +8,11 @@ export type RpcHandler = (payload: any, caller: RpcCaller) => Promise<unknown>;
 export class RpcDispatcher {
   private readonly handlers = new Map<string, RpcHandler>();
 
-  constructor(private readonly onError: (error: unknown, request: RpcRequest) => void = () => undefined) {}
+  /** With a sealer, secret fields arrive sealed (a plaintext one is refused) and leave sealed (rpc-sealing.ts). */
+  constructor(
+    private readonly onError: (error: unknown, request: RpcRequest) => void = () => undefined,
+    private readonly sealer: RpcFieldSealer | null = null,
+  ) {}
 
   register(op: string, handler: RpcHandler): this {
     if (this.handlers.has(op)) throw new Error(`RPC op ${op} registered twice`);
@@ -31,10 +36,13 @@ export class RpcDispatcher {
       return { ok: false, error: { code: 'internal_error', message: `Unknown operation ${String(request?.op)}` } };
     }
     try {
-      return { ok: true, result: (await handler(request.payload, request.caller ?? { requestId: 'unknown' })) ?? null };
+      const payload = this.sealer ? openFields(request.payload, 'request', this.sealer) : request.payload;
+      const result = (await handler(payload, request.caller ?? { requestId: 'unknown' })) ?? null;
+      return { ok: true, result: this.sealer ? sealFields(result, 'reply', this.sealer) : result };
     } catch (error) {
       if (isDomainError(error)) return { ok: false, error: error.toRpcError() };
-      this.onError(error, request);
+      // Without the payload: it may hold what a log must never carry (a token sent in plaintext).
+      this.onError(error, { ...request, payload: undefined });
       return { ok: false, error: { code: 'internal_error', message: 'The service failed; retry with the same Idempotency-Key.' } };
     }
   }

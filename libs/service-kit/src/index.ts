@@ -16,3 +16,4 @@ export * from './poll-until';
 export * from './wait-for-applied';
 export * from './background-job';
 export * from './row-values';
+export * from './secret-key-ring';

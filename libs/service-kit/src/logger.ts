@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { currentLogFields } from './log-context';
+import { redactSqlInFields } from './sql-redaction';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -31,7 +32,8 @@ export function setLogService(service: string): void {
 
 export function log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
   if (!logger.isLevelEnabled(level)) return;
-  logger[level](fields, msg);
+  // Database errors arrive stringified with their statement and its values: never written as they are.
+  logger[level](redactSqlInFields(fields), msg);
 }
 
 /** Whether `level` is written (to skip building fields of debug lines on hot paths). */

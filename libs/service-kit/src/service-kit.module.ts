@@ -15,8 +15,9 @@ import { waitForApplied } from './wait-for-applied';
 @Module({})
 export class ServiceKitModule {
   static forRoot(runtime: ServiceRuntime, rpcService?: RpcService): DynamicModule {
-    const dispatcher = new RpcDispatcher((error, request) =>
-      log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
+    const dispatcher = new RpcDispatcher(
+      (error, request) => log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
+      runtime.secretKeys,
     );
     dispatcher.register('clock.offset', async () => ({ offsetMs: runtime.clock.nowMs() - Date.now(), now: runtime.clock.now().toISOString() }));
     // Lets a caller return only once this service has taken in what the call caused (no sleeps in tests).

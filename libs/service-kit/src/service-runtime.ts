@@ -8,6 +8,7 @@ import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platfo
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
 import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KeyHashPartitioner, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
 import type { BaseConfig } from './config';
+import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
 import { startTraceExport, stopTraceExport } from './trace-export';
@@ -25,6 +26,8 @@ export interface ServiceRuntimeOptions {
   publish?: boolean;
   /** Put between the namespace and the consumer name in group ids, so a rebuild reads topics from offset 0 in groups of its own. */
   consumerGroupPrefix?: string;
+  /** The key ring of a service that keeps secrets (webhook signing secrets, verify tokens). */
+  secretKeys?: SecretKeyRing;
 }
 
 export interface ConsumerSpec {
@@ -88,6 +91,11 @@ export class ServiceRuntime {
 
   get config(): BaseConfig {
     return this.options.config;
+  }
+
+  /** The key ring, or null for a service that keeps no secrets. */
+  get secretKeys(): SecretKeyRing | null {
+    return this.options.secretKeys ?? null;
   }
 
   /** A fresh EntityManager (one per request or event, never the global one). */

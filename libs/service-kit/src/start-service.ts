@@ -4,6 +4,7 @@ import type { DomainEvent, RpcService } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
 import { startNestService } from './bootstrap';
 import { loadBaseConfig } from './config';
+import type { SecretKeyRing } from './secret-key-ring';
 import { ServiceKitModule } from './service-kit.module';
 import { ServiceRuntime, type AnyConsumerSpec } from './service-runtime';
 
@@ -27,6 +28,8 @@ export interface ServiceDefinition {
   /** Consumers to start after the runtime is up (a function when handlers need the runtime). */
   consumers?: AnyConsumerSpec[] | ((runtime: ServiceRuntime) => AnyConsumerSpec[]);
   module: Type<unknown>;
+  /** A service that keeps secrets: its key ring (SECRETS_KEYS), for storage and for the sealed fields of its RPC. */
+  secretKeys?: SecretKeyRing;
 }
 
 export interface ServiceStartOptions {
@@ -44,6 +47,7 @@ export async function startService(definition: ServiceDefinition, env: NodeJS.Pr
   const config = loadBaseConfig(definition.name, definition.schema, definition.defaultPort, env);
   const serve = options.serve !== false;
   const runtime = new ServiceRuntime({
+    secretKeys: definition.secretKeys,
     config,
     entities: definition.entities,
     migrations: definition.migrations,

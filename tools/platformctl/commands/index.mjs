@@ -13,6 +13,7 @@ import listen from './listen.mjs';
 import outboxRedrive from './outbox-redrive.mjs';
 import replayProjections from './replay-projections-command.mjs';
 import replayTopic from './replay-topic.mjs';
+import secretsRotateKey from './secrets-rotate-key.mjs';
 import traceMessage from './trace-message.mjs';
 import webhooksRedeliver from './webhooks-redeliver.mjs';
 
@@ -22,6 +23,7 @@ export const COMMANDS = [
   outboxRedrive,
   webhooksRedeliver,
   traceMessage,
+  secretsRotateKey,
   listen,
   devOrgCreate,
   devAppCreate,

@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { WEBHOOKS } from '@platform/contracts';
 import { handleCommand, PgListener } from '@platform/event-store';
 import { log, runWithLogContext, ServiceRuntime } from '@platform/service-kit';
+import { openCredential } from '../endpoints/endpoint-credentials';
 import { endpointDecider } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import { WebhookNetwork } from '../network/webhook-network';
@@ -188,10 +189,26 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** The stored (sealed) signing secrets of a claimed row, opened with the key ring. */
+  private openSecrets(row: ClaimRow): { secret: string | null; previousSecret: string | null } {
+    const ring = this.runtime.secretKeys;
+    if (!ring) throw new Error('the webhook dispatcher runs with a key ring');
+    const open = (value: string | null) => (value === null ? null : openCredential(ring, row.endpoint_id, 'signing-secret', value));
+    return { secret: open(row.secret), previousSecret: open(row.previous_secret) };
+  }
+
   private async claimAndStart(limit: number): Promise<number> {
     const now = this.runtime.clock.now();
     const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL, [now, limit]);
     for (const row of rows) {
+      let secrets: { secret: string | null; previousSecret: string | null };
+      try {
+        secrets = this.openSecrets(row);
+      } catch (error) {
+        // A key missing from SECRETS_KEYS: the delivery waits (its lease runs out and it is claimed again) until the key is back.
+        log('error', 'delivery secret could not be opened', { deliveryId: row.delivery_id, endpointId: row.endpoint_id, error: String((error as Error).message) });
+        continue;
+      }
       const delivery: ClaimedDelivery = {
         deliveryId: row.delivery_id,
         appId: row.app_id,
@@ -203,8 +220,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         payload: row.payload,
         endpointState: row.endpoint_state,
         url: row.url,
-        secret: row.secret,
-        previousSecret: row.previous_secret,
+        ...secrets,
         previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at).toISOString() : null,
       };
       this.inFlight++;

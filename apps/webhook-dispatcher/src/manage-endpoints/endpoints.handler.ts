@@ -5,7 +5,8 @@ import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type DomainEvent, type Public
 import { DomainError } from '@platform/errors';
 import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
-import { currentTraceparent, ServiceRuntime } from '@platform/service-kit';
+import { currentTraceparent, ServiceRuntime, type SecretKeyRing } from '@platform/service-kit';
+import { openCredential, sealCredential, type CredentialKind } from '../endpoints/endpoint-credentials';
 import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
@@ -73,7 +74,11 @@ export class EndpointsHandler implements OnModuleInit {
         newStream: true,
         project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
       });
-      await tx.execute(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values (?, ?, ?)`, [endpointId, p.verifyToken, secret]);
+      await tx.execute(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values (?, ?, ?)`, [
+        endpointId,
+        this.seal(endpointId, 'verify-token', p.verifyToken),
+        this.seal(endpointId, 'signing-secret', secret),
+      ]);
     });
     return { ...(await this.get({ appId: p.appId, endpointId })), secret };
   }
@@ -101,7 +106,9 @@ export class EndpointsHandler implements OnModuleInit {
     }
     const events = p.events ? [...new Set(p.events)] : undefined;
     await this.decide(p, { type: 'UpdateEndpoint', data: { events, url } }, caller, async (tx) => {
-      if (p.verifyToken !== undefined) await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [p.verifyToken, p.endpointId]);
+      if (p.verifyToken !== undefined) {
+        await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [this.seal(p.endpointId, 'verify-token', p.verifyToken), p.endpointId]);
+      }
     });
     return this.get(p);
   }
@@ -115,11 +122,12 @@ export class EndpointsHandler implements OnModuleInit {
   async verify(p: EndpointRef & { verifyToken: string }, caller: RpcCaller) {
     const endpoint = await this.get(p);
     const stored = await this.credentials(p.endpointId);
-    const tokenMatches = sameSecret(String(p.verifyToken), stored.verify_token);
+    const storedToken = openCredential(this.secretKeys, p.endpointId, 'verify-token', stored.verify_token);
+    const tokenMatches = sameSecret(String(p.verifyToken), storedToken);
     let handshake: HandshakeResult | null = null;
     if (tokenMatches) {
       const check = await this.network.urlSafety.check(endpoint.url);
-      handshake = check.ok ? await this.handshake(check.target, stored.verify_token) : { ok: false, error: check.message };
+      handshake = check.ok ? await this.handshake(check.target, storedToken) : { ok: false, error: check.message };
     }
     await this.decide(p, { type: 'VerifyEndpoint', data: { tokenMatches, handshake } }, caller);
     return this.get(p);
@@ -157,10 +165,19 @@ export class EndpointsHandler implements OnModuleInit {
       previousSecretExpiresAt = (events[0].data as { previousSecretExpiresAt: string }).previousSecretExpiresAt;
       await tx.execute(
         `update webhook_dispatcher.endpoint_credentials set previous_secret = secret, previous_secret_expires_at = ?, secret = ? where endpoint_id = ?`,
-        [new Date(previousSecretExpiresAt), secret, p.endpointId],
+        [new Date(previousSecretExpiresAt), this.seal(p.endpointId, 'signing-secret', secret), p.endpointId],
       );
     });
     return { secret, previousSecretExpiresAt };
+  }
+
+  private get secretKeys(): SecretKeyRing {
+    if (!this.runtime.secretKeys) throw new Error('the webhook dispatcher runs with a key ring');
+    return this.runtime.secretKeys;
+  }
+
+  private seal(endpointId: string, kind: CredentialKind, plaintext: string): string {
+    return sealCredential(this.secretKeys, endpointId, kind, plaintext);
   }
 
   private meta(appId: string, caller: RpcCaller): AppendMeta {

@@ -117,7 +117,7 @@ describe('UrlSafety with the real resolver', () => {
     expect(await safety.check('https://rebind.attacker.example.com/webhooks')).toEqual({
       ok: false,
       code: 'webhook_url_blocked_address',
-      message: 'rebind.attacker.example.com resolves to 127.0.0.1 (loopback)',
+      message: 'rebind.attacker.example.com resolves to an address that is not public',
     });
   });
 

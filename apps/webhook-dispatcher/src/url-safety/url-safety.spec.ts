@@ -50,8 +50,8 @@ describe('UrlSafety', () => {
     const check = (url: string, table: Record<string, FakeDnsAnswer> = {}) => new UrlSafety({ resolver: new TableResolver(table) }).check(url);
 
     it.each<[string, Record<string, FakeDnsAnswer>, string]>([
-      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['93.184.215.14', '10.0.0.5'] }, 'hooks.example.com resolves to 10.0.0.5 (private)'],
-      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['::ffff:169.254.169.254'] }, 'hooks.example.com resolves to ::ffff:169.254.169.254 (IPv4-mapped)'],
+      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['93.184.215.14', '10.0.0.5'] }, 'hooks.example.com resolves to an address that is not public'],
+      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['::ffff:169.254.169.254'] }, 'hooks.example.com resolves to an address that is not public'],
       ['https://0x7f.1/', {}, '127.0.0.1 is not a public address (loopback)'],
       ['https://[fd00:ec2::254]/', {}, 'fd00:ec2::254 is not a public address (cloud metadata)'],
       ['https://93.184.215.14/', {}, '93.184.215.14 is an IP address; use a fully qualified DNS name'],
@@ -64,6 +64,12 @@ describe('UrlSafety', () => {
       ['not a url', {}, '"not a url" is not a valid absolute URL'],
     ])('%s', async (url, table, message) => {
       expect(await check(url, table)).toMatchObject({ ok: false, message });
+    });
+
+    it('never repeats the address a name resolved to (a split-horizon DNS oracle)', async () => {
+      const result = await check('https://hooks.example.com/', { 'hooks.example.com': ['10.20.30.40'] });
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).not.toMatch(/10\.20\.30\.40|private/);
     });
 
     it('keeps hostile input short in messages', async () => {

@@ -98,7 +98,8 @@ export class UrlSafety {
     if (!addresses.length) return refuse('webhook_url_dns_failed', `${name} has no A or AAAA record`);
     for (const address of addresses) {
       const reason = blockedAddressReason(address);
-      if (reason) return refuse('webhook_url_blocked_address', `${name} resolves to ${address} (${reason})`);
+      // Neither the address nor its kind: a caller could map a split-horizon DNS's private answers.
+      if (reason) return refuse('webhook_url_blocked_address', `${name} resolves to an address that is not public`);
     }
     const address = addresses.find((candidate) => isIPv4(candidate)) ?? addresses[0];
     return { ok: true, target: { url: url.href, hostname: name, address, port: 443, pinned: false } };

@@ -1,13 +1,18 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import type { SecretKeyRing } from '@platform/service-kit';
 import { Migration20261122000100WebhookDispatcherInit } from './migration-20261122-0001-init';
 import { Migration20261122000200WebhookTables } from './migration-20261122-0002-webhooks';
 import { Migration20261122000300DeliveryTraceparent } from './migration-20261122-0003-delivery-trace';
 import { Migration20261124000400ListenSessions } from './migration-20261124-0004-listen-sessions';
+import { sealCredentialsMigration } from './migration-20261126-0005-seal-credentials';
 
-/** Applied in order at startup (and by the migrations Job in Kubernetes). */
-export const webhookDispatcherMigrations: MigrationObject[] = [
-  { name: 'Migration20261122000100WebhookDispatcherInit', class: Migration20261122000100WebhookDispatcherInit },
-  { name: 'Migration20261122000200WebhookTables', class: Migration20261122000200WebhookTables },
-  { name: 'Migration20261122000300DeliveryTraceparent', class: Migration20261122000300DeliveryTraceparent },
-  { name: 'Migration20261124000400ListenSessions', class: Migration20261124000400ListenSessions },
-];
+/** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
+export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
+  return [
+    { name: 'Migration20261122000100WebhookDispatcherInit', class: Migration20261122000100WebhookDispatcherInit },
+    { name: 'Migration20261122000200WebhookTables', class: Migration20261122000200WebhookTables },
+    { name: 'Migration20261122000300DeliveryTraceparent', class: Migration20261122000300DeliveryTraceparent },
+    { name: 'Migration20261124000400ListenSessions', class: Migration20261124000400ListenSessions },
+    { name: 'Migration20261126000500SealCredentials', class: sealCredentialsMigration(secretKeys) },
+  ];
+}
