@@ -10,3 +10,4 @@ export * from './topic-projection-rebuild';
 export * from './consumer-lag';
 export * from './offset-committer';
 export * from './key-hash-partitioner';
+export * from './kafka-health';

@@ -47,6 +47,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
       },
     );
+    runtime.trackMembership(() => server.member);
     runtime.trackConsumerLag({ consumerName: `${runtime.config.serviceName}.rpc`, groupId: server.consumerGroupId, assignment: () => server.assignment() });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server });
     await app.startAllMicroservices();
