@@ -200,8 +200,11 @@ export class InboxConsumer implements LagSource {
     this.stopped = false;
     const consumer = o.kafka.consumer({
       groupId: this.groupId,
-      sessionTimeout: 30000,
-      heartbeatInterval: 3000,
+      // The broker's minimum session (group.min.session.timeout.ms, 6 s by default): a replica killed
+      // with -9 holds its partitions until its session lapses, and its replacement waits that long to
+      // join (kafkajs has no static membership to take the old member's place). docs/decisions.md.
+      sessionTimeout: GROUP_SESSION_TIMEOUT_MS,
+      heartbeatInterval: GROUP_HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });
@@ -416,6 +419,10 @@ export function headerString(value: Buffer | string | (Buffer | string)[] | unde
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined ? undefined : first.toString();
 }
+
+/** Session and heartbeat of the services' consumer groups (inbox consumers and RPC servers). */
+export const GROUP_SESSION_TIMEOUT_MS = 6_000;
+export const GROUP_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** Waits before the n-th rebuild of a crashed consumer: 1 s, doubling, at most 30 s. */
 export function waitBeforeRestart(attempt: number): Promise<void> {
