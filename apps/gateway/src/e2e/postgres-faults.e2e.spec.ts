@@ -1,4 +1,4 @@
-import { appWithTester, eventually, queryDatabase, sendMessage, simSendText, stackPid, unique } from '@platform/testing';
+import { appWithTester, eventually, queryDatabase, sendMessage, simSendText, unique } from '@platform/testing';
 
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
 /** Each app's /readyz port (tools/dev/stack.mjs: the base port plus its offset; the gateway's on its admin port). */
@@ -13,13 +13,15 @@ async function terminateServiceBackends(): Promise<number> {
   return rows[0].n;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** The app's process answers /healthz (by port: a crash test earlier in the run may have replaced a stack process). */
+async function alive(app: string): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${BASE_PORT + READY_PORTS[app]}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+  return res?.status === 200;
+}
+
+async function dead(apps: string[]): Promise<string[]> {
+  const answers = await Promise.all(apps.map(alive));
+  return apps.filter((_, i) => !answers[i]);
 }
 
 async function ready(app: string): Promise<boolean> {
@@ -33,7 +35,6 @@ describe('Postgres connection faults (e2e)', () => {
     // The user writes first: an open window, so the sends are not business-initiated (capped at 3 a day).
     await simSendText(userId, app.appId);
     const apps = Object.keys(READY_PORTS);
-    const pids = Object.fromEntries(apps.map((name) => [name, stackPid(name)]));
 
     // Sends keep the relays and consumers busy (connections checked out) while the backends are cut.
     let faulting = true;
@@ -53,7 +54,7 @@ describe('Postgres connection faults (e2e)', () => {
     await sending;
     expect(terminated).toBeGreaterThan(20);
 
-    expect(apps.filter((name) => !alive(pids[name]))).toEqual([]);
+    expect(await dead(apps)).toEqual([]);
     await eventually(async () => ((await Promise.all(apps.map(ready))).every(Boolean) ? true : null), 15_000, 200);
     let last: unknown = null;
     const sent = await eventually(async () => {
@@ -65,6 +66,6 @@ describe('Postgres connection faults (e2e)', () => {
     });
     expect(sent.body.status).toBe('accepted');
     // Still alive once the reconnects are done (a late unhandled `error` event would have ended a process).
-    expect(apps.filter((name) => !alive(pids[name]))).toEqual([]);
+    expect(await dead(apps)).toEqual([]);
   });
 });
