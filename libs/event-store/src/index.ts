@@ -5,6 +5,7 @@ export * from './outbox-relay';
 export * from './inbox';
 export * from './command-handler';
 export * from './pg-listener';
+export * from './pg-pool-errors';
 export * from './projection-rebuild';
 export * from './rebuild-entity-manager';
 export * from './group-commit';

@@ -1,6 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
 import { PgListener } from './pg-listener';
+import { handlePoolErrors } from './pg-pool-errors';
 import { outboxChannel, quoteIdent } from './schema.sql';
 import { quoteText } from './sql-literal';
 
@@ -66,7 +67,7 @@ export class OutboxRelay {
       application_name: `${options.schema}-outbox-relay`,
       options: '-c idle_in_transaction_session_timeout=60s',
     });
-    this.pool.on('error', (error) => options.onError?.(error));
+    handlePoolErrors(this.pool, (error) => options.onError?.(error));
     this.lockKey = `${options.schema}.outbox-relay`;
     this.outbox = `${quoteIdent(options.schema)}.outbox`;
     this.listener = new PgListener({
@@ -180,6 +181,7 @@ export class OutboxRelay {
    */
   private async publishBatch(): Promise<number> {
     const client: PoolClient = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       // Simple-protocol text (several statements in one message), so the values are literals.
       // The lock is taken first on its own so that an empty read can tell "nothing waiting" from "another relay holds it"
@@ -213,10 +215,14 @@ export class OutboxRelay {
       this.deleted(rows.length);
       return rows.length;
     } catch (error) {
-      await client.query('rollback').catch(() => undefined);
+      broken = await client.query('rollback').then(
+        () => undefined,
+        (rollbackError: Error) => rollbackError,
+      );
       throw error;
     } finally {
-      client.release();
+      // A connection that cannot even roll back is dropped, not handed out again.
+      client.release(broken);
     }
   }
 }

@@ -8,6 +8,7 @@ import { Client } from 'pg';
 export class PgListener {
   private client: Client | null = null;
   private running = false;
+  private reconnecting = false;
 
   constructor(
     private readonly options: { databaseUrl: string; channel: string; applicationName: string; onNotify: (payload?: string) => void; onError?: (error: unknown) => void },
@@ -39,6 +40,17 @@ export class PgListener {
   }
 
   private async reconnect(): Promise<void> {
+    // One loop at a time: a connection that fails while the loop tries it reports its error here too.
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    try {
+      await this.reconnectLoop();
+    } finally {
+      this.reconnecting = false;
+    }
+  }
+
+  private async reconnectLoop(): Promise<void> {
     for (let attempt = 1; this.running && !this.client; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * attempt, 10_000)));
       if (!this.running) return;

@@ -147,7 +147,10 @@ export class InboxConsumer implements LagSource {
   private stopped = false;
   private restarts = 0;
   private assigned: PartitionAssignment = {};
-  /** Set once the consumer first joined its group: until then the service is not ready. */
+  /**
+   * A member of its group now: set by each join, cleared when the consumer crashes, stops or loses
+   * its connection. While false, callers waiting on its effects would wait in vain: not ready.
+   */
   joined = false;
   /** What parseEventMessage applies: the handlers, or each pipelined type (applied by the effect, never through this). */
   private readonly applies: Record<string, EventHandler>;
@@ -197,8 +200,11 @@ export class InboxConsumer implements LagSource {
     this.stopped = false;
     const consumer = o.kafka.consumer({
       groupId: this.groupId,
-      sessionTimeout: 30000,
-      heartbeatInterval: 3000,
+      // The broker's minimum session (group.min.session.timeout.ms, 6 s by default): a replica killed
+      // with -9 holds its partitions until its session lapses, and its replacement waits that long to
+      // join (kafkajs has no static membership to take the old member's place). docs/decisions.md.
+      sessionTimeout: GROUP_SESSION_TIMEOUT_MS,
+      heartbeatInterval: GROUP_HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });
@@ -210,6 +216,7 @@ export class InboxConsumer implements LagSource {
       this.restarts = 0;
       this.assigned = event.payload.memberAssignment;
     });
+    trackMembership(consumer, (member) => (this.joined = member));
     restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
@@ -413,9 +420,19 @@ export function headerString(value: Buffer | string | (Buffer | string)[] | unde
   return first === undefined ? undefined : first.toString();
 }
 
+/** Session and heartbeat of the services' consumer groups (inbox consumers and RPC servers). */
+export const GROUP_SESSION_TIMEOUT_MS = 6_000;
+export const GROUP_HEARTBEAT_INTERVAL_MS = 1_000;
+
 /** Waits before the n-th rebuild of a crashed consumer: 1 s, doubling, at most 30 s. */
 export function waitBeforeRestart(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 30_000)));
+}
+
+/** Calls `onChange(false)` when the consumer leaves its group (crash, stop, lost connection) and `onChange(true)` at each join. */
+export function trackMembership(consumer: Consumer, onChange: (member: boolean) => void): void {
+  consumer.on(consumer.events.GROUP_JOIN, () => onChange(true));
+  for (const left of [consumer.events.CRASH, consumer.events.STOP, consumer.events.DISCONNECT]) consumer.on(left, () => onChange(false));
 }
 
 /**

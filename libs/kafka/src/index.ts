@@ -11,3 +11,4 @@ export * from './consumer-lag';
 export * from './offset-committer';
 export * from './key-hash-partitioner';
 export * from './rpc-sealing';
+export * from './kafka-health';

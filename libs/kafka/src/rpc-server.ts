@@ -3,7 +3,7 @@ import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
-import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
+import { restartWhenCrashed, trackMembership, waitBeforeRestart } from './inbox-consumer';
 import { prepareKafkaJs } from './kafka-client';
 
 /** How long closing waits for the requests under way to be answered. */
@@ -48,6 +48,8 @@ export class RpcKafkaServer extends ServerKafka {
   private closing = false;
   private restarts = 0;
   private assigned: PartitionAssignment = {};
+  /** A member of the servers' group now (see InboxConsumer.joined): readiness. */
+  member = false;
   private committer: OffsetCommitter | null = null;
   private readonly routes = new Map<string, string>();
 
@@ -109,6 +111,7 @@ export class RpcKafkaServer extends ServerKafka {
       this.restarts = 0;
       this.assigned = event.payload.memberAssignment;
     });
+    trackMembership(consumer, (member) => (this.member = member));
     restartWhenCrashed(consumer, () => this.restartConsumer(consumer), (error) => this.limits.onError?.(error));
     this.committer?.clear();
     this.committer = null;

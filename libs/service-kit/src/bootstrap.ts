@@ -3,7 +3,7 @@ import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { rpcTopic, type RpcService } from '@platform/contracts';
-import { kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
+import { GROUP_SESSION_TIMEOUT_MS, kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -31,8 +31,9 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     const server = new RpcKafkaServer(
       {
         client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers),
-        // Short heartbeats: a replica joining or leaving rebalances the group in well under a second.
-        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: 10_000, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
+        // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
+        // the broker's shortest session: a killed replica's requests wait at most that long.
+        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: GROUP_SESSION_TIMEOUT_MS, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
         producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
         run: { partitionsConsumedConcurrently: 6 },
@@ -47,6 +48,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
       },
     );
+    runtime.trackMembership(() => server.member);
     runtime.trackConsumerLag({ consumerName: `${runtime.config.serviceName}.rpc`, groupId: server.consumerGroupId, assignment: () => server.assignment() });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server });
     await app.startAllMicroservices();

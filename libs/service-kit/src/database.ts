@@ -12,6 +12,8 @@ import { quoteIdent } from '@platform/event-store';
 export async function bootstrapServiceSchema(adminUrl: string, schema: string, password?: string): Promise<void> {
   const role = `svc_${schema}`;
   const client = new Client({ connectionString: adminUrl, application_name: `${schema}-bootstrap` });
+  // A dropped connection fails the query under way (and the start); unheard, its `error` event would end the process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query('select pg_advisory_lock(hashtext($1))', ['platform-schema-bootstrap']);

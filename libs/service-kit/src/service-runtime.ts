@@ -6,7 +6,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KeyHashPartitioner, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
+import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KafkaHealth, KeyHashPartitioner, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
@@ -15,6 +15,14 @@ import { startTraceExport, stopTraceExport } from './trace-export';
 import { log, logEnabled, setLogService } from './logger';
 import { ServiceMetrics } from './metrics';
 import { ProjectionWaiter } from './projection-waiter';
+
+const READINESS_DEADLINE_MS = 1500;
+
+/** The check's answer, or false once `ms` passed (or it failed). */
+function withDeadline(check: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([check.catch(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+}
 
 export interface ServiceRuntimeOptions {
   config: BaseConfig;
@@ -79,6 +87,9 @@ export class ServiceRuntime {
   private kafkaUp = false;
   private backlogTimer: NodeJS.Timeout | null = null;
   private lagPoller: ConsumerLagPoller | null = null;
+  private kafkaHealth: KafkaHealth | null = null;
+  /** Group members besides the inbox consumers (the RPC server) whose absence makes the service unready. */
+  private readonly members: (() => boolean)[] = [];
 
   constructor(private readonly options: ServiceRuntimeOptions) {
     setLogService(options.config.serviceName);
@@ -112,6 +123,7 @@ export class ServiceRuntime {
       throw new MigrateOnlyComplete(c.serviceName);
     }
     this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers);
+    this.kafkaHealth = new KafkaHealth(`${c.serviceName}-health-${c.instanceId}`, c.kafkaBrokers);
     await ensureTopics(this.kafka, allTopicSpecs());
     await this.migrate();
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });
@@ -210,6 +222,11 @@ export class ServiceRuntime {
     this.lagPoller?.track(consumer);
   }
 
+  /** Counts `isMember` in readiness (the RPC server's membership of its group). */
+  trackMembership(isMember: () => boolean): void {
+    this.members.push(isMember);
+  }
+
   /** Event types the consumer `spec.name` applies (others it skips without an inbox row). */
   handles(consumer: string, type: string): boolean {
     return this.handledTypes.get(consumer)?.has(type) ?? false;
@@ -238,17 +255,16 @@ export class ServiceRuntime {
   }
 
   async readiness(): Promise<{ ok: boolean; checks: Record<string, boolean> }> {
-    let postgres = false;
-    try {
-      await this.em().execute('select 1');
-      postgres = true;
-    } catch {
-      postgres = false;
-    }
-    // A consumer that has not joined its group yet would leave callers waiting on its effects.
-    const consumers = this.consumers.every((consumer) => consumer.joined);
-    const checks = { postgres, kafka: this.kafkaUp, consumers };
-    return { ok: postgres && this.kafkaUp && consumers, checks };
+    // Each check within its deadline: a probe that hangs would be a probe that fails, later.
+    const [postgres, broker] = await Promise.all([
+      withDeadline(this.em().execute('select 1').then(() => true), READINESS_DEADLINE_MS),
+      this.kafkaHealth ? this.kafkaHealth.reachable() : Promise.resolve(false),
+    ]);
+    const kafka = this.kafkaUp && broker;
+    // A consumer out of its group (not joined yet, crashed, cut off) leaves callers waiting on its effects.
+    const consumers = this.consumers.every((consumer) => consumer.joined) && this.members.every((isMember) => isMember());
+    const checks = { postgres, kafka, consumers };
+    return { ok: postgres && kafka && consumers, checks };
   }
 
   async close(): Promise<void> {
@@ -260,6 +276,7 @@ export class ServiceRuntime {
     this.eventStore.wakeRelayWith(null);
     await this.relay?.stop();
     await this.producer?.disconnect().catch(() => undefined);
+    await this.kafkaHealth?.close();
     await this.orm?.close(true).catch(() => undefined);
     await stopTraceExport();
   }

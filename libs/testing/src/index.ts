@@ -6,3 +6,4 @@ export * from './fake-dns-server';
 export * from './https-receiver';
 export * from './api-conformance';
 export * from './otlp-receiver';
+export * from './throwaway-postgres';

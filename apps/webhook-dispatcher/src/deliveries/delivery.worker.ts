@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { Counter } from 'prom-client';
 import { Pool } from 'pg';
 import { WEBHOOKS } from '@platform/contracts';
-import { handleCommand, PgListener } from '@platform/event-store';
+import { handleCommand, handlePoolErrors, PgListener } from '@platform/event-store';
 import { log, runWithLogContext, ServiceRuntime } from '@platform/service-kit';
 import { openCredential } from '../endpoints/endpoint-credentials';
 import { endpointDecider } from '../endpoints/endpoint.decider';
@@ -129,7 +129,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     const databaseUrl = this.runtime.config.serviceDatabaseUrl;
     this.pool = new Pool({ connectionString: databaseUrl, max: 4, application_name: 'webhook-dispatcher-worker', options: CLAIM_SESSION_OPTIONS });
-    this.pool.on('error', (error) => log('error', 'delivery worker pool error', { error: String(error) }));
+    handlePoolErrors(this.pool, (error) => log('error', 'delivery worker pool error', { error: String(error) }));
     this.listener = new PgListener({
       databaseUrl,
       channel: DELIVERIES_CHANNEL,
