@@ -5,6 +5,10 @@ export interface GatewayConfig extends BaseConfig {
   adminToken: string;
   rateLimitRps: number;
   rateLimitBurst: number;
+  /** Node's headersTimeout and requestTimeout, and the body-read deadline (issue 32: no client holds a socket for long). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  bodyTimeoutMs: number;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -18,5 +22,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken,
     rateLimitRps: Number(env.RATE_LIMIT_RPS ?? 100),
     rateLimitBurst: Number(env.RATE_LIMIT_BURST ?? 200),
+    headersTimeoutMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000),
+    requestTimeoutMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000),
+    bodyTimeoutMs: Number(env.HTTP_BODY_TIMEOUT_MS ?? 10_000),
   };
 }

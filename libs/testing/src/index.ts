@@ -5,3 +5,4 @@ export * from './webhooks';
 export * from './fake-dns-server';
 export * from './https-receiver';
 export * from './api-conformance';
+export * from './raw-http';
