@@ -26,6 +26,10 @@ export const TEST_ENV = {
   DOCS_URL: 'https://docs.example.com/platform',
   APP_USER_ID_SECRET: 'test-app-user-id-secret',
   RPC_TIMEOUT_MS: '8000',
+  // Short enough that the stalling-client tests finish fast, long enough for a loaded machine.
+  HTTP_HEADERS_TIMEOUT_MS: '4000',
+  HTTP_REQUEST_TIMEOUT_MS: '8000',
+  HTTP_BODY_TIMEOUT_MS: '3000',
   // Debug lines (an RPC handled, an event applied) let e2e tests follow one request across services.
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'debug',
   WEBHOOK_DEV_HOSTS: WEBHOOK_TEST_HOSTS.map((host, i) => `${host}=127.0.0.1:${webhookReceiverPort(i)}`).join(','),

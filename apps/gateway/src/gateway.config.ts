@@ -12,6 +12,10 @@ export interface GatewayConfig extends BaseConfig {
   trustedProxies: string[];
   /** Seals verify tokens and opens signing secrets on their way over Kafka (shared with the webhook dispatcher). */
   secretKeys: SecretKeyRing;
+  /** Node's headersTimeout and requestTimeout, and the body-read deadline (issue 32: no client holds a socket for long). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  bodyTimeoutMs: number;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -32,5 +36,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       .map((entry) => entry.trim())
       .filter(Boolean),
     secretKeys: SecretKeyRing.fromEnv(env, base.production),
+    headersTimeoutMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000),
+    requestTimeoutMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000),
+    bodyTimeoutMs: Number(env.HTTP_BODY_TIMEOUT_MS ?? 10_000),
   };
 }

@@ -19,6 +19,7 @@ import { GatewayModule } from './gateway.module';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
+import { answerParserRefusals } from './http/client-error.handler';
 import { RouteNotFoundFilter } from './http/not-found.filter';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { referenceRoutes } from './openapi/reference-routes';
@@ -84,6 +85,9 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     port: config.adminPort,
     bodyParser: false,
     beforeListen: (app) => {
+      const adminServer = app.getHttpServer() as Server;
+      limitSlowClients(adminServer, config);
+      answerParserRefusals(adminServer, config.docsUrl);
       app.use(ADMIN_BASE_PATH, (req: never, res: never) => void admin(req, res));
       app.useGlobalFilters(new RouteNotFoundFilter(config.docsUrl));
     },
@@ -114,9 +118,12 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     clock: runtime.clock,
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,
+    bodyTimeoutMs: config.bodyTimeoutMs,
   });
   const server: Server = createServer((req, res) => void pipeline(req, res));
   server.keepAliveTimeout = 65_000;
+  limitSlowClients(server, config);
+  answerParserRefusals(server, config.docsUrl);
   await new Promise<void>((resolve) => server.listen(config.port, '0.0.0.0', resolve));
   log('info', 'public API listening', { port: config.port, adminPort: config.adminPort });
 
@@ -134,6 +141,14 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
       await runtime.close();
     },
   };
+}
+
+/** A client that stalls in its headers or body is answered 408 and let go, not held for Node's 300 s. */
+function limitSlowClients(server: Server, config: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = config.requestTimeoutMs;
+  // Node checks both only this often (30 s by default), so a short timeout would fire late; read at listen.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(5_000, Math.max(250, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)));
 }
 
 if (require.main === module) runMain(startGateway);

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   key_limit_reached: { status: 409, type: 'conflict_error', message: 'At most 2 active keys per environment.' },
   handle_taken: { status: 409, type: 'conflict_error', message: 'That handle is taken.' },
   invalid_transition: { status: 409, type: 'conflict_error', message: 'That change is not allowed from the current state.' },
+  request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   media_too_large: { status: 413, type: 'invalid_request_error', message: 'The file is larger than its type allows.' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Unsupported media type.' },
@@ -62,6 +63,7 @@ export const ERROR_CODES = {
   daily_quota_exceeded: { status: 429, type: 'rate_limit_error', message: 'The daily message quota is used up; it resets at 00:00 UTC.' },
   business_initiated_cap: { status: 429, type: 'rate_limit_error', message: 'More than 3 business-initiated messages to this user in 24 hours.' },
   media_rate_limited: { status: 429, type: 'rate_limit_error', message: 'Too many uploads this hour.' },
+  headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request line or headers are larger than 16 KiB.' },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side; retry with the same Idempotency-Key.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

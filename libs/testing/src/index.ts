@@ -7,3 +7,4 @@ export * from './https-receiver';
 export * from './api-conformance';
 export * from './otlp-receiver';
 export * from './throwaway-postgres';
+export * from './raw-http';

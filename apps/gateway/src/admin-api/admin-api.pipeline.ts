@@ -5,6 +5,7 @@ import { DomainError } from '@platform/errors';
 import { SpanKind } from '@opentelemetry/api';
 import { currentTraceparent, runWithLogContext } from '@platform/service-kit';
 import { readJsonBody } from '../http/body-reader';
+import { checkBodyText } from '../http/input-text';
 import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
@@ -39,7 +40,8 @@ export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: st
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
       const given = createHash('sha256').update(token).digest();
       if (!token || !timingSafeEqual(given, expected)) throw new DomainError('invalid_api_key', 'Missing or wrong admin token.');
-      const raw = await readJsonBody(req);
+      const raw = await readJsonBody(req, res);
+      checkBodyText(raw);
       const body = match.route.body ? validateBody(match.route.body, raw) : raw;
       const result = await match.route.handle({ requestId, params: match.params, query: url.searchParams, body, caller: { requestId } });
       sendJson(res, result.status, result.body);

@@ -45,8 +45,11 @@ export interface OpenApiOptions {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const EXAMPLE_REQUEST_ID = 'req_01JD3QE3H6K9N2Q5T8W1Z4C7';
 
-/** Refusals the pipeline gives every route, whatever it is (DESIGN section 3). */
-const PIPELINE_ERRORS: readonly ErrorCode[] = ['invalid_request', 'invalid_api_key', 'app_suspended', 'key_environment_mismatch', 'rate_limited', 'internal_error'];
+/**
+ * Refusals the pipeline gives every route, whatever it is (DESIGN section 3); request_timeout and
+ * headers_too_large come from the HTTP parser's limits, before any route is known.
+ */
+const PIPELINE_ERRORS: readonly ErrorCode[] = ['invalid_request', 'invalid_api_key', 'app_suspended', 'key_environment_mismatch', 'request_timeout', 'headers_too_large', 'rate_limited', 'internal_error'];
 const BODY_ERRORS: readonly ErrorCode[] = ['payload_too_large', 'unsupported_media_type', 'invalid_json'];
 const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['idempotency_key_required', 'idempotency_in_progress', 'idempotency_key_reused'];
 

@@ -9,6 +9,7 @@ import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
 import { readJsonBody } from '../http/body-reader';
+import { checkBodyText, checkUrlText } from '../http/input-text';
 import { commonHeaders, sendError, sendJson } from '../http/respond';
 import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
@@ -16,6 +17,7 @@ import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
 import { clientAddress } from '../rate-limits/client-address';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
+import { PATH_ID_MAX_LENGTH } from './consent-routes';
 import type { PublicResult, PublicRoute } from './public-route';
 import { replayInsteadOfRefusal } from './replay-when-limited';
 
@@ -32,6 +34,8 @@ export interface PublicPipelineDeps {
   metrics: ServiceMetrics;
   /** GETs that need no key: the OpenAPI document and the reference page. */
   reference?: ReferenceRoute[];
+  /** The body must arrive within this many milliseconds of the read starting. */
+  bodyTimeoutMs?: number;
 }
 
 /**
@@ -99,7 +103,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       const rate = await deps.limiter.take(app.appId);
       res.setHeader('RateLimit-Remaining', String(rate.remaining));
       if (!rate.allowed) {
-        const replay = await replayInsteadOfRefusal(match.route, req, caller);
+        const replay = await replayInsteadOfRefusal(match.route, req, res, caller, deps.bodyTimeoutMs);
         if (replay) {
           deps.metrics.idempotencyReplays.inc();
           sendJson(res, replay.status, replay.body, replay.headers);
@@ -109,7 +113,9 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         throw new DomainError('rate_limited', `Too many requests; wait ${rate.retryAfterSeconds} seconds.`);
       }
 
-      const raw = await readJsonBody(req);
+      // Path ids and query values are checked here, once for every route, before any route reads them.
+      checkUrlText(match.params, url.searchParams, PATH_ID_MAX_LENGTH);
+      const raw = await readJsonBody(req, res, { timeoutMs: deps.bodyTimeoutMs });
       deps.keys.touch(key);
       // Step 6: the key is checked here; its record is kept by the owning service in the transaction
       // that carries the request out, which answers replays, 409 and 422 (see PublicRoute.idempotent).
@@ -117,6 +123,8 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       let body: unknown;
       let held: PublicResult | null = null;
       try {
+        // Every string and member name, whatever the route: NUL, unpaired surrogates, __proto__.
+        checkBodyText(raw);
         body = match.route.body ? validateBody(match.route.body, raw) : raw;
       } catch (invalid) {
         // The key is looked up before the body is validated: a key held by another body is 422 whatever this body is.

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RpcCaller } from '@platform/contracts';
 import { readJsonBody } from '../http/body-reader';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
@@ -11,11 +11,17 @@ import type { PublicResult, PublicRoute } from './public-route';
  * that were saved are told so at once rather than throttled into giving up. Anything else (no key, a
  * key still running or used with another body, a body that cannot be read) stays a 429.
  */
-export async function replayInsteadOfRefusal(route: PublicRoute, req: IncomingMessage, caller: RpcCaller & { appId: string }): Promise<PublicResult | null> {
+export async function replayInsteadOfRefusal(
+  route: PublicRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: RpcCaller & { appId: string },
+  bodyTimeoutMs?: number,
+): Promise<PublicResult | null> {
   if (!route.idempotent) return null;
   try {
     const key = checkIdempotencyKey(req.headers['idempotency-key']);
-    const raw = await readJsonBody(req);
+    const raw = await readJsonBody(req, res, { timeoutMs: bodyTimeoutMs });
     return await route.idempotent.heldKey(caller, caller.appId, { key, bodyHash: bodyHash(raw) });
   } catch {
     return null;

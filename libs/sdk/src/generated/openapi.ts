@@ -1244,7 +1244,7 @@ export interface components {
          * @description Stable error code: branch on it.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "internal_error";
+        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "request_timeout" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "headers_too_large" | "internal_error";
         /**
          * @description One failing field of an invalid_request.
          * @example {
@@ -1797,6 +1797,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -1805,6 +1818,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +1931,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -1913,6 +1952,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2025,6 +2077,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -2059,6 +2124,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2178,6 +2256,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2186,6 +2277,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2294,6 +2398,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2302,6 +2419,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2535,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -2439,6 +2582,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2567,6 +2723,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `media_not_uploaded`, `idempotency_in_progress` */
             409: {
                 headers: {
@@ -2627,6 +2796,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2743,6 +2925,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2751,6 +2946,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2872,6 +3080,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`, `media_too_large` */
             413: {
                 headers: {
@@ -2906,6 +3127,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3255,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3029,6 +3276,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3394,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3142,6 +3415,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3258,6 +3544,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `subscription_limit_reached` */
             409: {
                 headers: {
@@ -3318,6 +3617,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,6 +3747,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3443,6 +3768,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3542,6 +3880,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3550,6 +3901,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,6 +4044,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -3727,6 +4104,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +4243,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -3900,6 +4303,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,6 +4423,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `subscription_not_verified` */
             409: {
                 headers: {
@@ -4054,6 +4483,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,6 +4603,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -4195,6 +4650,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4311,6 +4779,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4319,6 +4800,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4437,6 +4931,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `delivery_in_progress`, `payload_expired` */
             409: {
                 headers: {
@@ -4484,6 +4991,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4582,6 +5102,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4590,6 +5123,19 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
