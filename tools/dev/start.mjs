@@ -6,14 +6,19 @@
  * Options (for a second stack beside the dev one, e.g. a test's): --port N (base port), --database NAME,
  * --tag T (log and pid file names, `npm stop -- --tag T`), --namespace NS or --fresh-namespace BASE
  * (Kafka), --skip-build, --skip-seed.
+ *
+ * This process supervises the apps (tools/dev/supervisor.mjs) and keeps .data/run/stack-<tag>.json
+ * naming itself and each app's current pid until it is stopped (Ctrl-C, SIGTERM, `npm stop`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
-import { recordPids, ROOT, startStack, stopChildren, stopRecordedStack, pidFile } from './stack.mjs';
+import { pidFile, recordStack, stopRecordedStack } from './recorded-stack.mjs';
+import { LOG_DIR, ROOT, startStack, stopChildren } from './stack.mjs';
+import { Supervisor } from './supervisor.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -82,9 +87,39 @@ if (!opts['skip-build']) {
   const build = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
+let stopping = false;
+let children = {};
+let supervisor;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping the apps…');
+  await (supervisor ? supervisor.stop() : stopChildren(Object.values(children)));
+  rmSync(pidFile(TAG), { force: true });
+  process.exit(0);
+};
+for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(name, shutdown);
+
 console.log('starting the apps…');
-const { children, ports } = await startStack({ basePort: BASE_PORT, env, tag: TAG });
-recordPids(TAG, children, ports);
+let ports;
+try {
+  // Recorded as soon as they run, so `npm stop` during the start finds them too.
+  ({ ports } = await startStack({
+    basePort: BASE_PORT,
+    env,
+    tag: TAG,
+    onSpawned: (spawned, stackPorts) => {
+      children = spawned;
+      recordStack(TAG, { supervisor: process.pid, ports: stackPorts, children });
+    },
+  }));
+} catch (error) {
+  // A stop during the start ends it from shutdown(); anything else is a failed start.
+  if (stopping) await new Promise(() => {});
+  rmSync(pidFile(TAG), { force: true });
+  throw error;
+}
+supervisor = new Supervisor({ children, ports, env, tag: TAG, logDir: LOG_DIR, onRestart: () => recordStack(TAG, { supervisor: process.pid, ports, children }) });
 const demo = opts['skip-seed'] ? null : await seed();
 
 const demoLines = demo
@@ -100,6 +135,7 @@ Try it:
   curl -s ${publicUrl}/users/${demo.appUserId} -H "Authorization: Bearer ${demo.sandboxKey}"
 `
   : '';
+const stopCommand = TAG === 'dev' ? 'npm stop' : `npm stop -- --tag ${TAG}`;
 console.log(`
 Business Messaging Platform is running.
 
@@ -107,22 +143,6 @@ Business Messaging Platform is running.
   Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})${demoLines}
   Logs         .data/logs/${TAG}-<app>.log
 ${tryIt}
-Ctrl-C stops the apps.`);
+Ctrl-C (or ${stopCommand}) stops the apps; a crashed app is restarted.`);
 
-let stopping = false;
-const shutdown = async () => {
-  if (stopping) return;
-  stopping = true;
-  console.log('\nstopping the apps…');
-  await stopChildren(Object.values(children));
-  const { rmSync } = await import('node:fs');
-  rmSync(pidFile(TAG), { force: true });
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
-for (const [app, child] of Object.entries(children)) {
-  child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`${app} exited (${signal ?? code}); see .data/logs/${TAG}-${app}.log`);
-  });
-}
+
