@@ -15,7 +15,10 @@ const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000) + 200;
 const TAG = `supervisor-test-${BASE_PORT}`;
 const DATABASE = `${process.env.TEST_DATABASE ?? 'platform_test'}_supervisor`;
 const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PID_FILE = path.join(ROOT, '.data/run', `stack-${TAG}.json`);
+const pidFileOf = (tag: string) => path.join(ROOT, '.data/run', `stack-${tag}.json`);
+const PID_FILE = pidFileOf(TAG);
+// The stale-file case has a tag of its own: its fake file must never hide the real stack's.
+const STALE_TAG = `${TAG}-stale`;
 // Only what a developer's shell would give: the jest stack's variables must not reach these apps.
 const SHELL_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
 
@@ -29,7 +32,7 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const stop = () => promisify(execFile)(process.execPath, [path.join(ROOT, 'tools/dev/stop.mjs'), '--tag', TAG], { cwd: ROOT, env: SHELL_ENV });
+const stop = (tag = TAG) => promisify(execFile)(process.execPath, [path.join(ROOT, 'tools/dev/stop.mjs'), '--tag', tag], { cwd: ROOT, env: SHELL_ENV });
 
 async function adminQuery(sql: string) {
   const client = new Client({ connectionString: ADMIN_DATABASE_URL });
@@ -53,7 +56,11 @@ describe('dev supervisor (npm start / npm stop)', () => {
   afterAll(async () => {
     // Whatever a failed assertion left running is stopped the way a developer would.
     if (readPidFile()) await stop().catch(() => undefined);
-    if (supervisor && supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGKILL');
+    // SIGTERM, not SIGKILL: a supervisor that still runs stops its apps instead of orphaning them.
+    if (supervisor && supervisor.exitCode === null && supervisor.signalCode === null) {
+      supervisor.kill('SIGTERM');
+      await waitForExit(supervisor.pid!, 30_000).catch(() => supervisor!.kill('SIGKILL'));
+    }
     await adminQuery(`drop database if exists ${DATABASE} with (force)`);
   });
 
@@ -92,11 +99,11 @@ describe('dev supervisor (npm start / npm stop)', () => {
     await new Promise((resolve) => gone.once('exit', resolve));
     const bystander = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
     try {
-      mkdirSync(path.dirname(PID_FILE), { recursive: true });
-      writeFileSync(PID_FILE, JSON.stringify({ supervisor: gone.pid, ports: { profile: BASE_PORT + 40 }, pids: { profile: bystander.pid } }));
-      const { stdout } = await stop();
+      mkdirSync(path.dirname(pidFileOf(STALE_TAG)), { recursive: true });
+      writeFileSync(pidFileOf(STALE_TAG), JSON.stringify({ supervisor: gone.pid, ports: { profile: BASE_PORT + 40 }, pids: { profile: bystander.pid } }));
+      const { stdout } = await stop(STALE_TAG);
       expect(stdout).toMatch(/stale/);
-      expect(existsSync(PID_FILE)).toBe(false);
+      expect(existsSync(pidFileOf(STALE_TAG))).toBe(false);
       expect(bystander.exitCode).toBeNull();
       expect(alive(bystander.pid!)).toBe(true);
     } finally {
