@@ -3,7 +3,7 @@
  * until every one answers /readyz. Shared by `npm start` and the integration test setup.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,12 +36,13 @@ export function appLogFile(tag, app, logDir = LOG_DIR) {
   return path.join(logDir, `${tag}-${app}.log`);
 }
 
-export function spawnApp(app, { port, env, logDir, tag }) {
+/** `append`: a restart adds to the log, so the lines before a crash stay readable. */
+export function spawnApp(app, { port, env, logDir, tag, append = false }) {
   mkdirSync(logDir, { recursive: true });
   // The app writes its lines straight into its log file: relayed through a pipe, every line (one per
   // request at the gateway) cost this process a wake-up, a read and a write besides the app's own.
   // Each start begins the file afresh: appended to, a day of benches grew the gateway's past 100 MB.
-  const log = openSync(appLogFile(tag, app, logDir), 'w');
+  const log = openSync(appLogFile(tag, app, logDir), append ? 'a' : 'w');
   // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extra, '-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
@@ -70,12 +71,14 @@ export async function waitReady(url, timeoutMs, child) {
 
 /**
  * Starts every app (`appEnv[app]` adds to `env` for one app); returns the children and their ports. Apps start in parallel; readiness is
- * awaited for all. On failure, everything started is stopped and the log tails are printed.
+ * awaited for all. On failure, everything started is stopped and the log tails are printed. `onSpawned`
+ * gets the children and ports before readiness is awaited (to record their pids).
  */
-export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG_DIR, timeoutMs = 120_000 }) {
+export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG_DIR, timeoutMs = 120_000, onSpawned = () => {} }) {
   const ports = stackPorts(basePort);
   const children = {};
   for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
+  onSpawned(children, ports);
   try {
     await Promise.all(Object.keys(APPS).map((app) => waitReady(readyUrl(app, ports), timeoutMs, children[app])));
   } catch (error) {
@@ -107,43 +110,4 @@ export async function stopChildren(children) {
         }),
     ),
   );
-}
-
-/** The pid file of a stack left running in the background (npm start). */
-export function pidFile(tag) {
-  return path.join(ROOT, '.data/run', `stack-${tag}.json`);
-}
-
-export function recordPids(tag, children, ports) {
-  mkdirSync(path.dirname(pidFile(tag)), { recursive: true });
-  writeFileSync(pidFile(tag), JSON.stringify({ ports, pids: Object.fromEntries(Object.entries(children).map(([app, c]) => [app, c.pid])) }, null, 2));
-}
-
-/** Stops a background stack by its pid file (used by `npm stop` and before `npm test`). */
-export async function stopRecordedStack(tag) {
-  if (!existsSync(pidFile(tag))) return false;
-  const { pids } = JSON.parse(readFileSync(pidFile(tag), 'utf8'));
-  for (const pid of Object.values(pids)) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
-  const deadline = Date.now() + 15_000;
-  for (const pid of Object.values(pids)) {
-    while (Date.now() < deadline && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
-  rmSync(pidFile(tag), { force: true });
-  return true;
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

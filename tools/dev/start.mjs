@@ -2,21 +2,45 @@
  * `npm start`: infrastructure, build, the seven apps (migrations run as each boots), a demo org, app,
  * sandbox key and user, then the URLs and a curl to paste. Ctrl-C stops the apps (`npm run
  * infra:stop` stops Kafka and S3Proxy too).
+ *
+ * Options (for a second stack beside the dev one, e.g. a test's): --port N (base port), --database NAME,
+ * --tag T (log and pid file names, `npm stop -- --tag T`), --namespace NS or --fresh-namespace BASE
+ * (Kafka), --skip-build, --skip-seed.
+ *
+ * This process supervises the apps (tools/dev/supervisor.mjs) and keeps .data/run/stack-<tag>.json
+ * naming itself and each app's current pid until it is stopped (Ctrl-C, SIGTERM, `npm stop`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { ensureInfra } from '../infra/infra.mjs';
-import { recordPids, ROOT, startStack, stopChildren, stopRecordedStack, pidFile } from './stack.mjs';
+import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
+import { pidFile, recordStack, stopRecordedStack } from './recorded-stack.mjs';
+import { LOG_DIR, ROOT, startStack, stopChildren } from './stack.mjs';
+import { Supervisor } from './supervisor.mjs';
 
-const BASE_PORT = Number(process.env.PORT ?? 3000);
+const { values: opts } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '3000' },
+    database: { type: 'string' },
+    tag: { type: 'string', default: 'dev' },
+    namespace: { type: 'string' },
+    'fresh-namespace': { type: 'string' },
+    'skip-build': { type: 'boolean', default: false },
+    'skip-seed': { type: 'boolean', default: false },
+  },
+});
+const BASE_PORT = Number(opts.port);
+const TAG = opts.tag;
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token';
 const env = {
   NODE_ENV: process.env.NODE_ENV ?? 'development',
-  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform',
+  DATABASE_URL: opts.database ? `postgres://postgres@127.0.0.1:5432/${opts.database}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform'),
   KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
   CLOCK_MODE: process.env.CLOCK_MODE ?? 'system',
   ADMIN_TOKEN,
+  ...(opts.namespace !== undefined ? { KAFKA_NAMESPACE: opts.namespace } : {}),
 };
 const publicUrl = `http://localhost:${BASE_PORT}/platform/v1`;
 const adminUrl = `http://localhost:${BASE_PORT + 1}/admin/v1`;
@@ -54,47 +78,71 @@ async function seed() {
   return saved;
 }
 
-if (await stopRecordedStack('dev')) console.log('stopped an earlier dev stack');
+if (await stopRecordedStack(TAG)) console.log(`stopped an earlier ${TAG} stack`);
 console.log('starting infrastructure (Kafka, S3Proxy, Postgres)…');
 await ensureInfra({ quiet: true });
-console.log('building…');
-const build = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
-console.log('starting the apps…');
-const { children, ports } = await startStack({ basePort: BASE_PORT, env, tag: 'dev' });
-recordPids('dev', children, ports);
-const demo = await seed();
-
-console.log(`
-Business Messaging Platform is running.
-
-  Public API   ${publicUrl}
-  Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})
-  Demo         org ${demo.orgId}, app ${demo.appId} (sandbox), user ${demo.userId} (appUserId ${demo.appUserId}, an opted-in tester)
-  Sandbox key  ${demo.sandboxKey}
-  Logs         .data/logs/dev-<app>.log
-
-Try it:
-
-  curl -s ${publicUrl}/ping -H "Authorization: Bearer ${demo.sandboxKey}"
-  curl -s ${publicUrl}/users/${demo.appUserId} -H "Authorization: Bearer ${demo.sandboxKey}"
-
-Ctrl-C stops the apps.`);
-
+if (opts['fresh-namespace'] !== undefined) env.KAFKA_NAMESPACE = await freshKafkaNamespace(opts['fresh-namespace']);
+if (!opts['skip-build']) {
+  console.log('building…');
+  const build = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 let stopping = false;
+let children = {};
+let supervisor;
 const shutdown = async () => {
   if (stopping) return;
   stopping = true;
   console.log('\nstopping the apps…');
-  await stopChildren(Object.values(children));
-  const { rmSync } = await import('node:fs');
-  rmSync(pidFile('dev'), { force: true });
+  await (supervisor ? supervisor.stop() : stopChildren(Object.values(children)));
+  rmSync(pidFile(TAG), { force: true });
   process.exit(0);
 };
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
-for (const [app, child] of Object.entries(children)) {
-  child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`${app} exited (${signal ?? code}); see .data/logs/dev-${app}.log`);
-  });
+for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(name, shutdown);
+
+console.log('starting the apps…');
+let ports;
+try {
+  // Recorded as soon as they run, so `npm stop` during the start finds them too.
+  ({ ports } = await startStack({
+    basePort: BASE_PORT,
+    env,
+    tag: TAG,
+    onSpawned: (spawned, stackPorts) => {
+      children = spawned;
+      recordStack(TAG, { supervisor: process.pid, ports: stackPorts, children });
+    },
+  }));
+} catch (error) {
+  // A stop during the start ends it from shutdown(); anything else is a failed start.
+  if (stopping) await new Promise(() => {});
+  rmSync(pidFile(TAG), { force: true });
+  throw error;
 }
+supervisor = new Supervisor({ children, ports, env, tag: TAG, logDir: LOG_DIR, onRestart: () => recordStack(TAG, { supervisor: process.pid, ports, children }) });
+const demo = opts['skip-seed'] ? null : await seed();
+
+const demoLines = demo
+  ? `
+  Demo         org ${demo.orgId}, app ${demo.appId} (sandbox), user ${demo.userId} (appUserId ${demo.appUserId}, an opted-in tester)
+  Sandbox key  ${demo.sandboxKey}`
+  : '';
+const tryIt = demo
+  ? `
+Try it:
+
+  curl -s ${publicUrl}/ping -H "Authorization: Bearer ${demo.sandboxKey}"
+  curl -s ${publicUrl}/users/${demo.appUserId} -H "Authorization: Bearer ${demo.sandboxKey}"
+`
+  : '';
+const stopCommand = TAG === 'dev' ? 'npm stop' : `npm stop -- --tag ${TAG}`;
+console.log(`
+Business Messaging Platform is running.
+
+  Public API   ${publicUrl}
+  Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})${demoLines}
+  Logs         .data/logs/${TAG}-<app>.log
+${tryIt}
+Ctrl-C (or ${stopCommand}) stops the apps; a crashed app is restarted.`);
+
+

@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, stopRecordedStack } from '../dev/stack.mjs';
+import { stopRecordedStack } from '../dev/recorded-stack.mjs';
+import { ROOT } from '../dev/stack.mjs';
 
 function run(label, command, args) {
   const started = Date.now();

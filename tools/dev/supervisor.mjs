@@ -1,0 +1,62 @@
+/**
+ * Keeps the apps of a stack running as Kubernetes would: an app that exits is started again after a
+ * delay that doubles from 1 s to 30 s, back to 1 s once it has stayed up for a minute. Only stop()
+ * ends the restarts.
+ */
+import { appendFileSync } from 'node:fs';
+import { appLogFile, spawnApp, stopChildren } from './stack.mjs';
+
+export const FIRST_DELAY_MS = 1_000;
+export const MAX_DELAY_MS = 30_000;
+export const RESET_AFTER_MS = 60_000;
+
+/** The delay before restart number `attempt` (0 for the first since the app last stayed up). */
+export function restartDelayMs(attempt) {
+  return Math.min(FIRST_DELAY_MS * 2 ** attempt, MAX_DELAY_MS);
+}
+
+export class Supervisor {
+  /**
+   * `children` (app → child process) is updated in place at each restart; `onRestart` runs after
+   * each, with the new child (to record its pid).
+   */
+  constructor({ children, ports, env, appEnv = {}, tag, logDir, onRestart = () => {}, log = (line) => console.error(line) }) {
+    Object.assign(this, { children, ports, env, appEnv, tag, logDir, onRestart, log });
+    this.stopping = false;
+    this.timers = new Set();
+    this.attempts = {};
+    this.startedAt = {};
+    for (const [app, child] of Object.entries(children)) this.watch(app, child);
+  }
+
+  watch(app, child) {
+    this.startedAt[app] = Date.now();
+    child.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      if (Date.now() - this.startedAt[app] >= RESET_AFTER_MS) this.attempts[app] = 0;
+      const attempt = this.attempts[app] ?? 0;
+      this.attempts[app] = attempt + 1;
+      const delay = restartDelayMs(attempt);
+      const line = `${app} exited (${signal ?? `code ${code}`}); restarting in ${delay / 1000} s (restart ${attempt + 1} in a row)`;
+      this.log(`${line}; see ${appLogFile(this.tag, app, this.logDir)}`);
+      appendFileSync(appLogFile(this.tag, app, this.logDir), `${new Date().toISOString()} supervisor: ${line}\n`);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (this.stopping) return;
+        const next = spawnApp(app, { port: this.ports[app], env: { ...this.env, ...this.appEnv[app] }, logDir: this.logDir, tag: this.tag, append: true });
+        this.children[app] = next;
+        this.watch(app, next);
+        this.onRestart(app, next);
+      }, delay);
+      this.timers.add(timer);
+    });
+  }
+
+  /** Ends the restarts and stops every app. */
+  async stop() {
+    this.stopping = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await stopChildren(Object.values(this.children));
+  }
+}
