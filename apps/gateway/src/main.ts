@@ -55,6 +55,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     services: RPC_SERVICES,
     timeoutMs: config.rpcTimeoutMs,
     sealer: config.secretKeys,
+    kafka: config.kafkaSecurity,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });

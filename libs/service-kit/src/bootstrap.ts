@@ -30,7 +30,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   if (options.rpcService) {
     const server = new RpcKafkaServer(
       {
-        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers),
+        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
         // the broker's shortest session: a killed replica's requests wait at most that long.
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: GROUP_SESSION_TIMEOUT_MS, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClockMode } from '@platform/clock';
-import { parseBrokers } from '@platform/kafka';
+import { kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '@platform/kafka';
 
 /** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
 export interface BaseConfig {
@@ -15,6 +15,8 @@ export interface BaseConfig {
   /** The service's own connection (role limited to its schema). */
   serviceDatabaseUrl: string;
   kafkaBrokers: string[];
+  /** TLS and SASL of every Kafka client of the process (KAFKA_SSL_*, KAFKA_SASL_*). */
+  kafkaSecurity: KafkaSecurity;
   clockMode: ClockMode;
   /** Unique per process: pod name plus random suffix. */
   instanceId: string;
@@ -42,6 +44,12 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
   const migrateOnly = env.MIGRATE_ONLY ?? 'false';
   // Strict: a typo would start the whole service inside a Job that then never completes.
   if (migrateOnly !== 'true' && migrateOnly !== 'false') throw new ConfigError(`MIGRATE_ONLY must be true or false, not ${migrateOnly}`);
+  let kafkaSecurity: KafkaSecurity;
+  try {
+    kafkaSecurity = kafkaSecurityFromEnv(env, { production });
+  } catch (error) {
+    throw error instanceof KafkaSecurityError ? new ConfigError(error.message) : error;
+  }
   return {
     serviceName,
     schema,
@@ -50,6 +58,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     databaseUrl,
     serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, env.DB_SERVICE_PASSWORD),
     kafkaBrokers: parseBrokers(env.KAFKA_BROKERS),
+    kafkaSecurity,
     clockMode,
     instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     appUserIdSecret,
