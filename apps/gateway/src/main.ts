@@ -118,8 +118,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   const server: Server = createServer((req, res) => void pipeline(req, res));
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.port, '0.0.0.0', resolve));
-  log('info', 'public API listening', { port: config.port, adminPort: config.adminPort });
+  await new Promise<void>((resolve) => server.listen(config.port, config.bindHost, resolve));
+  log('info', 'public API listening', { host: config.bindHost, port: config.port, adminPort: config.adminPort });
 
   return {
     runtime,
