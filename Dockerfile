@@ -46,7 +46,9 @@ RUN --mount=type=cache,target=/root/.npm \
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ARG APP=gateway
+# BIND_HOST: the apps listen on loopback unless told; in a container that would reach nobody.
 ENV NODE_ENV=production \
+    BIND_HOST=0.0.0.0 \
     APP=${APP}
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules

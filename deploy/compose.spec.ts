@@ -28,6 +28,12 @@ const NOT_IN_COMPOSE: Record<string, string> = {
   WEBHOOK_DEV_HOSTS: 'dev/test only, refused in production; see the comment on webhook-dispatcher',
   WEBHOOK_CA_FILE: 'dev/test only and needs a mounted file; see the comment on webhook-dispatcher',
   WEBHOOK_DNS_SERVERS: 'dev/test only, refused in production; see the comment on webhook-dispatcher',
+  ...Object.fromEntries(
+    ['KAFKA_SSL', 'KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_REJECT_UNAUTHORIZED', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'].map((name) => [
+      name,
+      "the stack's broker has plaintext listeners only; TLS and SASL are for brokers that offer them (the prod overlay)",
+    ]),
+  ),
 };
 
 function sourceFiles(dir: string): string[] {

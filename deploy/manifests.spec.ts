@@ -131,6 +131,8 @@ function selects(selector: K8s | undefined, labels: Record<string, string> = {})
 const serviceSelects = (service: K8s, labels: Record<string, string>) => Object.keys(service.spec.selector ?? {}).length > 0 && selects({ matchLabels: service.spec.selector }, labels);
 const podLabels = (workload: K8s): Record<string, string> => workload.spec.template.metadata.labels;
 const containersOf = (workload: K8s): K8s[] => [...(workload.spec.template.spec.initContainers ?? []), ...workload.spec.template.spec.containers];
+/** The app a Deployment or Job runs (its app.kubernetes.io/name). */
+const appOf = (workload: K8s): string => workload.metadata.labels['app.kubernetes.io/name'];
 const envValue = (container: K8s, name: string): string | undefined => container.env?.find((e: K8s) => e.name === name)?.value;
 /** The port of the app's /healthz, /readyz and /metrics: ADMIN_PORT on the gateway, PORT elsewhere. */
 const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN_PORT') ?? envValue(container, 'PORT'));
@@ -389,12 +391,41 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           expect([variable.name, DOCUMENTED_ENV.has(variable.name)]).toEqual([variable.name, true]);
           const ref = variable.valueFrom?.secretKeyRef;
           if (!ref) continue;
-          if (overlay === 'prod') expect(ref.name).toBe('platform-secrets');
+          // In prod: the operator's platform-secrets, or the Kafka password of the app's own KafkaUser.
+          if (overlay === 'prod') expect([variable.name, ref.name]).toEqual([variable.name, variable.name === 'KAFKA_SASL_PASSWORD' ? appOf(workload) : 'platform-secrets']);
           else expect([ref.name, ref.key, secrets.some((s) => s.metadata.name === ref.name && s.data?.[ref.key] !== undefined)]).toEqual([ref.name, ref.key, true]);
         }
       }
     }
   });
+
+  if (overlay === 'prod') {
+    it('connects every app (Deployments and migrations Jobs) to Kafka over TLS with SCRAM-SHA-512 as its own KafkaUser', () => {
+      const users = ofKind(objects, 'KafkaUser');
+      expect(users.map((u) => u.metadata.name).sort()).toEqual([...apps].sort());
+      for (const user of users) {
+        expect(user.metadata.labels).toMatchObject({ 'strimzi.io/cluster': 'platform' });
+        expect(user.spec.authentication).toEqual({ type: 'scram-sha-512' });
+        expect(user.spec.authorization?.type).toBe('simple');
+      }
+      const config = ofKind(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('platform-config'));
+      for (const workload of workloads) {
+        const app = appOf(workload);
+        for (const container of containersOf(workload)) {
+          const env = (name: string) => (container.env ?? []).find((v: K8s) => v.name === name) ?? (config?.data[name] !== undefined ? { value: config.data[name] } : undefined);
+          const where = `${workload.kind}/${workload.metadata.name}`;
+          expect([where, env('KAFKA_SSL')?.value, env('KAFKA_SASL_MECHANISM')?.value, env('KAFKA_SASL_USERNAME')?.value]).toEqual([where, 'true', 'scram-sha-512', app]);
+          expect([where, env('KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef]).toEqual([where, { name: app, key: 'password' }]);
+          // The cluster CA, mounted where KAFKA_SSL_CA_FILE points.
+          const caFile = env('KAFKA_SSL_CA_FILE')?.value as string;
+          const mount = (container.volumeMounts ?? []).find((m: K8s) => caFile?.startsWith(`${m.mountPath}/`));
+          const volume = workload.spec.template.spec.volumes.find((v: K8s) => v.name === mount?.name);
+          expect([where, volume?.secret?.secretName]).toEqual([where, 'platform-cluster-ca-cert']);
+        }
+      }
+      expect(config?.data.KAFKA_BROKERS).toMatch(/:9093$/);
+    });
+  }
 
   it('labels every workload as part of the platform (the shared egress policy and the ServiceMonitor select on it)', () => {
     for (const workload of workloads) expect(podLabels(workload)).toMatchObject(PART_OF);

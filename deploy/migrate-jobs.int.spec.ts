@@ -7,7 +7,7 @@
  * deploy/manifests.spec.ts it needs kubectl (`kubectl kustomize`).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { readdirSync, existsSync, readFileSync } from 'node:fs';
+import { readdirSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -31,7 +31,11 @@ const TEST_SECRETS: Record<string, string> = {
   WEBHOOK_LISTEN_SECRET: 'migrate-jobs-test-webhook-listen-secret',
   SECRETS_KEYS: `mj:${Buffer.alloc(32, 7).toString('base64')}`,
   SECRETS_ACTIVE_KEY_ID: 'mj',
+  // Key of the KafkaUser Secrets (prod: KAFKA_SASL_PASSWORD).
+  password: 'migrate-jobs-test-kafka-password',
 };
+/** Where the Jobs' Secret volumes are "mounted" here: each file holds a placeholder. */
+const MOUNTS_DIR = path.join(ROOT, '.data', 'migrate-jobs-mounts');
 
 function render(overlay: string): K8s[] {
   const output = execFileSync(KUBECTL, ['kustomize', path.join(ROOT, 'deploy', 'overlays', overlay)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,6 +62,16 @@ function jobEnvironment(objects: K8s[], job: K8s): Record<string, string> {
   }
   // Roles are cluster-wide and shared with every other stack on this Postgres: a password set here
   // would change them for all (the local server trusts 127.0.0.1, so none is needed).
+  // Files of Secret volumes (the Kafka cluster CA in prod): paths under their mount point moved to a
+  // local directory holding a placeholder of each item, as the kubelet would project them.
+  for (const mount of container.volumeMounts ?? []) {
+    const volume = job.spec.template.spec.volumes.find((v: K8s) => v.name === mount.name);
+    if (!volume?.secret) continue;
+    const dir = path.join(MOUNTS_DIR, job.metadata.name, mount.name);
+    mkdirSync(dir, { recursive: true });
+    for (const item of volume.secret.items ?? []) writeFileSync(path.join(dir, item.path), `placeholder of ${volume.secret.secretName}/${item.key}\n`);
+    for (const [name, value] of Object.entries(env)) if (value.startsWith(`${mount.mountPath}/`)) env[name] = path.join(dir, value.slice(mount.mountPath.length + 1));
+  }
   return env;
 }
 

@@ -56,6 +56,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     services: RPC_SERVICES,
     timeoutMs: config.rpcTimeoutMs,
     sealer: config.secretKeys,
+    kafka: config.kafkaSecurity,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });
@@ -124,8 +125,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   server.keepAliveTimeout = 65_000;
   limitSlowClients(server, config);
   answerParserRefusals(server, config.docsUrl);
-  await new Promise<void>((resolve) => server.listen(config.port, '0.0.0.0', resolve));
-  log('info', 'public API listening', { port: config.port, adminPort: config.adminPort });
+  await new Promise<void>((resolve) => server.listen(config.port, config.bindHost, resolve));
+  log('info', 'public API listening', { host: config.bindHost, port: config.port, adminPort: config.adminPort });
 
   return {
     runtime,

@@ -12,3 +12,4 @@ export * from './offset-committer';
 export * from './key-hash-partitioner';
 export * from './rpc-sealing';
 export * from './kafka-health';
+export * from './kafka-security';

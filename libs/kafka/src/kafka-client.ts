@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type LogEntry } from 'kafkajs';
+import type { KafkaSecurity } from './kafka-security';
 import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 import { growEncoderBuffersFromPool } from './encoder-buffers.patch';
 import { skipEmptyFetchedPartitions } from './empty-fetch-batches.patch';
@@ -89,12 +90,14 @@ export const noDelaySocketFactory: ISocketFactory = (options) => {
 
 /**
  * What every kafkajs client of the platform is made with: the services' own (`createKafka`) and the
- * Nest clients of the RPC servers and of the gateway, which build their kafkajs client from these.
+ * Nest clients of the RPC servers and of the gateway, which build their kafkajs client from these;
+ * `security` is the process's TLS and SASL settings (kafkaSecurityFromEnv).
  */
-export function kafkaClientConfig(clientId: string, brokers: string[]): KafkaConfig {
+export function kafkaClientConfig(clientId: string, brokers: string[], security: KafkaSecurity = {}): KafkaConfig {
   return {
     clientId,
     brokers,
+    ...security,
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator,
     retry: { initialRetryTime: 200, retries: 8 },
@@ -102,7 +105,7 @@ export function kafkaClientConfig(clientId: string, brokers: string[]): KafkaCon
   };
 }
 
-export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}): Kafka {
+export function createKafka(clientId: string, brokers: string[], extra: Partial<KafkaConfig> = {}, security: KafkaSecurity = {}): Kafka {
   prepareKafkaJs();
-  return new Kafka({ ...kafkaClientConfig(clientId, brokers), ...extra });
+  return new Kafka({ ...kafkaClientConfig(clientId, brokers, security), ...extra });
 }

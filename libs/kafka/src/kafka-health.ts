@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { createKafka } from './kafka-client';
+import type { KafkaSecurity } from './kafka-security';
 
 /**
  * A live check of the broker connection for /readyz: a metadata round trip with a short deadline,
@@ -15,11 +16,11 @@ export class KafkaHealth {
   constructor(
     clientId: string,
     brokers: string[],
-    private readonly options: { timeoutMs?: number; cacheMs?: number } = {},
+    private readonly options: { timeoutMs?: number; cacheMs?: number; security?: KafkaSecurity } = {},
   ) {
     // A client of its own without retries: a failed probe ends at once (the next probe is the retry),
     // instead of reconnecting in the background for seconds after its answer was given.
-    this.kafka = createKafka(clientId, brokers, { retry: { retries: 0 }, connectionTimeout: this.options.timeoutMs ?? 1000 });
+    this.kafka = createKafka(clientId, brokers, { retry: { retries: 0 }, connectionTimeout: this.options.timeoutMs ?? 1000 }, this.options.security);
   }
 
   async reachable(): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ClientKafka } from '@nestjs/microservices';
-import type { Consumer, KafkaConfig } from 'kafkajs';
+import type { Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
@@ -8,6 +8,7 @@ import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
+import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';
 import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
@@ -22,8 +23,8 @@ export interface RpcClientOptions {
   onCall?: (service: RpcService, op: string, seconds: number, outcome: 'ok' | 'refused' | 'failed') => void;
   /** Seals the secret fields of requests and opens those of replies (rpc-sealing.ts); the services' dispatchers share its keys. */
   sealer?: RpcFieldSealer;
-  /** kafkajs settings beside the brokers (TLS, SASL). */
-  kafka?: Partial<KafkaConfig>;
+  /** The process's TLS and SASL settings (kafkaSecurityFromEnv). */
+  kafka?: KafkaSecurity;
 }
 
 /** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
@@ -55,7 +56,7 @@ export class RpcClient {
   constructor(private readonly options: RpcClientOptions) {
     prepareKafkaJs();
     this.client = new RepliesClientKafka({
-      client: { ...kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers), ...options.kafka },
+      client: kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers, options.kafka),
       consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { rpcTopic, type RpcService } from '@platform/contracts';
 import { GROUP_SESSION_TIMEOUT_MS, kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
@@ -15,6 +16,7 @@ export interface StartServiceOptions {
   /** See ServiceDefinition.rpcOpsSafeToRerun. */
   rpcOpsSafeToRerun?: boolean;
   port: number;
+  /** Default: the config's BIND_HOST. */
   host?: string;
   /** Off for services that read raw bodies themselves (the gateway's admin API). */
   bodyParser?: boolean;
@@ -25,12 +27,14 @@ export interface StartServiceOptions {
 /** Creates the Nest app, joins the service's RPC consumer group and listens. */
 export async function startNestService(options: StartServiceOptions): Promise<INestApplication> {
   const { runtime } = options;
-  const app = await NestFactory.create(options.module, { logger: ['error', 'warn'], bodyParser: options.bodyParser ?? true });
+  const app = await NestFactory.create<NestExpressApplication>(options.module, { logger: ['error', 'warn'], bodyParser: options.bodyParser ?? true });
+  // Naming the framework only helps whoever looks for its known flaws.
+  app.disable('x-powered-by');
   app.use(httpMetricsMiddleware(runtime.metrics));
   if (options.rpcService) {
     const server = new RpcKafkaServer(
       {
-        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers),
+        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
         // the broker's shortest session: a killed replica's requests wait at most that long.
         consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: GROUP_SESSION_TIMEOUT_MS, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
@@ -54,8 +58,9 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     await app.startAllMicroservices();
   }
   options.beforeListen?.(app);
-  await app.listen(options.port, options.host ?? '0.0.0.0');
-  log('info', 'service started', { service: runtime.config.serviceName, port: options.port, instanceId: runtime.config.instanceId });
+  const host = options.host ?? runtime.config.bindHost;
+  await app.listen(options.port, host);
+  log('info', 'service started', { service: runtime.config.serviceName, host, port: options.port, instanceId: runtime.config.instanceId });
   return app;
 }
 

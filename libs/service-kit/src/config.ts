@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { ClockMode } from '@platform/clock';
-import { parseBrokers } from '@platform/kafka';
+import { kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '@platform/kafka';
 
 /** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
 export interface BaseConfig {
@@ -9,12 +10,16 @@ export interface BaseConfig {
   /** Postgres schema the service owns; its role is `svc_<schema>`. */
   schema: string;
   port: number;
+  /** Address every HTTP port of the process listens on (BIND_HOST): loopback unless told, containers set 0.0.0.0. */
+  bindHost: string;
   production: boolean;
   /** Admin connection: used only to create the service's role and schema. */
   databaseUrl: string;
   /** The service's own connection (role limited to its schema). */
   serviceDatabaseUrl: string;
   kafkaBrokers: string[];
+  /** TLS and SASL of every Kafka client of the process (KAFKA_SSL_*, KAFKA_SASL_*). */
+  kafkaSecurity: KafkaSecurity;
   clockMode: ClockMode;
   /** Unique per process: pod name plus random suffix. */
   instanceId: string;
@@ -42,14 +47,24 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
   const migrateOnly = env.MIGRATE_ONLY ?? 'false';
   // Strict: a typo would start the whole service inside a Job that then never completes.
   if (migrateOnly !== 'true' && migrateOnly !== 'false') throw new ConfigError(`MIGRATE_ONLY must be true or false, not ${migrateOnly}`);
+  const bindHost = env.BIND_HOST ?? '127.0.0.1';
+  if (isIP(bindHost) === 0) throw new ConfigError(`BIND_HOST must be an IP address (127.0.0.1, 0.0.0.0, ::), not ${JSON.stringify(bindHost)}`);
+  let kafkaSecurity: KafkaSecurity;
+  try {
+    kafkaSecurity = kafkaSecurityFromEnv(env, { production });
+  } catch (error) {
+    throw error instanceof KafkaSecurityError ? new ConfigError(error.message) : error;
+  }
   return {
     serviceName,
     schema,
     port: Number(env.PORT ?? defaultPort),
+    bindHost,
     production,
     databaseUrl,
     serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, env.DB_SERVICE_PASSWORD),
     kafkaBrokers: parseBrokers(env.KAFKA_BROKERS),
+    kafkaSecurity,
     clockMode,
     instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     appUserIdSecret,

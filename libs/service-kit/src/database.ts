@@ -47,7 +47,11 @@ export interface OrmOptions {
 
 /** MikroORM for one service schema, with its migrations listed explicitly (no file globbing). */
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
-  return MikroORM.init({
+  return MikroORM.init(ormConfig(options));
+}
+
+export function ormConfig(options: OrmOptions): Options {
+  return {
     driver: PostgreSqlDriver,
     clientUrl: options.url,
     schema: options.schema,
@@ -62,10 +66,13 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       snapshot: false,
     },
     pool: { min: 1, max: options.poolMax ?? 10 },
+    // MikroORM passes pg only host, port, user, password and database from the URL; pg reads the
+    // whole URL itself (sslmode, sslrootcert, ...) when given it, as it does for our other clients.
+    driverOptions: { connection: { connectionString: options.url } },
     allowGlobalContext: false,
     debug: false,
     ensureDatabase: false,
-  });
+  };
 }
 
 export async function runMigrations(orm: MikroORM): Promise<string[]> {

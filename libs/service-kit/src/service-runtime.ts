@@ -122,8 +122,8 @@ export class ServiceRuntime {
       await this.orm.close(true);
       throw new MigrateOnlyComplete(c.serviceName);
     }
-    this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers);
-    this.kafkaHealth = new KafkaHealth(`${c.serviceName}-health-${c.instanceId}`, c.kafkaBrokers);
+    this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers, {}, c.kafkaSecurity);
+    this.kafkaHealth = new KafkaHealth(`${c.serviceName}-health-${c.instanceId}`, c.kafkaBrokers, { security: c.kafkaSecurity });
     await ensureTopics(this.kafka, allTopicSpecs());
     await this.migrate();
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });

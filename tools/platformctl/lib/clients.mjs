@@ -1,4 +1,8 @@
 /** Connections the commands use: Postgres (admin role), Kafka admin, the gateway admin API. */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
 import pg from 'pg';
 import { silenceKafkaJsTimeoutNegativeWarning } from '../../infra/kafkajs-warnings.mjs';
@@ -18,9 +22,25 @@ export async function withDatabase(config, body) {
   }
 }
 
+const KAFKA_SECURITY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/libs/kafka/src/kafka-security.js');
+
+/** kafkajs options of platformctl's clients: the apps' own KAFKA_SSL_* / KAFKA_SASL_* mapping, from the build. */
+export function kafkaClientOptions(config, env = process.env) {
+  const options = { clientId: 'platformctl', brokers: config.kafkaBrokers, logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 3 } };
+  // Plaintext needs no build (most dev use); any TLS or SASL setting does.
+  if (!Object.keys(env).some((name) => /^KAFKA_S(SL|ASL)_?/.test(name) && env[name])) return options;
+  if (!existsSync(KAFKA_SECURITY)) throw new CliError('KAFKA_SSL / KAFKA_SASL settings need the build: run `npm run build` first');
+  const { kafkaSecurityFromEnv } = createRequire(import.meta.url)(KAFKA_SECURITY);
+  try {
+    return { ...options, ...kafkaSecurityFromEnv(env, { production: env.NODE_ENV === 'production' }) };
+  } catch (error) {
+    throw new CliError(error.message);
+  }
+}
+
 export async function withKafkaAdmin(config, body) {
   silenceKafkaJsTimeoutNegativeWarning();
-  const kafka = new kafkajs.Kafka({ clientId: 'platformctl', brokers: config.kafkaBrokers, logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 3 } });
+  const kafka = new kafkajs.Kafka(kafkaClientOptions(config));
   const admin = kafka.admin();
   try {
     await admin.connect();
