@@ -28,6 +28,9 @@ module.exports = async () => {
   const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test' });
   process.stdout.write(`\nstack up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   globalThis.__TEST_STACK__ = children;
+  // Replacements recorded by an earlier run that did not end cleanly name processes that are gone.
+  const extraPids = path.join(root, '.data/run', `test-extra-pids-${TEST_BASE_PORT}.json`);
+  for (const file of [extraPids, extraPids.replace(/\.json$/, '') + '-by-app.json']) require('node:fs').rmSync(file, { force: true });
   Object.assign(process.env, TEST_ENV, {
     TEST_PUBLIC_URL: `http://127.0.0.1:${ports.gateway}/platform/v1`,
     TEST_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 1}/admin/v1`,
@@ -36,7 +39,7 @@ module.exports = async () => {
     TEST_OTLP_URL: `http://127.0.0.1:${otlpPort}`,
     TEST_CERTS_DIR,
     // Tests that replace a stack process (crash tests) list the replacement here; teardown stops it.
-    TEST_EXTRA_PIDS_FILE: path.join(root, '.data/run', `test-extra-pids-${TEST_BASE_PORT}.json`),
+    TEST_EXTRA_PIDS_FILE: extraPids,
     TEST_STACK_PIDS: JSON.stringify(Object.fromEntries(Object.entries(children).map(([app, child]) => [app, child.pid]))),
   });
 };

@@ -28,5 +28,6 @@ module.exports = async () => {
     while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
     rmSync(extra, { force: true });
+    rmSync(extra.replace(/\.json$/, '') + '-by-app.json', { force: true });
   }
 };

@@ -4,8 +4,17 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-/** The pid of one app of the running test stack. */
+/** Where replacements of stack apps are recorded by app, beside TEST_EXTRA_PIDS_FILE. */
+function replacementsFile(): string | null {
+  const file = process.env.TEST_EXTRA_PIDS_FILE;
+  return file ? file.replace(/\.json$/, '') + '-by-app.json' : null;
+}
+
+/** The pid of one app of the running test stack: its latest replacement (a crash test's) if any, else the one global setup started. */
 export function stackPid(app: string): number {
+  const file = replacementsFile();
+  const replaced = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>)[app] : undefined;
+  if (replaced) return replaced;
   const pids = JSON.parse(process.env.TEST_STACK_PIDS ?? '{}') as Record<string, number>;
   if (!pids[app]) throw new Error(`no ${app} in TEST_STACK_PIDS`);
   return pids[app];
@@ -34,6 +43,9 @@ export function spawnApp(app: string, port: number, options: { logName: string; 
     mkdirSync(path.dirname(file), { recursive: true });
     const pids: number[] = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
     writeFileSync(file, JSON.stringify([...pids, child.pid]));
+    const byApp = replacementsFile()!;
+    const replaced: Record<string, number> = existsSync(byApp) ? JSON.parse(readFileSync(byApp, 'utf8')) : {};
+    writeFileSync(byApp, JSON.stringify({ ...replaced, [app]: child.pid }));
   }
   return child;
 }
