@@ -158,7 +158,9 @@ describe('gateway pipeline (e2e)', () => {
       expectEnvelope(limited[0], 429, 'rate_limited', 'rate_limit_error');
       expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(limited[0].headers.get('ratelimit-remaining')).toBe('0');
-      expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(200);
+      // The burst (200), less what leasing may strand: a replica drops an unused block (a twentieth of
+      // the rate) when its lease lapses, so allow two blocks of 5.
+      expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(190);
     });
   });
 
