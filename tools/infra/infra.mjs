@@ -256,6 +256,8 @@ async function portTakenError(component, port, envName, why) {
 // ---------------------------------------------------------------------------
 
 function pidFile(name) {
+  // A broker of its own (KAFKA_DIR) keeps its pid file there, so the default broker's is never touched.
+  if (name === 'kafka' && KAFKA.ownDir) return path.join(KAFKA.home, 'kafka.pid');
   return path.join(DIRS.run, `${name}.pid`);
 }
 
@@ -439,9 +441,9 @@ function classpath(lib) {
 }
 
 /** Moves the previous log aside (keeps one generation) and opens a fresh one. */
-function freshLog(name) {
-  ensureDir(DIRS.logs);
-  const file = path.join(DIRS.logs, `${name}.log`);
+function freshLog(name, dir = DIRS.logs) {
+  ensureDir(dir);
+  const file = path.join(dir, `${name}.log`);
   try {
     if (fs.statSync(file).size > 0) fs.renameSync(file, `${file}.1`);
   } catch { /* no previous log */ }
@@ -468,12 +470,17 @@ function spawnDetached(cmd, args, logFile, cwd) {
 // Kafka
 // ---------------------------------------------------------------------------
 
+// KAFKA_DIR: a second broker beside the default one (a chaos run's, on other KAFKA_PORT and
+// KAFKA_CONTROLLER_PORT) keeps its configuration, data, cluster id, pid file and log there.
+const KAFKA_HOME = process.env.KAFKA_DIR ? path.resolve(process.env.KAFKA_DIR) : DIRS.kafka;
 const KAFKA = {
-  serverProps: path.join(DIRS.kafka, 'server.properties'),
-  dataDir: path.join(DIRS.kafka, 'data'),
-  clusterIdFile: path.join(DIRS.kafka, 'cluster-id'),
+  home: KAFKA_HOME,
+  ownDir: Boolean(process.env.KAFKA_DIR),
+  serverProps: path.join(KAFKA_HOME, 'server.properties'),
+  dataDir: path.join(KAFKA_HOME, 'data'),
+  clusterIdFile: path.join(KAFKA_HOME, 'cluster-id'),
   log4j: path.join(SCRIPT_DIR, 'kafka', 'log4j2.properties'),
-  logFile: path.join(DIRS.logs, 'kafka.log'),
+  logFile: process.env.KAFKA_DIR ? path.join(KAFKA_HOME, 'kafka.log') : path.join(DIRS.logs, 'kafka.log'),
 };
 const kafkaMarkers = () => ['kafka.Kafka', KAFKA.serverProps];
 
@@ -572,7 +579,7 @@ async function formatKafkaIfNeeded(java, log) {
       'kafka.tools.StorageTool', 'format', '--ignore-formatted',
       '-t', clusterId, '-c', KAFKA.serverProps,
     ],
-    { cwd: DIRS.kafka, timeoutMs: 120_000 },
+    { cwd: KAFKA.home, timeoutMs: 120_000 },
   );
   if (r.code !== 0) {
     throw new InfraError(
@@ -631,7 +638,7 @@ async function startKafka(cfg, log) {
   fs.writeFileSync(KAFKA.serverProps, kafkaServerProperties(cfg));
   await formatKafkaIfNeeded(java, log);
 
-  const logFile = freshLog('kafka');
+  const logFile = freshLog('kafka', path.dirname(KAFKA.logFile));
   const args = [
     '-Xms256m', '-Xmx768m',
     '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
@@ -643,13 +650,13 @@ async function startKafka(cfg, log) {
     '-Xshare:auto',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${KAFKA.log4j}`,
-    `-Dkafka.logs.dir=${DIRS.logs}`,
+    `-Dkafka.logs.dir=${KAFKA.ownDir ? KAFKA.home : DIRS.logs}`,
     ...extraJavaOpts('KAFKA_JAVA_OPTS'),
     '-cp', classpath(LIBS.kafka),
     'kafka.Kafka', KAFKA.serverProps,
   ];
   log.act(`kafka: starting broker on ${addr} (controller ${HOST}:${cfg.kafka.controllerPort}), log ${rel(logFile)}`);
-  const child = spawnDetached(java, args, logFile, DIRS.kafka);
+  const child = spawnDetached(java, args, logFile, KAFKA.home);
   if (!child.pid) throw new InfraError(`kafka: could not start ${java}`);
   writePid('kafka', { pid: child.pid, port: cfg.kafka.port, controllerPort: cfg.kafka.controllerPort, startedAt: new Date().toISOString() });
   await waitForKafka(cfg, child, child.pid, log, t0);
@@ -1189,7 +1196,7 @@ commands:
   status   one line per component; exit 1 if something is not running
   kafka-topics <args>   run Kafka's TopicCommand against the local broker (e.g. --list)
 
-env: KAFKA_PORT (9092) KAFKA_CONTROLLER_PORT (9093) S3_PORT (9000) S3_BUCKET (platform-media)
+env: KAFKA_PORT (9092) KAFKA_CONTROLLER_PORT (9093) KAFKA_DIR (.data/kafka) S3_PORT (9000) S3_BUCKET (platform-media)
      S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY PGPORT (5432) PGUSER (postgres) PG_DATABASES (platform,platform_test)`;
 
 async function main(argv) {
