@@ -1,9 +1,11 @@
 /**
  * Checks the accepted sends of a scenario once the load has stopped: each message `sent` (GET
  * /messages/{id}), in its user's inbox exactly once (the admin API's simulator inbox) and its
- * message.status `sent` webhook delivered exactly once with one event id. Waits for the stack to
- * drain by polling until every message has arrived everywhere or the deadline comes; what is still
- * missing then is lost, whatever was seen twice is duplicated.
+ * message.status `sent` webhook delivered with one event id. Waits for the stack to drain by polling
+ * until every message has arrived everywhere or the deadline comes; what is still missing then is
+ * lost. Duplicated: in an inbox twice, or its `sent` event under two event ids. The same event
+ * delivered again (same id) is the spec's at-least-once ("dedupe on Svc-Event-Id") and is counted
+ * apart as redelivered.
  */
 
 /** Statuses that come after `sent`: a message already past it was sent. */
@@ -50,13 +52,15 @@ export async function checkDeliveries({ stack, webhooks, sends, keys, deadlineMs
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const lost = accepted.filter((s) => !passes(s, status, inbox, webhooks));
-  const duplicated = accepted.filter((s) => (inbox.get(s.messageId) ?? 0) > 1 || (webhooks.sent.get(s.messageId)?.length ?? 0) > 1);
+  const duplicated = accepted.filter((s) => (inbox.get(s.messageId) ?? 0) > 1 || new Set(webhooks.sent.get(s.messageId) ?? []).size > 1);
+  const redelivered = accepted.filter((s) => (webhooks.sent.get(s.messageId)?.length ?? 0) > new Set(webhooks.sent.get(s.messageId) ?? []).size);
   // A send the client gave up on (or was refused) that reached its user anyway: the client believes it failed.
   const unacknowledged = sends.filter((s) => s.outcome !== 'accepted' && s.outcome !== 'pending');
   const inboxTexts = await inboxTextKeys(stack, unacknowledged);
   return {
     lost: lost.length,
     duplicated: duplicated.length,
+    redelivered: redelivered.length,
     lostDetail: {
       notSent: lost.filter((s) => !SENT_OR_LATER.has(status.get(s.messageId))).length,
       notInInbox: lost.filter((s) => !inbox.get(s.messageId)).length,
