@@ -7,6 +7,7 @@
  * delivered again (same id) is the spec's at-least-once ("dedupe on Svc-Event-Id") and is counted
  * apart as redelivered.
  */
+import { inParallel } from '../bench/bench-stack.mjs';
 
 /** Statuses that come after `sent`: a message already past it was sent. */
 const SENT_OR_LATER = new Set(['sent', 'delivered', 'read']);
@@ -122,18 +123,4 @@ async function inboxRows(stack, sends) {
     }
   });
   return pages.flat();
-}
-
-async function inParallel(items, concurrency, fn) {
-  const results = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i], i);
-      }
-    }),
-  );
-  return results;
 }
