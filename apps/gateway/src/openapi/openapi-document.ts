@@ -19,8 +19,7 @@ import {
 import { errorEnvelope } from '@platform/errors';
 import { BODY_METHODS } from '../http/body-reader';
 import { queryParamSchema } from '../http/query-params';
-import { PATH_ID_MAX_LENGTH } from '../public-api/consent-routes';
-import type { PublicRoute } from '../public-api/public-route';
+import { PATH_ID_MAX_LENGTH, type PublicRoute } from '../public-api/public-route';
 import { requestSchemas } from './request-schemas';
 
 export interface OpenApiResponse {
@@ -59,7 +58,7 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operation(route, requests.names.get(route.body as never) ?? null);
+    paths[path][route.method.toLowerCase()] = operation(route, (route.body && requests.names.get(route.body)) ?? null);
   }
   const eventSchemas = Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [PUBLIC_EVENT_SPECS[type].component, publicEventSchema(type)]));
   return {

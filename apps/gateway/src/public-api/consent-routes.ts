@@ -1,15 +1,7 @@
-import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import { CONSENTS_QUERY, parseConsentsQuery } from './consents-query';
 import { CreateOptInLinkDto } from './create-optin-link.dto';
 import type { PublicRoute } from './public-route';
-
-/** Path ids are at most 64 characters (spec, Endpoints); longer ones are a bad request, not a miss. */
-export const PATH_ID_MAX_LENGTH = 64;
-
-export function checkPathId(field: string, value: string): void {
-  if (value.length > PATH_ID_MAX_LENGTH) throw DomainError.invalid([{ field, issue: 'must be at most 64 characters' }]);
-}
 
 /** GET /users/{appUserId}, GET /consents, POST /optin-links: answered by the consent service. */
 export function consentRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
@@ -27,7 +19,6 @@ export function consentRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         errors: ['not_found'],
       },
       handle: async (ctx) => {
-        checkPathId('appUserId', ctx.params.appUserId);
         return { status: 200, body: await deps.rpc.call('consent', 'users.get', ctx.caller, { appId: ctx.app.appId, appUserId: ctx.params.appUserId }) };
       },
     },

@@ -1,5 +1,4 @@
 import type { RpcClient } from '@platform/kafka';
-import { checkPathId } from './consent-routes';
 import { CreateMediaDto } from './create-media.dto';
 import type { PublicRoute } from './public-route';
 
@@ -42,7 +41,6 @@ export function mediaRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         errors: ['not_found'],
       },
       handle: async (ctx) => {
-        checkPathId('id', ctx.params.id);
         return { status: 200, body: await deps.rpc.call('media', 'media.get', ctx.caller, { appId: ctx.app.appId, mediaId: ctx.params.id }) };
       },
     },

@@ -1,6 +1,5 @@
 import type { EventRef, RpcCaller } from '@platform/contracts';
 import type { RpcClient } from '@platform/kafka';
-import { checkPathId } from './consent-routes';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
 
@@ -87,7 +86,6 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         errors: ['not_found'],
       },
       handle: async (ctx) => {
-        checkPathId('id', ctx.params.id);
         return { status: 200, body: await deps.rpc.call('messaging', 'messages.get', ctx.caller, { appId: ctx.app.appId, messageId: ctx.params.id }) };
       },
     },

@@ -17,8 +17,7 @@ import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
 import { clientAddress } from '../rate-limits/client-address';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
-import { PATH_ID_MAX_LENGTH } from './consent-routes';
-import type { PublicResult, PublicRoute } from './public-route';
+import { PATH_ID_MAX_LENGTH, type PublicResult, type PublicRoute } from './public-route';
 import { replayInsteadOfRefusal } from './replay-when-limited';
 
 export interface PublicPipelineDeps {
@@ -109,8 +108,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
           sendJson(res, replay.status, replay.body, replay.headers);
           return;
         }
-        res.setHeader('Retry-After', String(rate.retryAfterSeconds));
-        throw new DomainError('rate_limited', `Too many requests; wait ${rate.retryAfterSeconds} seconds.`);
+        throw DomainError.rateLimited(`Too many requests; wait ${rate.retryAfterSeconds} seconds.`, rate.retryAfterSeconds);
       }
 
       // Path ids and query values are checked here, once for every route, before any route reads them.

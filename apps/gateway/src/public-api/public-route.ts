@@ -26,6 +26,9 @@ export interface PublicResult {
   stream?: (res: ServerResponse) => Promise<void>;
 }
 
+/** Path ids are at most 64 characters (spec, Endpoints); the pipeline refuses longer ones (400) for every route. */
+export const PATH_ID_MAX_LENGTH = 64;
+
 /**
  * What the OpenAPI document says of a route beyond what the route itself declares (method, path,
  * scope, body DTO, query, idempotency), which the document reads from the route directly.

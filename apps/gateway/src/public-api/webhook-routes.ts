@@ -1,7 +1,6 @@
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 import type { RpcClient } from '@platform/kafka';
-import { checkPathId } from './consent-routes';
 import type { PublicRoute } from './public-route';
 import { CreateWebhookDto, UpdateWebhookDto, VerifyWebhookDto } from './webhook.dto';
 
@@ -47,10 +46,7 @@ export function parseDeliveriesQuery(query: URLSearchParams): DeliveriesQuery {
 
 /** /webhooks and /webhook-deliveries (scope webhooks:manage): answered by the webhook dispatcher. */
 export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
-  const endpoint = (ctx: { params: Record<string, string>; app: { appId: string } }) => {
-    checkPathId('id', ctx.params.id);
-    return { appId: ctx.app.appId, endpointId: ctx.params.id };
-  };
+  const endpoint = (ctx: { params: Record<string, string>; app: { appId: string } }) => ({ appId: ctx.app.appId, endpointId: ctx.params.id });
   return [
     {
       method: 'GET',
@@ -222,7 +218,6 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         errors: ['not_found', 'delivery_in_progress', 'payload_expired'],
       },
       handle: async (ctx) => {
-        checkPathId('id', ctx.params.id);
         return { status: 202, body: await deps.rpc.call('webhooks', 'deliveries.replay', ctx.caller, { appId: ctx.app.appId, deliveryId: ctx.params.id }) };
       },
     },
