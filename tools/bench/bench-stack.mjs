@@ -1,6 +1,7 @@
 /**
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
- * infrastructure, a started stack, an admin client, and one JSON report per run.
+ * infrastructure, a started stack, an admin client, and one JSON report per run. Long because the
+ * machine report (CPU per process group, loop score) lives here too; it is to move to a file of its own.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';

@@ -5,7 +5,8 @@
 //   node tools/infra/infra.mjs kafka-topics --list        (runs Kafka's TopicCommand)
 //
 // Dependency-free (Node >= 20 built-ins only). Everything it writes goes under
-// <repo>/.data/. See tools/infra/README.md.
+// <repo>/.data/. See tools/infra/README.md. Long: downloads, Kafka, S3Proxy (with its own SigV4
+// signer) and Postgres in one dependency-free script; to be split one component per file.
 //
 // Programmatic use (e.g. from a Jest globalSetup):
 //   const { ensureInfra } = await import('../tools/infra/infra.mjs');

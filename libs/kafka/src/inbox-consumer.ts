@@ -1,3 +1,7 @@
+/*
+ * Long: the three ways of applying a batch (per event, pipelined, broadcast), parsing, dead letters and
+ * crash restarts share the consumer's state; they are to be split along those lines.
+ */
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';

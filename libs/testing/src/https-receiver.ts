@@ -1,3 +1,7 @@
+/*
+ * Long: the local CA and certificates (openssl) and the recording receiver live together; they are to
+ * be split into a certificates file and a receiver file.
+ */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

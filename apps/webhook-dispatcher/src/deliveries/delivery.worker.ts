@@ -1,3 +1,7 @@
+/*
+ * Long: the claim loop, its SQL, the outcome recording and the D25 check still live together; splitting
+ * them into one job per file is planned with the deciders' redesign.
+ */
 import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Counter } from 'prom-client';

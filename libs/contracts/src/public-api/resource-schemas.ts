@@ -3,7 +3,8 @@
  * (spec, "Resources and their fields"; DESIGN D20, D21b, D23). The OpenAPI document is built from
  * these and the request DTOs; the end-to-end suite validates every answer it gets against the
  * document, so a field a service adds, renames or makes nullable without changing these fails it.
- * Each schema carries one example, shown in the reference and checked against the schema.
+ * Each schema carries one example, shown in the reference and checked against the schema. Long because
+ * it is one table: every resource of the spec, each beside its example.
  */
 import { API_VERSION } from '../api-version';
 import { APP_STATUSES, VERIFICATION_STATUSES } from '../app-status';
