@@ -1,7 +1,7 @@
 /**
- * Keeps the apps of a stack running as Kubernetes would: an app that exits is started again after a
- * delay that doubles from 1 s to 30 s, back to 1 s once it has stayed up for a minute. Only stop()
- * ends the restarts.
+ * Keeps the apps of a stack running as Kubernetes would: an app that exits is started again at once
+ * the first time, then after a delay that doubles from 1 s to 30 s while it keeps exiting, back to
+ * at once when it has stayed up for a minute. Only stop() ends the restarts.
  */
 import { appendFileSync } from 'node:fs';
 import { appLogFile, spawnApp, stopChildren } from './stack.mjs';
@@ -10,9 +10,13 @@ export const FIRST_DELAY_MS = 1_000;
 export const MAX_DELAY_MS = 30_000;
 export const RESET_AFTER_MS = 60_000;
 
-/** The delay before restart number `attempt` (0 for the first since the app last stayed up). */
+/**
+ * The delay before restart number `attempt` (0 for the first since the app last stayed up): none for
+ * the first, since a replica that crashed once is most likely healthy again and every second counts
+ * toward its readiness; then backing off, so a crash loop does not spin.
+ */
 export function restartDelayMs(attempt) {
-  return Math.min(FIRST_DELAY_MS * 2 ** attempt, MAX_DELAY_MS);
+  return attempt === 0 ? 0 : Math.min(FIRST_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
 }
 
 export class Supervisor {
