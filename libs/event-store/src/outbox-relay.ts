@@ -1,3 +1,4 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
 import { PgListener } from './pg-listener';
@@ -23,6 +24,11 @@ export interface OutboxRelayOptions {
   vacuumEveryRows?: number;
   onError?: (error: unknown) => void;
   onPublished?: (count: number) => void;
+  /**
+   * When spans are exported: each row's publish is a PRODUCER span, child of the unit of work that
+   * wrote the event, and the message carries that span's traceparent, so consumers hang below it.
+   */
+  tracer?: Tracer | null;
 }
 
 interface OutboxRow {
@@ -201,15 +207,24 @@ export class OutboxRelay {
         return 0;
       }
       const byTopic = new Map<string, { key: string; value: string; headers: Record<string, string> }[]>();
+      const spans: Span[] = [];
       for (const row of rows) {
         const messages = byTopic.get(row.topic) ?? [];
-        messages.push({ key: row.aggregate_id, value: JSON.stringify(row.payload), headers: row.headers ?? {} });
+        const headers = this.options.tracer ? this.publishSpan(this.options.tracer, row, spans) : (row.headers ?? {});
+        messages.push({ key: row.aggregate_id, value: JSON.stringify(row.payload), headers });
         byTopic.set(row.topic, messages);
       }
-      await this.options.producer.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
-      });
+      try {
+        await this.options.producer.sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
+        });
+      } catch (error) {
+        for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error) });
+        throw error;
+      } finally {
+        for (const span of spans) span.end();
+      }
       await client.query(`delete from ${this.outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
       this.options.onPublished?.(rows.length);
       this.deleted(rows.length);
@@ -224,6 +239,19 @@ export class OutboxRelay {
       // A connection that cannot even roll back is dropped, not handed out again.
       client.release(broken);
     }
+  }
+
+  /** Starts the row's PRODUCER span (below the writer's traceparent) and returns the headers that carry it. */
+  private publishSpan(tracer: Tracer, row: OutboxRow, spans: Span[]): Record<string, string> {
+    const written = row.headers ?? {};
+    const parent = propagation.extract(context.active(), written);
+    const span = tracer.startSpan(`${row.topic} publish`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'send', 'messaging.destination.name': row.topic, 'messaging.kafka.message.key': row.aggregate_id } }, parent);
+    spans.push(span);
+    const headers: Record<string, string> = { ...written };
+    delete headers.traceparent;
+    delete headers.tracestate;
+    propagation.inject(trace.setSpan(context.active(), span), headers);
+    return headers;
   }
 }
 

@@ -11,7 +11,7 @@ import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import { runWithLogContext } from './log-context';
-import { startTraceExport, stopTraceExport } from './trace-export';
+import { exportTracer, startTraceExport, stopTraceExport } from './trace-export';
 import { log, logEnabled, setLogService } from './logger';
 import { ServiceMetrics } from './metrics';
 import { ProjectionWaiter } from './projection-waiter';
@@ -168,6 +168,7 @@ export class ServiceRuntime {
       producer: this.producer,
       onError: (error) => log('error', 'outbox relay error', { service: c.serviceName, error: String(error) }),
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
+      tracer: exportTracer(),
     });
     await this.relay.start();
     // Writers that commit through a PipelinedTransaction wake it directly (EventStore.appendStatements).

@@ -15,7 +15,7 @@ afterAll(async () => {
 const has = (spans: ReceivedSpan[], service: string, name: string, kind: number) => spans.some((s) => s.service === service && s.name === name && s.kind === kind);
 
 describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  it('exports one send as one trace: HTTP, the RPC client and server, Postgres, the events applied, the webhook attempt, each linked to its parent', async () => {
+  it('exports one send as one trace: HTTP, the RPC client and server, Postgres, the outbox publish, the events applied, the webhook attempt, each linked to its parent', async () => {
     const { app, appUserId } = await appWithTester();
     const hook = await registerWebhook(app, ['message.status'], { hostIndex: RECEIVER_INDEX });
     // The client's own trace: the platform continues it.
@@ -39,6 +39,7 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         has(found, 'webhook-dispatcher', 'webhook attempt', 3) &&
         has(found, 'messaging', 'rpc messages.get', 2) &&
         found.some((s) => s.service === 'messaging' && s.attributes['db.system.name'] === 'postgresql') &&
+        found.some((s) => s.service === 'messaging' && s.kind === 4) &&
         found.some((s) => s.service === 'chat-sim' && s.kind === 5) &&
         found.some((s) => s.service === 'webhook-dispatcher' && s.kind === 5);
       return complete ? found : null;
@@ -47,6 +48,10 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const statements = spans.filter((s) => s.attributes['db.system.name'] === 'postgresql').map((s) => String(s.attributes['db.query.text'] ?? ''));
     expect(statements.some((text) => /messaging\.messages/.test(text))).toBe(true);
     for (const text of statements) expect({ text, leaks: text.includes(sent.body.id) || text.includes(app.appId) }).toEqual({ text, leaks: false });
+    // Every event applied hangs below the outbox relay's publish of it (PRODUCER, then CONSUMER).
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const consumed = spans.filter((s) => s.kind === 5);
+    expect(consumed.map((s) => `${s.service} ${s.name} below ${byId.get(s.parentSpanId ?? '')?.kind}`)).toEqual(consumed.map((s) => `${s.service} ${s.name} below 4`));
     // One tree hanging from the client's span: every other span's parent is a span of the trace.
     const ids = new Set(spans.map((s) => s.spanId));
     const dangling = spans.filter((s) => !(s.parentSpanId !== null && ids.has(s.parentSpanId)));
