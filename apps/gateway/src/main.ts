@@ -60,17 +60,21 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });
-  await rpc.connect();
-
+  runtime.startupPhase('init');
   const keyCache = new ApiKeyCache(postgresApiKeyStore(runtime), runtime.clock, runtime.metrics.registry);
   const appCache = new AppAccessCache(runtime);
-  await runtime.consume(appAccessConsumer);
-  // Every replica keeps its caches true from the events themselves.
-  await runtime.broadcastConsumer('caches', [TOPICS.gatewayEvents, TOPICS.profileEvents], (event) => {
-    if (event.type === 'ApiKeyRevoked') keyCache.evictKey((event.data as { keyId: string }).keyId);
-    else if (event.type === 'ApiKeyCreated') keyCache.forgetMisses();
-    else if (event.type === 'AppCreated' || event.type === 'AppStatusChanged') appCache.apply(event);
-  });
+  // Each waits for a group join: at once, a restarted replica waits for the slowest only.
+  await Promise.all([
+    rpc.connect(),
+    runtime.consume(appAccessConsumer),
+    // Every replica keeps its caches true from the events themselves.
+    runtime.broadcastConsumer('caches', [TOPICS.gatewayEvents, TOPICS.profileEvents], (event) => {
+      if (event.type === 'ApiKeyRevoked') keyCache.evictKey((event.data as { keyId: string }).keyId);
+      else if (event.type === 'ApiKeyCreated') keyCache.forgetMisses();
+      else if (event.type === 'AppCreated' || event.type === 'AppStatusChanged') appCache.apply(event);
+    }),
+  ]);
+  runtime.startupPhase('consumers');
 
   const keys = new ApiKeysService(runtime, keyCache);
   const testClock = runtime.clock instanceof TestClock ? new TestClockService(runtime, runtime.clock, rpc) : null;

@@ -56,11 +56,13 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     runtime.trackConsumerLag({ consumerName: `${runtime.config.serviceName}.rpc`, groupId: server.consumerGroupId, assignment: () => server.assignment() });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server });
     await app.startAllMicroservices();
+    runtime.startupPhase('rpc');
   }
   options.beforeListen?.(app);
   const host = options.host ?? runtime.config.bindHost;
   await app.listen(options.port, host);
-  log('info', 'service started', { service: runtime.config.serviceName, host, port: options.port, instanceId: runtime.config.instanceId });
+  runtime.startupPhase('listening');
+  log('info', 'service started', { service: runtime.config.serviceName, host, port: options.port, instanceId: runtime.config.instanceId, startupMs: runtime.startupTimings() });
   return app;
 }
 

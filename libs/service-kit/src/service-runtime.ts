@@ -88,6 +88,8 @@ export class ServiceRuntime {
   private backlogTimer: NodeJS.Timeout | null = null;
   private lagPoller: ConsumerLagPoller | null = null;
   private kafkaHealth: KafkaHealth | null = null;
+  /** Milliseconds from the process's start to the end of each startup phase (logged once started). */
+  private readonly startupPhases: Record<string, number> = {};
   /** Group members besides the inbox consumers (the RPC server) whose absence makes the service unready. */
   private readonly members: (() => boolean)[] = [];
 
@@ -124,8 +126,8 @@ export class ServiceRuntime {
     }
     this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers, {}, c.kafkaSecurity);
     this.kafkaHealth = new KafkaHealth(`${c.serviceName}-health-${c.instanceId}`, c.kafkaBrokers, { security: c.kafkaSecurity });
-    await ensureTopics(this.kafka, allTopicSpecs());
-    await this.migrate();
+    // Independent round trips: the broker's topics and the database's schema at once.
+    await Promise.all([ensureTopics(this.kafka, allTopicSpecs()), this.migrate()]);
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });
     await this.producer.connect();
     this.kafkaUp = true;
@@ -221,6 +223,16 @@ export class ServiceRuntime {
     await consumer.start();
     this.consumers.push(consumer);
     this.lagPoller?.track(consumer);
+  }
+
+  /** Records that a startup phase ended now (module loading counts in the first). */
+  startupPhase(name: string): void {
+    this.startupPhases[name] = Math.round(performance.now());
+  }
+
+  /** The phases recorded so far, for the start's log line: where a slow start spent its time. */
+  startupTimings(): Record<string, number> {
+    return { ...this.startupPhases };
   }
 
   /** Counts `isMember` in readiness (the RPC server's membership of its group). */

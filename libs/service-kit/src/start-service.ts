@@ -56,8 +56,12 @@ export async function startService(definition: ServiceDefinition, env: NodeJS.Pr
     consumerGroupPrefix: options.consumerGroupPrefix,
   });
   await runtime.init();
+  runtime.startupPhase('init');
   const consumers = typeof definition.consumers === 'function' ? definition.consumers(runtime) : (definition.consumers ?? []);
-  for (const consumer of consumers) await runtime.consume(consumer);
+  // Each start waits for its group's join: together, a restarted replica waits once for the slowest
+  // (a dead predecessor's session), not once per group.
+  await Promise.all(consumers.map((consumer) => runtime.consume(consumer)));
+  runtime.startupPhase('consumers');
   if (!serve) return { runtime, close: () => runtime.close() };
   const app = await startNestService({
     runtime,
