@@ -541,6 +541,9 @@ function kafkaServerProperties(cfg) {
     'auto.create.topics.enable=false',
     'delete.topic.enable=true',
     'group.initial.rebalance.delay.ms=0',
+    // The apps' groups use 3 s sessions (KAFKA_SESSION_TIMEOUT_MS) so a killed replica's partitions
+    // move within seconds; Kafka's default floor is 6 s.
+    'group.min.session.timeout.ms=1000',
     'offsets.topic.replication.factor=1',
     'offsets.topic.num.partitions=10',
     'transaction.state.log.replication.factor=1',

@@ -82,6 +82,8 @@ export interface InboxConsumerOptions {
    * `partitionsConcurrently` at least the partitions of the topics, a fetch waits once.
    */
   paceMs?: number;
+  /** The group session (default GROUP_SESSION_TIMEOUT_MS); heartbeats every third of it. */
+  sessionTimeoutMs?: number;
 }
 
 /** A message of a batch, parsed: an event to apply, one to skip, or a payload to dead-letter. */
@@ -204,11 +206,10 @@ export class InboxConsumer implements LagSource {
     this.stopped = false;
     const consumer = o.kafka.consumer({
       groupId: this.groupId,
-      // The broker's minimum session (group.min.session.timeout.ms, 6 s by default): a replica killed
-      // with -9 holds its partitions until its session lapses, and its replacement waits that long to
-      // join (kafkajs has no static membership to take the old member's place). docs/decisions.md.
-      sessionTimeout: GROUP_SESSION_TIMEOUT_MS,
-      heartbeatInterval: GROUP_HEARTBEAT_INTERVAL_MS,
+      // A replica killed with -9 holds its partitions until its session lapses, and its replacement
+      // waits that long to join (kafkajs has no static membership to take the old member's place).
+      sessionTimeout: o.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS,
+      heartbeatInterval: heartbeatIntervalFor(o.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS),
       maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });
@@ -424,9 +425,17 @@ export function headerString(value: Buffer | string | (Buffer | string)[] | unde
   return first === undefined ? undefined : first.toString();
 }
 
-/** Session and heartbeat of the services' consumer groups (inbox consumers and RPC servers). */
-export const GROUP_SESSION_TIMEOUT_MS = 6_000;
-export const GROUP_HEARTBEAT_INTERVAL_MS = 1_000;
+/**
+ * Default session of the services' consumer groups (inbox consumers and RPC servers;
+ * KAFKA_SESSION_TIMEOUT_MS overrides it). Below Kafka's default broker minimum
+ * (group.min.session.timeout.ms, 6 s), which the platform's brokers lower: docs/decisions.md.
+ */
+export const GROUP_SESSION_TIMEOUT_MS = 3_000;
+
+/** A third of the session, as Kafka advises: two heartbeats may be late before the member is dropped. */
+export function heartbeatIntervalFor(sessionTimeoutMs: number): number {
+  return Math.max(250, Math.floor(sessionTimeoutMs / 3));
+}
 
 /** Waits before the n-th rebuild of a crashed consumer: 1 s, doubling, at most 30 s. */
 export function waitBeforeRestart(attempt: number): Promise<void> {

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { rpcTopic, type RpcService } from '@platform/contracts';
-import { GROUP_SESSION_TIMEOUT_MS, kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
+import { kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -36,8 +36,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
       {
         client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
-        // the broker's shortest session: a killed replica's requests wait at most that long.
-        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: GROUP_SESSION_TIMEOUT_MS, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
+        // a short session: a killed replica's requests wait at most that long.
+        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: runtime.config.kafkaSessionTimeoutMs, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
         producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
         run: { partitionsConsumedConcurrently: 6 },

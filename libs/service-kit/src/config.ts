@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { ClockMode } from '@platform/clock';
-import { kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '@platform/kafka';
+import { GROUP_SESSION_TIMEOUT_MS, kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '@platform/kafka';
 
 /** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
 export interface BaseConfig {
@@ -28,6 +28,12 @@ export interface BaseConfig {
   rpcTimeoutMs: number;
   /** Gateway requests a service handles at once (RPC_MAX_IN_FLIGHT, default 64). */
   rpcMaxInFlight: number;
+  /**
+   * Session of the service's consumer groups (KAFKA_SESSION_TIMEOUT_MS): how long a killed replica
+   * holds its partitions, so how long its replacement waits to be ready. The broker must allow it
+   * (group.min.session.timeout.ms at or below it).
+   */
+  kafkaSessionTimeoutMs: number;
   /** MIGRATE_ONLY=true: create the role and schema, run the migrations and exit 0 (the Kubernetes migrations Job). */
   migrateOnly: boolean;
   /** The environment the config was read from, for a service's own settings. */
@@ -71,6 +77,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
     rpcMaxInFlight: positiveInteger(env, 'RPC_MAX_IN_FLIGHT', 64),
+    kafkaSessionTimeoutMs: sessionTimeout(env),
     migrateOnly: migrateOnly === 'true',
     env,
   };
@@ -81,6 +88,13 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, not ${raw}`);
+  return value;
+}
+
+function sessionTimeout(env: NodeJS.ProcessEnv): number {
+  const value = positiveInteger(env, 'KAFKA_SESSION_TIMEOUT_MS', GROUP_SESSION_TIMEOUT_MS);
+  // Below a second, one slow heartbeat under load is a rebalance; above five minutes, a dead replica's partitions wait that long.
+  if (value < 1_000 || value > 300_000) throw new ConfigError(`KAFKA_SESSION_TIMEOUT_MS must be between 1000 and 300000, not ${value}`);
   return value;
 }
 

@@ -195,6 +195,7 @@ export class ServiceRuntime {
       ...('pipelined' in spec ? { pipelined: spec.pipelined } : { handlers: spec.handlers }),
       partitionsConcurrently: spec.partitionsConcurrently,
       paceMs: spec.paceMs,
+      sessionTimeoutMs: c.kafkaSessionTimeoutMs,
       fromBeginning,
       // Each event is applied in its own log context and span, continuing the trace of its traceparent header.
       runInContext: (event, traceparent, fn) =>
