@@ -32,3 +32,26 @@ describe('RpcKafkaServer handler routes', () => {
     expect(ours.getHandlerByPattern('test.consent.rpc')).toBeNull();
   });
 });
+
+describe('RpcKafkaServer replies', () => {
+  it('reports a reply the broker refused instead of leaving it an unhandled rejection (which ends the process)', async () => {
+    const errors: unknown[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const ours = new RpcKafkaServer({ client: { brokers: ['127.0.0.1:1'] } }, { maxInFlight: 1, onError: (error) => errors.push(error) });
+      const refused = new Error('retries exhausted: the broker is down');
+      // The producer's send during a broker outage, once kafkajs gave up retrying.
+      (ours as unknown as { producer: { send: () => Promise<never> } }).producer = { send: () => Promise.reject(refused) };
+      // As Nest's handleMessage answers: its `send` awaits the publisher in a nextTick callback nobody awaits.
+      const { of } = await import('rxjs');
+      ours.send(of({ ok: true }), ours.getPublisher('test.messaging.rpc.reply', '0', 'corr-1', {} as never));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      expect(errors).toEqual([refused]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

@@ -67,6 +67,20 @@ export class RpcKafkaServer extends ServerKafka {
     if (this.producer) coalesceSends(this.producer);
   }
 
+  /**
+   * Nest sends a reply from a callback nobody awaits, so a refused send (the broker gone and kafkajs's
+   * retries spent) would be an unhandled rejection, which ends the process. The reply is lost
+   * instead: the caller times out and retries, and a saved send answers from its saved result.
+   */
+  override async sendMessage(...args: Parameters<ServerKafka['sendMessage']>): ReturnType<ServerKafka['sendMessage']> {
+    try {
+      return await super.sendMessage(...args);
+    } catch (error) {
+      this.limits.onError?.(error);
+      return [];
+    }
+  }
+
   override async close(): Promise<void> {
     this.closing = true;
     this.assigned = {};
