@@ -57,6 +57,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     timeoutMs: config.rpcTimeoutMs,
     sealer: config.secretKeys,
     kafka: config.kafkaSecurity,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });

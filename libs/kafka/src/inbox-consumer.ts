@@ -437,9 +437,17 @@ export function heartbeatIntervalFor(sessionTimeoutMs: number): number {
   return Math.max(250, Math.floor(sessionTimeoutMs / 3));
 }
 
-/** Waits before the n-th rebuild of a crashed consumer: 1 s, doubling, at most 30 s. */
+/**
+ * Waits before the n-th rebuild of a crashed consumer: 1 s, then 2 s. Short, because a consumer asleep
+ * here when the broker returns is a service that cannot serve yet; kafkajs's own retries (about 6 s,
+ * kafkaClientConfig) already space out the rebuilds of one that keeps failing.
+ */
 export function waitBeforeRestart(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 30_000)));
+  return new Promise((resolve) => setTimeout(resolve, restartDelayMs(attempt)));
+}
+
+export function restartDelayMs(attempt: number): number {
+  return Math.min(500 * 2 ** attempt, 2_000);
 }
 
 /** Calls `onChange(false)` when the consumer leaves its group (crash, stop, lost connection) and `onChange(true)` at each join. */
@@ -473,12 +481,15 @@ export async function startBroadcastConsumer(args: {
   fromBeginning?: boolean;
   onEvent: (event: DomainEvent) => void | Promise<void>;
   onError?: (error: unknown) => void;
+  /** The group session (default GROUP_SESSION_TIMEOUT_MS): how long a crashed consumer keeps its replacement out. */
+  sessionTimeoutMs?: number;
 }): Promise<{ disconnect: () => Promise<void> }> {
+  const sessionTimeout = args.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS;
   let current: Consumer | null = null;
   let stopped = false;
   let restarts = 0;
   const start = async (): Promise<void> => {
-    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, allowAutoTopicCreation: false });
+    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, sessionTimeout, heartbeatInterval: heartbeatIntervalFor(sessionTimeout), allowAutoTopicCreation: false });
     current = consumer;
     restartWhenCrashed(consumer, restart, (error) => args.onError?.(error));
     await consumer.connect();

@@ -88,6 +88,9 @@ export const noDelaySocketFactory: ISocketFactory = (options) => {
   return socket;
 };
 
+/** The longest wait between two tries of a Kafka request or connection. */
+export const RETRY_MAX_WAIT_MS = 1_000;
+
 /**
  * What every kafkajs client of the platform is made with: the services' own (`createKafka`) and the
  * Nest clients of the RPC servers and of the gateway, which build their kafkajs client from these;
@@ -100,7 +103,9 @@ export function kafkaClientConfig(clientId: string, brokers: string[], security:
     ...security,
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator,
-    retry: { initialRetryTime: 200, retries: 8 },
+    // At most a second between tries (kafkajs's default grows to 30 s): after a broker outage every
+    // client is back within a second of the broker, not after the back-off it had reached meanwhile.
+    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: RETRY_MAX_WAIT_MS },
     socketFactory: noDelaySocketFactory,
   };
 }

@@ -6,7 +6,7 @@ import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcReques
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
-import { restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
+import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';
@@ -25,6 +25,8 @@ export interface RpcClientOptions {
   sealer?: RpcFieldSealer;
   /** The process's TLS and SASL settings (kafkaSecurityFromEnv). */
   kafka?: KafkaSecurity;
+  /** Session of the reply consumer's group (default GROUP_SESSION_TIMEOUT_MS, KAFKA_SESSION_TIMEOUT_MS). */
+  sessionTimeoutMs?: number;
 }
 
 /** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
@@ -57,7 +59,17 @@ export class RpcClient {
     prepareKafkaJs();
     this.client = new RepliesClientKafka({
       client: kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers, options.kafka),
-      consumer: { groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`, maxWaitTimeInMs: 500, allowAutoTopicCreation: false },
+      // A short session: the group is this replica's alone, but a reply consumer that crashed while the
+      // broker was away stays a member until its session lapses, and its replacement cannot join
+      // before (with kafkajs's default 30 s, sends failed for 30 s after the broker came back).
+      consumer: {
+        groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`,
+        maxWaitTimeInMs: 500,
+        sessionTimeout: options.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS,
+        heartbeatInterval: heartbeatIntervalFor(options.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS),
+        rebalanceTimeout: 5_000,
+        allowAutoTopicCreation: false,
+      },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },
       producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },

@@ -256,6 +256,7 @@ export class ServiceRuntime {
         topics,
         onEvent,
         fromBeginning,
+        sessionTimeoutMs: c.kafkaSessionTimeoutMs,
         onError: (error) => log('error', 'broadcast consumer error', { consumer: name, error: String((error as Error)?.message ?? error) }),
       }),
     );
