@@ -32,6 +32,10 @@ const { values: opts } = parseArgs({
 const scenarios = opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean);
 for (const name of scenarios) if (!scenarioNames().includes(name)) throw new Error(`unknown scenario ${name} (known: ${scenarioNames().join(', ')})`);
 const TARGET_SERVE_AGAIN_MS = 10_000;
+// Tighter for what the platform controls alone: a restarted replica ready, sends after the broker's return.
+const TARGET_READY_MS = 5_000;
+const TARGET_AFTER_BROKER_MS = 5_000;
+const serveAgainTarget = (scenario) => (scenario === 'broker-stop' ? TARGET_AFTER_BROKER_MS : TARGET_SERVE_AGAIN_MS);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
@@ -44,8 +48,8 @@ const COLUMNS = [
   ['redelivered (same event id)', (r) => r.redelivered],
   ['gave up', (r) => r.gaveUp],
   ['refused', (r) => r.refused],
-  ['serving again', (r) => (r.serveAgainMs === null ? 'never' : `${(r.serveAgainMs / 1000).toFixed(1)} s${r.serveAgainTargetMet ? '' : ' (> 10 s)'}`)],
-  ['restarted app ready', (r) => (r.restartedReadyMs === undefined ? '' : `${(r.restartedReadyMs / 1000).toFixed(1)} s`)],
+  ['serving again', (r) => (r.serveAgainMs === null ? 'never' : `${(r.serveAgainMs / 1000).toFixed(1)} s${r.serveAgainTargetMet ? '' : ` (> ${serveAgainTarget(r.scenario) / 1000} s)`}`)],
+  ['restarted app ready', (r) => (r.restartedReadyMs === undefined ? '' : `${(r.restartedReadyMs / 1000).toFixed(1)} s${r.restartedReadyMs <= TARGET_READY_MS ? '' : ` (> ${TARGET_READY_MS / 1000} s)`}`)],
 ];
 
 const stack = new ChaosStack(Number(opts.port));
@@ -113,7 +117,7 @@ async function runScenario(name, { recipients, keys, webhooks }) {
     gaveUp: count('gave up'),
     refused: count('refused'),
     serveAgainMs,
-    serveAgainTargetMet: serveAgainMs !== null && serveAgainMs <= TARGET_SERVE_AGAIN_MS,
+    serveAgainTargetMet: serveAgainMs !== null && serveAgainMs <= serveAgainTarget(name),
     faultMs: fault.faultEnd - fault.faultStart,
     restartedReadyMs: fault.readyAgainAt ? fault.readyAgainAt - fault.faultEnd : undefined,
     retriedSends: load.sends.filter((s) => s.attempts > 1).length,
