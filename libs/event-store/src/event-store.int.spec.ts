@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
 import { handleCommand } from './command-handler';
-import type { Decider } from './decider';
+import type { Decider } from '@platform/decider';
 import { EventStore, StreamVersionConflict, type AppendMeta, type NewEvent, type OutboxRoute } from './event-store';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 

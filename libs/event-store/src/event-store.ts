@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
-import { foldEvents, type Decider } from './decider';
+import { foldEvents, type Decider } from '@platform/decider';
 import { pgTextArray } from './inbox';
 import type { PipelinedTransaction, Row, Statement } from './pipelined-transaction';
 import { outboxChannel, quoteIdent } from './schema.sql';

@@ -1,4 +1,3 @@
-export * from './decider';
 export * from './schema.sql';
 export * from './event-store';
 export * from './outbox-relay';

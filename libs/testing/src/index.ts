@@ -1,4 +1,3 @@
-export * from './decider-spec';
 export * from './e2e';
 export * from './processes';
 export * from './webhooks';

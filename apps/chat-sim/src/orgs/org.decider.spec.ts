@@ -1,12 +1,12 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { orgDecider, type OrgCommand } from './org.decider';
 import type { OrgEvent } from './org.state';
 
-const meta = { now: new Date('2026-11-01T10:00:00Z') };
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 const spec = deciderSpecification(orgDecider);
 const created: OrgEvent = { type: 'OrgCreated', data: { orgId: 'org_1', name: 'Acme', allowsExternalBusinesses: false } };
-const create: OrgCommand = { type: 'CreateOrg', data: { orgId: 'org_1', name: 'Acme', allowsExternalBusinesses: false }, meta };
-const update = (allowsExternalBusinesses: boolean): OrgCommand => ({ type: 'UpdateOrg', data: { allowsExternalBusinesses }, meta });
+const create: OrgCommand = { type: 'CreateOrg', data: { orgId: 'org_1', name: 'Acme', allowsExternalBusinesses: false }, metadata };
+const update = (allowsExternalBusinesses: boolean): OrgCommand => ({ type: 'UpdateOrg', data: { allowsExternalBusinesses }, metadata });
 const updated = (allowsExternalBusinesses: boolean): OrgEvent => ({ type: 'OrgUpdated', data: { orgId: 'org_1', name: 'Acme', allowsExternalBusinesses } });
 
 describe('Org decider', () => {

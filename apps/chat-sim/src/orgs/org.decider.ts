@@ -1,15 +1,10 @@
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveOrg, initialOrgState, type OrgEvent, type OrgState } from './org.state';
 
-/** Time and request context arrive with every command; the decider never reads a clock. */
-export interface CommandMeta {
-  now: Date;
-}
-
 export type OrgCommand =
-  | { type: 'CreateOrg'; data: { orgId: string; name: string; allowsExternalBusinesses: boolean }; meta: CommandMeta }
-  | { type: 'UpdateOrg'; data: { allowsExternalBusinesses: boolean }; meta: CommandMeta };
+  | Command<'CreateOrg', { orgId: string; name: string; allowsExternalBusinesses: boolean }>
+  | Command<'UpdateOrg', { allowsExternalBusinesses: boolean }>;
 
 export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
   if (command.type === 'CreateOrg') {

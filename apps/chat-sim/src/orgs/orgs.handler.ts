@@ -28,7 +28,7 @@ export class OrgsHandler implements OnModuleInit {
     const orgId = newId(ID_PREFIX.org, this.runtime.clock.nowMs());
     const { events } = await this.execute(
       orgId,
-      { type: 'CreateOrg', data: { orgId, name: p.name, allowsExternalBusinesses: p.allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } },
+      { type: 'CreateOrg', data: { orgId, name: p.name, allowsExternalBusinesses: p.allowsExternalBusinesses }, metadata: { now: this.runtime.clock.now() } },
       caller,
     );
     return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
@@ -36,7 +36,7 @@ export class OrgsHandler implements OnModuleInit {
 
   async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller) {
     await this.view(orgId);
-    const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, meta: { now: this.runtime.clock.now() } }, caller);
+    const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, metadata: { now: this.runtime.clock.now() } }, caller);
     return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 
@@ -58,7 +58,7 @@ export class OrgsHandler implements OnModuleInit {
       decider: orgDecider,
       streamId: `org-${orgId}`,
       command,
-      meta: { now: command.meta.now, appId: null, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+      meta: { now: command.metadata.now, appId: null, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
       project: (em, events) => projectOrgEvents(em, events),
     });
   }

@@ -38,11 +38,11 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
           const streamId = relationshipStreamId(d.userId, d.appId);
           const stream = streams.get(streamId) ?? { events: [], version: 0 };
           const state = foldStoredEvents(relationshipDecider, stream.events);
+          const now = runtime.clock.now();
           const refusals = relationshipDecider.decide(
-            { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId } },
+            { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId }, metadata: { now } },
             state,
           );
-          const now = runtime.clock.now();
           if (refusals.length > 0) {
             const { stored, statements } = runtime.eventStore.appendStatements([
               {

@@ -1,14 +1,16 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { relationshipDecider, type RelationshipCommand } from './relationship.decider';
 import type { RelationshipEvent } from './relationship.state';
+
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 
 const spec = deciderSpecification(relationshipDecider);
 const pair = { userId: 'usr_1', appId: 'app_1' };
 const active = { ...pair, account: 'active' as const };
 const cmd = (type: Exclude<RelationshipCommand['type'], 'SendMessage' | 'SendReceipt' | 'OpenOptInLink' | 'AllowOptInLink' | 'HandOverMessage'>, account: 'active' | 'deactivated' | 'deleted' = 'active') =>
   ({ type, data: { ...pair, account } }) as RelationshipCommand;
-const send: RelationshipCommand = { type: 'SendMessage', data: { ...active, messageId: 'msg_1', messageType: 'text', text: 'hi', media: [], replyTo: null } };
-const handOver = (account: 'active' | 'deactivated' | 'deleted' = 'active'): RelationshipCommand => ({ type: 'HandOverMessage', data: { ...pair, account, messageId: 'msg_9' } });
+const send: RelationshipCommand = { type: 'SendMessage', data: { ...active, messageId: 'msg_1', messageType: 'text', text: 'hi', media: [], replyTo: null }, metadata };
+const handOver = (account: 'active' | 'deactivated' | 'deleted' = 'active'): RelationshipCommand => ({ type: 'HandOverMessage', data: { ...pair, account, messageId: 'msg_9' }, metadata });
 
 const sent: RelationshipEvent = { type: 'UserSentMessage', data: { ...pair, messageId: 'msg_1', type: 'text', text: 'hi', media: [], replyTo: null } };
 const stopped: RelationshipEvent = { type: 'UserStoppedApp', data: pair };
@@ -29,16 +31,16 @@ describe('Relationship decider (chat product side)', () => {
     it('a deleted account cannot allow', () => spec.given([]).when(cmd('AllowFromProfile', 'deleted')).thenThrows('invalid_transition'));
     it('a user cannot message an app they blocked', () => spec.given([sent, blocked]).when(send).thenThrows('invalid_transition'));
     it('opening a link is recorded', () =>
-      spec.given([]).when({ type: 'OpenOptInLink', data: { ...active, token: 't' } }).then([{ type: 'OptInLinkOpened', data: { ...pair, token: 't' } }]));
+      spec.given([]).when({ type: 'OpenOptInLink', data: { ...active, token: 't' }, metadata }).then([{ type: 'OptInLinkOpened', data: { ...pair, token: 't' } }]));
     it('Allow on a link is recorded', () =>
-      spec.given([]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' } }).then([{ type: 'OptInLinkAllowed', data: { ...pair, token: 't' } }]));
-    it('Allow on a link is refused while blocked', () => spec.given([sent, blocked]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' } }).thenThrows('invalid_transition'));
+      spec.given([]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata }).then([{ type: 'OptInLinkAllowed', data: { ...pair, token: 't' } }]));
+    it('Allow on a link is refused while blocked', () => spec.given([sent, blocked]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata }).thenThrows('invalid_transition'));
     it('Allow on the profile', () => spec.given([]).when(cmd('AllowFromProfile')).then([allowed]));
     it('Allow on the profile is refused while blocked', () => spec.given([sent, blocked]).when(cmd('AllowFromProfile')).thenThrows('invalid_transition'));
     it('a receipt is recorded', () =>
       spec
         .given([sent])
-        .when({ type: 'SendReceipt', data: { ...active, messageId: 'msg_2', status: 'read' } })
+        .when({ type: 'SendReceipt', data: { ...active, messageId: 'msg_2', status: 'read' }, metadata })
         .then([{ type: 'DeviceReceiptSent', data: { ...pair, messageId: 'msg_2', status: 'read' } }]));
   });
 

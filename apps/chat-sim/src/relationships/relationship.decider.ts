@@ -1,6 +1,6 @@
 import type { ChatMediaFile, ChatMessageType, UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveRelationship, initialRelationshipState, type RelationshipEvent, type RelationshipState } from './relationship.state';
 
 /** Every command names the pair and carries the account's status as the chat product sees it now. */
@@ -11,17 +11,17 @@ interface Pair {
 }
 
 export type RelationshipCommand =
-  | { type: 'SendMessage'; data: Pair & { messageId: string; messageType: ChatMessageType; text: string | null; media: ChatMediaFile[]; replyTo: string | null } }
-  | { type: 'SendReceipt'; data: Pair & { messageId: string; status: 'delivered' | 'read' } }
-  | { type: 'OpenOptInLink'; data: Pair & { token: string } }
-  | { type: 'AllowOptInLink'; data: Pair & { token: string } }
-  | { type: 'AllowFromProfile'; data: Pair }
-  | { type: 'StopApp'; data: Pair }
-  | { type: 'BlockApp'; data: Pair }
-  | { type: 'UnblockApp'; data: Pair }
-  | { type: 'ShowTesterInvitation'; data: Pair }
-  | { type: 'AcceptTesterInvitation'; data: Pair }
-  | { type: 'HandOverMessage'; data: Pair & { messageId: string } };
+  | Command<'SendMessage', Pair & { messageId: string; messageType: ChatMessageType; text: string | null; media: ChatMediaFile[]; replyTo: string | null }>
+  | Command<'SendReceipt', Pair & { messageId: string; status: 'delivered' | 'read' }>
+  | Command<'OpenOptInLink', Pair & { token: string }>
+  | Command<'AllowOptInLink', Pair & { token: string }>
+  | Command<'AllowFromProfile', Pair>
+  | Command<'StopApp', Pair>
+  | Command<'BlockApp', Pair>
+  | Command<'UnblockApp', Pair>
+  | Command<'ShowTesterInvitation', Pair>
+  | Command<'AcceptTesterInvitation', Pair>
+  | Command<'HandOverMessage', Pair & { messageId: string }>;
 
 const refuse = (message: string) => new DomainError('invalid_transition', message);
 

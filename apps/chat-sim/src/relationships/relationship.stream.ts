@@ -6,7 +6,7 @@ import { relationshipDecider, type RelationshipCommand } from './relationship.de
 export const relationshipStreamId = (userId: string, appId: string) => `relationship-${userId}:${appId}`;
 
 function metaFor(runtime: ServiceRuntime, command: RelationshipCommand, correlationId: string | null, causationId: string | null): AppendMeta {
-  return { now: runtime.clock.now(), appId: command.data.appId, correlationId, causationId };
+  return { now: command.metadata.now, appId: command.data.appId, correlationId, causationId };
 }
 
 /** Decides a user's action in its own transaction (simulator calls). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DOWNLOAD_URL_TTL_SECONDS, eventRefs, ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
+import type { CommandMetadata } from '@platform/decider';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
 import { MediaBucket } from '@platform/storage';
@@ -51,10 +52,10 @@ export class SimHandler implements OnModuleInit {
       'sim.sendMessage': (p, caller) => this.sendMessage(p, caller),
       'sim.receipt': (p, caller) => this.receipt(p, caller),
       'sim.inbox': (p) => this.inbox(p),
-      'sim.openLink': (p, caller) => this.act(p.userId, (pair) => ({ type: 'OpenOptInLink', data: { ...pair(p.appId), token: p.token } }), caller),
-      'sim.allowLink': (p, caller) => this.act(p.userId, (pair) => ({ type: 'AllowOptInLink', data: { ...pair(p.appId), token: p.token } }), caller),
+      'sim.openLink': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'OpenOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
+      'sim.allowLink': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'AllowOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
       'sim.appAction': (p, caller) => this.appAction(p, caller),
-      'sim.inviteTester': (p, caller) => this.act(p.userId, (pair) => ({ type: 'ShowTesterInvitation', data: pair(p.appId) }), caller),
+      'sim.inviteTester': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'ShowTesterInvitation', data: pair(p.appId), metadata }), caller),
     });
   }
 
@@ -67,9 +68,10 @@ export class SimHandler implements OnModuleInit {
     const media = await this.storeMedia(messageId, p.media ?? []);
     const outcome = await this.act(
       p.userId,
-      (pair) => ({
+      (pair, metadata) => ({
         type: 'SendMessage',
         data: { ...pair(p.appId), messageId, messageType: p.type, text: p.text ?? null, media, replyTo: p.replyTo ?? null },
+        metadata,
       }),
       caller,
     );
@@ -95,7 +97,7 @@ export class SimHandler implements OnModuleInit {
   async receipt(p: { userId: string; messageId: string; status: 'delivered' | 'read' }, caller: RpcCaller): Promise<SimOutcome & { appId: string }> {
     const message = await this.runtime.em().findOne(InboxMessageView, { messageId: String(p.messageId), userId: String(p.userId) });
     if (!message) throw new DomainError('not_found', "No such message in the user's inbox.");
-    const outcome = await this.act(p.userId, (pair) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status } }), caller);
+    const outcome = await this.act(p.userId, (pair, metadata) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status }, metadata }), caller);
     return { ...outcome, appId: message.appId };
   }
 
@@ -127,16 +129,16 @@ export class SimHandler implements OnModuleInit {
 
   appAction(p: { userId: string; appId: string; action: SimAppAction }, caller: RpcCaller): Promise<SimOutcome> {
     if (!Object.hasOwn(APP_ACTIONS, p.action)) throw DomainError.invalid([{ field: 'action', issue: `must be one of ${Object.keys(APP_ACTIONS).join(', ')}` }]);
-    return this.act(p.userId, (pair) => ({ type: APP_ACTIONS[p.action], data: pair(p.appId) }) as RelationshipCommand, caller);
+    return this.act(p.userId, (pair, metadata) => ({ type: APP_ACTIONS[p.action], data: pair(p.appId), metadata }) as RelationshipCommand, caller);
   }
 
   private async act(
     userId: string,
-    build: (pair: (appId: string) => { userId: string; appId: string; account: UserStatus }) => RelationshipCommand,
+    build: (pair: (appId: string) => { userId: string; appId: string; account: UserStatus }, metadata: CommandMetadata) => RelationshipCommand,
     caller: RpcCaller,
   ): Promise<SimOutcome> {
     const account = await this.accountStatus(userId);
-    const command = build((appId) => ({ userId, appId: String(appId), account }));
+    const command = build((appId) => ({ userId, appId: String(appId), account }), { now: this.runtime.clock.now() });
     const events: DomainEvent[] = await runRelationshipCommand(this.runtime, command, caller.requestId ?? null);
     return { events: eventRefs(events) };
   }

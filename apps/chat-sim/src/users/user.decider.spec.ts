@@ -1,16 +1,16 @@
 import type { UserStatus } from '@platform/contracts';
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { userDecider, type UserCommand } from './user.decider';
 import type { UserEvent } from './user.state';
 
-const meta = { now: new Date('2026-11-01T10:00:00Z') };
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 const spec = deciderSpecification(userDecider);
 const created: UserEvent = {
   type: 'UserCreated',
   data: { userId: 'usr_1', orgId: 'org_1', email: 'ada@acme.example', displayName: 'Ada', status: 'active' },
 };
-const create: UserCommand = { type: 'CreateUser', data: { userId: 'usr_1', orgId: 'org_1', email: 'ada@acme.example', displayName: 'Ada' }, meta };
-const change = (status: UserStatus): UserCommand => ({ type: 'ChangeUserStatus', data: { status }, meta });
+const create: UserCommand = { type: 'CreateUser', data: { userId: 'usr_1', orgId: 'org_1', email: 'ada@acme.example', displayName: 'Ada' }, metadata };
+const change = (status: UserStatus): UserCommand => ({ type: 'ChangeUserStatus', data: { status }, metadata });
 const changed = (previousStatus: UserStatus, status: UserStatus): UserEvent => ({
   type: 'UserStatusChanged',
   data: { userId: 'usr_1', orgId: 'org_1', status, previousStatus },

@@ -1,16 +1,11 @@
 import type { UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveUser, initialUserState, type UserEvent, type UserState } from './user.state';
 
-/** Time and request context arrive with every command; the decider never reads a clock. */
-export interface CommandMeta {
-  now: Date;
-}
-
 export type UserCommand =
-  | { type: 'CreateUser'; data: { userId: string; orgId: string; email: string; displayName: string | null }; meta: CommandMeta }
-  | { type: 'ChangeUserStatus'; data: { status: UserStatus }; meta: CommandMeta };
+  | Command<'CreateUser', { userId: string; orgId: string; email: string; displayName: string | null }>
+  | Command<'ChangeUserStatus', { status: UserStatus }>;
 
 export function decideUser(command: UserCommand, state: UserState): UserEvent[] {
   if (command.type === 'CreateUser') {

@@ -37,7 +37,7 @@ export class UsersHandler implements OnModuleInit {
     try {
       ({ events } = await this.execute(
         userId,
-        { type: 'CreateUser', data: { userId, orgId: p.orgId, email, displayName: p.displayName ?? null }, meta: { now: this.runtime.clock.now() } },
+        { type: 'CreateUser', data: { userId, orgId: p.orgId, email, displayName: p.displayName ?? null }, metadata: { now: this.runtime.clock.now() } },
         caller,
       ));
     } catch (error) {
@@ -51,7 +51,7 @@ export class UsersHandler implements OnModuleInit {
 
   async changeStatus(userId: string, status: UserStatus, caller: RpcCaller) {
     await this.view(userId);
-    const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
+    const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, metadata: { now: this.runtime.clock.now() } }, caller);
     // The gateway waits for the platform to take these in (a deletion opts the user out everywhere).
     return { ...(await this.getUser(userId)), events: eventRefs(events) };
   }
@@ -74,7 +74,7 @@ export class UsersHandler implements OnModuleInit {
       decider: userDecider,
       streamId: `user-${userId}`,
       command,
-      meta: { now: command.meta.now, appId: null, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+      meta: { now: command.metadata.now, appId: null, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
       project: (em, events) => projectUserEvents(em, events),
     });
   }

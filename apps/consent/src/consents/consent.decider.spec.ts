@@ -1,5 +1,5 @@
 import type { ConsentUpdated } from '@platform/contracts';
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { consentDecider, type ConsentCommand, type VerifiedLink } from './consent.decider';
 import type { ConsentEvent } from './consent.state';
 
@@ -11,10 +11,10 @@ const T2 = '2026-11-03T10:00:00.000Z';
 const at = (iso: string) => ({ now: new Date(iso) });
 
 type Simple = 'RecordUserMessage' | 'AllowFromProfile' | 'StopApp' | 'BlockApp' | 'UnblockApp' | 'RecordTesterInvitation' | 'AcceptTesterInvitation' | 'DeleteAccount';
-const cmd = (type: Simple, when = T1): ConsentCommand => ({ type, data: who, meta: at(when) }) as ConsentCommand;
+const cmd = (type: Simple, when = T1): ConsentCommand => ({ type, data: who, metadata: at(when) }) as ConsentCommand;
 const link: VerifiedLink = { linkId: 'lnk_1', ref: 'spring-campaign', expiresAt: new Date('2026-12-01T00:00:00Z') };
-const open = (l: VerifiedLink = link, when = T1): ConsentCommand => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: l }, meta: at(when) });
-const allowLink = (l: VerifiedLink = link, when = T1): ConsentCommand => ({ type: 'AllowOptInLink', data: { ...who, link: l }, meta: at(when) });
+const open = (l: VerifiedLink = link, when = T1): ConsentCommand => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: l }, metadata: at(when) });
+const allowLink = (l: VerifiedLink = link, when = T1): ConsentCommand => ({ type: 'AllowOptInLink', data: { ...who, link: l }, metadata: at(when) });
 
 const identified: ConsentEvent = { type: 'AppUserIdentified', data: who };
 const opened: ConsentEvent = { type: 'OptInLinkOpenRecorded', data: { ...who, linkId: 'lnk_1' } };

@@ -1,12 +1,7 @@
 import type { ConsentSource, ConsentStatus, ConsentUpdated } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveConsent, initialConsentState, type ConsentEvent, type ConsentSnapshot, type ConsentState } from './consent.state';
-
-/** Time and request context arrive with every command; the decider never reads a clock. */
-export interface CommandMeta {
-  now: Date;
-}
 
 /** An opt-in link as its token says, once the signature checked out; null when it did not (or names another app). */
 export type VerifiedLink = { linkId: string; ref: string | null; expiresAt: Date } | null;
@@ -17,16 +12,16 @@ interface Who {
 }
 
 export type ConsentCommand =
-  | { type: 'RecordUserMessage'; data: Who; meta: CommandMeta }
-  | { type: 'RecordOptInLinkOpened'; data: Who & { link: VerifiedLink }; meta: CommandMeta }
-  | { type: 'AllowOptInLink'; data: Who & { link: VerifiedLink }; meta: CommandMeta }
-  | { type: 'AllowFromProfile'; data: Who; meta: CommandMeta }
-  | { type: 'StopApp'; data: Who; meta: CommandMeta }
-  | { type: 'BlockApp'; data: Who; meta: CommandMeta }
-  | { type: 'UnblockApp'; data: Who; meta: CommandMeta }
-  | { type: 'RecordTesterInvitation'; data: Who; meta: CommandMeta }
-  | { type: 'AcceptTesterInvitation'; data: Who; meta: CommandMeta }
-  | { type: 'DeleteAccount'; data: Who; meta: CommandMeta };
+  | Command<'RecordUserMessage', Who>
+  | Command<'RecordOptInLinkOpened', Who & { link: VerifiedLink }>
+  | Command<'AllowOptInLink', Who & { link: VerifiedLink }>
+  | Command<'AllowFromProfile', Who>
+  | Command<'StopApp', Who>
+  | Command<'BlockApp', Who>
+  | Command<'UnblockApp', Who>
+  | Command<'RecordTesterInvitation', Who>
+  | Command<'AcceptTesterInvitation', Who>
+  | Command<'DeleteAccount', Who>;
 
 const refuse = (message: string) => new DomainError('invalid_transition', message);
 const badToken = (issue: string) => DomainError.invalid([{ field: 'token', issue }], `The opt-in link ${issue}.`);
@@ -61,7 +56,7 @@ export function decideConsent(command: ConsentCommand, state: ConsentState): Con
   // The first thing a user does towards an app also records who they are (reverse lookup).
   const identified: ConsentEvent[] = state.kind === 'unknown' ? [{ type: 'AppUserIdentified', data: { appUserId, userId } }] : [];
   const known: Known = state.kind === 'known' ? state : { kind: 'known', appUserId, userId, consent: null, openedLinks: [], tester: 'none' };
-  const now = command.meta.now;
+  const now = command.metadata.now;
   if (known.consent?.reason === 'account_deleted') {
     if (command.type === 'DeleteAccount') return [];
     throw refuse("The user's account was deleted.");

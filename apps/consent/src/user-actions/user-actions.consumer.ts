@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { appUserIdFor, TOPICS, type DomainEvent, type UserAppEvent, type UserStatusChanged } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
+import type { CommandMetadata } from '@platform/decider';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { consentDecider, type ConsentCommand, type VerifiedLink } from '../consents/consent.decider';
 import { projectConsentEvents } from '../consents/consent.projection';
@@ -13,7 +14,6 @@ export const consentStreamId = (appId: string, appUserId: string) => `consent-${
 
 type ActionType = Exclude<UserAppEvent['type'], 'DeviceReceiptSent' | 'MessageDeliveryRefused'>;
 type Who = { appUserId: string; userId: string };
-type Meta = { now: Date };
 
 /**
  * Turns what users do in the chat product (chat.user-events) into consent commands. Each event is
@@ -26,16 +26,16 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
     const claims = verifyOptInLink(secrets.optInLinkSecret, token);
     return claims && claims.appId === appId ? { linkId: claims.linkId, ref: claims.ref, expiresAt: claims.expiresAt } : null;
   };
-  const commands: Record<ActionType, (who: Who, meta: Meta, event: UserAppEvent) => ConsentCommand> = {
-    UserSentMessage: (who, meta) => ({ type: 'RecordUserMessage', data: who, meta }),
-    OptInLinkOpened: (who, meta, e) => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, meta }),
-    OptInLinkAllowed: (who, meta, e) => ({ type: 'AllowOptInLink', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, meta }),
-    BusinessProfileAllowed: (who, meta) => ({ type: 'AllowFromProfile', data: who, meta }),
-    UserStoppedApp: (who, meta) => ({ type: 'StopApp', data: who, meta }),
-    UserBlockedApp: (who, meta) => ({ type: 'BlockApp', data: who, meta }),
-    UserUnblockedApp: (who, meta) => ({ type: 'UnblockApp', data: who, meta }),
-    TesterInvitationReceived: (who, meta) => ({ type: 'RecordTesterInvitation', data: who, meta }),
-    TesterInvitationAccepted: (who, meta) => ({ type: 'AcceptTesterInvitation', data: who, meta }),
+  const commands: Record<ActionType, (who: Who, metadata: CommandMetadata, event: UserAppEvent) => ConsentCommand> = {
+    UserSentMessage: (who, metadata) => ({ type: 'RecordUserMessage', data: who, metadata }),
+    OptInLinkOpened: (who, metadata, e) => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, metadata }),
+    OptInLinkAllowed: (who, metadata, e) => ({ type: 'AllowOptInLink', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, metadata }),
+    BusinessProfileAllowed: (who, metadata) => ({ type: 'AllowFromProfile', data: who, metadata }),
+    UserStoppedApp: (who, metadata) => ({ type: 'StopApp', data: who, metadata }),
+    UserBlockedApp: (who, metadata) => ({ type: 'BlockApp', data: who, metadata }),
+    UserUnblockedApp: (who, metadata) => ({ type: 'UnblockApp', data: who, metadata }),
+    TesterInvitationReceived: (who, metadata) => ({ type: 'RecordTesterInvitation', data: who, metadata }),
+    TesterInvitationAccepted: (who, metadata) => ({ type: 'AcceptTesterInvitation', data: who, metadata }),
   };
 
   const decide = (em: EntityManager, appId: string, command: ConsentCommand, cause: DomainEvent) =>
@@ -45,7 +45,7 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
       decider: consentDecider,
       streamId: consentStreamId(appId, command.data.appUserId),
       command,
-      meta: { now: command.meta.now, appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
+      meta: { now: command.metadata.now, appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
       project: (tx, events) => projectConsentEvents(tx, events),
     });
 
@@ -79,7 +79,7 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
       d.userId,
     ]);
     for (const row of apps) {
-      await decide(em, row.app_id, { type: 'DeleteAccount', data: { appUserId: row.app_user_id, userId: d.userId }, meta: { now: new Date(event.occurredAt) } }, event);
+      await decide(em, row.app_id, { type: 'DeleteAccount', data: { appUserId: row.app_user_id, userId: d.userId }, metadata: { now: new Date(event.occurredAt) } }, event);
     }
   };
 

@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { apiKeysDecider } from './api-keys.decider';
 import type { ApiKeyEvent } from './api-keys.state';
 import { displayPrefix, environmentOfKey, generateApiKey, hashApiKey, hashesEqual, looksLikeApiKey } from './api-key-format';
@@ -12,9 +12,9 @@ const created = (keyId: string, environment: 'sandbox' | 'live', expiresAt: stri
 const create = (keyId: string, environment: 'sandbox' | 'live', expiresAt: string | null = null) => ({
   type: 'CreateApiKey' as const,
   data: { appId: 'app_1', keyId, environment, scopes: ['messages:send' as const], expiresAt, keyHash: `h_${keyId}`, prefix: 'qk_sb_abcd' },
-  meta: { now },
+  metadata: { now },
 });
-const revoke = (keyId: string) => ({ type: 'RevokeApiKey' as const, data: { appId: 'app_1', keyId }, meta: { now } });
+const revoke = (keyId: string) => ({ type: 'RevokeApiKey' as const, data: { appId: 'app_1', keyId }, metadata: { now } });
 const revoked = (keyId: string): ApiKeyEvent => ({ type: 'ApiKeyRevoked', data: { appId: 'app_1', keyId } });
 
 describe('API keys decider', () => {

@@ -1,18 +1,14 @@
 import type { KeyEnvironment, Scope } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveApiKeys, initialApiKeysState, type ApiKeyEvent, type ApiKeysState } from './api-keys.state';
 
 /** D28: at most 2 active keys per environment, so keys can be rotated without downtime. */
 export const MAX_ACTIVE_KEYS_PER_ENVIRONMENT = 2;
 
 export type ApiKeysCommand =
-  | {
-      type: 'CreateApiKey';
-      data: { appId: string; keyId: string; environment: KeyEnvironment; scopes: Scope[]; expiresAt: string | null; keyHash: string; prefix: string };
-      meta: { now: Date };
-    }
-  | { type: 'RevokeApiKey'; data: { appId: string; keyId: string }; meta: { now: Date } };
+  | Command<'CreateApiKey', { appId: string; keyId: string; environment: KeyEnvironment; scopes: Scope[]; expiresAt: string | null; keyHash: string; prefix: string }>
+  | Command<'RevokeApiKey', { appId: string; keyId: string }>;
 
 /** Active = not revoked and not past its expiry at `now`. */
 export function activeKeyCount(state: ApiKeysState, environment: KeyEnvironment, now: Date): number {
@@ -23,10 +19,10 @@ export function decideApiKeys(command: ApiKeysCommand, state: ApiKeysState): Api
   switch (command.type) {
     case 'CreateApiKey': {
       const d = command.data;
-      if (d.expiresAt !== null && new Date(d.expiresAt) <= command.meta.now) {
+      if (d.expiresAt !== null && new Date(d.expiresAt) <= command.metadata.now) {
         throw DomainError.invalid([{ field: 'expiresAt', issue: 'must be in the future' }]);
       }
-      if (activeKeyCount(state, d.environment, command.meta.now) >= MAX_ACTIVE_KEYS_PER_ENVIRONMENT) {
+      if (activeKeyCount(state, d.environment, command.metadata.now) >= MAX_ACTIVE_KEYS_PER_ENVIRONMENT) {
         throw new DomainError('key_limit_reached', `The app already has ${MAX_ACTIVE_KEYS_PER_ENVIRONMENT} active ${d.environment} keys; revoke one first.`);
       }
       return [{ type: 'ApiKeyCreated', data: { ...d } }];

@@ -35,7 +35,7 @@ export class ApiKeysService {
     await this.execute(appId, {
       type: 'CreateApiKey',
       data: { appId, keyId, environment: input.environment, scopes, expiresAt, keyHash: hashApiKey(key), prefix: displayPrefix(key) },
-      meta: { now },
+      metadata: { now },
     }, caller);
     this.cache.forgetMisses();
     return { id: keyId, key, environment: input.environment, scopes, createdAt: now.toISOString(), expiresAt };
@@ -47,7 +47,7 @@ export class ApiKeysService {
   }
 
   async revoke(appId: string, keyId: string, caller: RpcCaller): Promise<ApiKeyListing> {
-    await this.execute(appId, { type: 'RevokeApiKey', data: { appId, keyId }, meta: { now: this.runtime.clock.now() } }, caller);
+    await this.execute(appId, { type: 'RevokeApiKey', data: { appId, keyId }, metadata: { now: this.runtime.clock.now() } }, caller);
     this.cache.evictKey(keyId);
     const view = await this.runtime.em().findOneOrFail(ApiKeyView, { id: keyId, appId });
     return toListing(view);
@@ -60,7 +60,7 @@ export class ApiKeysService {
       decider: apiKeysDecider,
       streamId: `app-keys-${appId}`,
       command,
-      meta: { now: command.meta.now, appId, correlationId: caller.requestId, causationId: caller.requestId },
+      meta: { now: command.metadata.now, appId, correlationId: caller.requestId, causationId: caller.requestId },
       project: (em, events) => projectKeys(em, events),
     });
   }

@@ -1,6 +1,8 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { mediaDecider, type MediaCommand } from './media.decider';
 import type { MediaEvent } from './media.state';
+
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 
 const spec = deciderSpecification(mediaDecider);
 const MIB = 1024 * 1024;
@@ -10,6 +12,7 @@ const uploadExpiresAt = '2026-01-01T00:15:00.000Z';
 const request = (over: Partial<Extract<MediaCommand, { type: 'RequestUpload' }>['data']> = {}): MediaCommand => ({
   type: 'RequestUpload',
   data: { mediaId: 'med_1', mimeType: 'image/png', fileName: 'logo.png', size: 1000, objectKey, uploadExpiresAt, uploadsLastHour: 0, ...over },
+  metadata,
 });
 const requested = (over: Partial<Extract<MediaEvent, { type: 'MediaUploadRequested' }>['data']> = {}): MediaEvent => ({
   type: 'MediaUploadRequested',
@@ -19,12 +22,13 @@ const verified: MediaEvent = { type: 'MediaUploadVerified', data: { mediaId: 'me
 const rejected: MediaEvent = { type: 'MediaUploadRejected', data: { mediaId: 'med_1', reason: 'content_mismatch', detail: 'declared image/png, found text' } };
 const verdict = (ok: boolean): MediaCommand =>
   ok
-    ? { type: 'RecordUploadVerdict', data: { verdict: { ok: true, size: 1000 } } }
-    : { type: 'RecordUploadVerdict', data: { verdict: { ok: false, reason: 'content_mismatch', detail: 'declared image/png, found text' } } };
-const discard = (now: string): MediaCommand => ({ type: 'DiscardLapsedUpload', data: { now } });
+    ? { type: 'RecordUploadVerdict', data: { verdict: { ok: true, size: 1000 } }, metadata }
+    : { type: 'RecordUploadVerdict', data: { verdict: { ok: false, reason: 'content_mismatch', detail: 'declared image/png, found text' } }, metadata };
+const discard = (now: string): MediaCommand => ({ type: 'DiscardLapsedUpload', data: {}, metadata: { now: new Date(now) } });
 const userFile = (mimeType: string): MediaCommand => ({
   type: 'RecordUserMedia',
   data: { mediaId: 'med_1', mimeType, fileName: 'f', size: 5, objectKey: 'inbound/msg_1/0', messageId: 'msg_1', userId: 'usr_1' },
+  metadata,
 });
 
 describe('Media decider', () => {

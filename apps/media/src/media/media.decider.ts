@@ -8,19 +8,16 @@ import {
   type MediaRejectionReason,
 } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveMedia, initialMediaState, type MediaEvent, type MediaFile, type MediaState } from './media.state';
 
 export type MediaCommand =
-  | {
-      /** POST /media. `uploadsLastHour` counts the app's uploads in the rolling hour before `now` (D14). */
-      type: 'RequestUpload';
-      data: { mediaId: string; mimeType: string; fileName: string; size: number; objectKey: string; uploadExpiresAt: string; uploadsLastHour: number };
-    }
-  | { type: 'RecordUploadVerdict'; data: { verdict: { ok: true; size: number } | { ok: false; reason: MediaRejectionReason; detail: string } } }
-  | { type: 'RecordUserMedia'; data: Omit<MediaFile, 'kind'> & { messageId: string; userId: string } }
-  /** D13 sweeper; `now` is the platform clock (ISO). */
-  | { type: 'DiscardLapsedUpload'; data: { now: string } };
+  /** POST /media. `uploadsLastHour` counts the app's uploads in the rolling hour before `metadata.now` (D14). */
+  | Command<'RequestUpload', { mediaId: string; mimeType: string; fileName: string; size: number; objectKey: string; uploadExpiresAt: string; uploadsLastHour: number }>
+  | Command<'RecordUploadVerdict', { verdict: { ok: true; size: number } | { ok: false; reason: MediaRejectionReason; detail: string } }>
+  | Command<'RecordUserMedia', Omit<MediaFile, 'kind'> & { messageId: string; userId: string }>
+  /** D13 sweeper. */
+  | Command<'DiscardLapsedUpload', Record<string, never>>;
 
 export function decideMedia(command: MediaCommand, state: MediaState): MediaEvent[] {
   switch (command.type) {
@@ -54,7 +51,7 @@ export function decideMedia(command: MediaCommand, state: MediaState): MediaEven
       return [{ type: 'MediaReceivedFromUser', data: { ...command.data, kind: mediaKindOf(command.data.mimeType) } }];
     case 'DiscardLapsedUpload': {
       if (state.status !== 'pending_upload') return [];
-      if (Date.parse(command.data.now) < Date.parse(state.uploadExpiresAt) + LAPSED_UPLOAD_RETENTION_MS) {
+      if (command.metadata.now.getTime() < Date.parse(state.uploadExpiresAt) + LAPSED_UPLOAD_RETENTION_MS) {
         throw new DomainError('invalid_transition', 'The upload window closed less than 24 hours ago.');
       }
       return [{ type: 'MediaDiscarded', data: { mediaId: state.file.mediaId, reason: 'upload_lapsed' } }];

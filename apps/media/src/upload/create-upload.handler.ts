@@ -56,6 +56,7 @@ export class CreateUploadHandler implements OnModuleInit {
         command: {
           type: 'RequestUpload',
           data: { mediaId, mimeType: request.mimeType, fileName: request.fileName, size: request.size, objectKey, uploadExpiresAt: expiresAt.toISOString(), uploadsLastHour: Number(count) },
+          metadata: { now },
         },
         meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
         newStream: true,

@@ -79,7 +79,7 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
       eventStore: this.runtime.eventStore,
       decider: mediaDecider,
       streamId: `media-${row.media_id}`,
-      command: { type: 'DiscardLapsedUpload', data: { now: now.toISOString() } },
+      command: { type: 'DiscardLapsedUpload', data: {}, metadata: { now } },
       meta: { now, appId: row.app_id, correlationId: null, causationId: null, idSeed: `discard:${row.media_id}` },
       project: (tx, stored) => projectMediaEvents(tx, stored),
     });

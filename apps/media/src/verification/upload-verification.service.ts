@@ -25,13 +25,14 @@ export class UploadVerification {
     if (storedSize === null) return 'pending_upload';
     const head = storedSize === 0 ? Buffer.alloc(0) : await this.bucket.readStart(row.object_key, Math.min(SNIFF_BYTES, storedSize));
     const verdict = await judgeUpload({ declaredMimeType: row.mime_type, declaredSize: Number(row.size), storedSize, head });
+    const now = this.runtime.clock.now();
     const { state } = await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,
       decider: mediaDecider,
       streamId: `media-${row.media_id}`,
-      command: { type: 'RecordUploadVerdict', data: { verdict: verdict.ok ? { ok: true, size: storedSize } : verdict } },
-      meta: { now: this.runtime.clock.now(), appId: row.app_id, correlationId, causationId: correlationId },
+      command: { type: 'RecordUploadVerdict', data: { verdict: verdict.ok ? { ok: true, size: storedSize } : verdict }, metadata: { now } },
+      meta: { now, appId: row.app_id, correlationId, causationId: correlationId },
       project: (tx, stored) => projectMediaEvents(tx, stored),
     });
     return state.status === 'ready' || state.status === 'invalid' ? state.status : 'pending_upload';

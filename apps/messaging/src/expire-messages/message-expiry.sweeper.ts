@@ -62,7 +62,7 @@ export class MessageExpirySweeper implements OnModuleInit, OnApplicationShutdown
           eventStore: this.runtime.eventStore,
           decider: messageDecider,
           streamId: `message-${row.message_id}`,
-          command: { type: 'ExpireMessage', data: { handedOverAt: new Date(row.created_at).toISOString(), now: now.toISOString() } },
+          command: { type: 'ExpireMessage', data: { handedOverAt: new Date(row.created_at).toISOString() }, metadata: { now } },
           // Same message, same deadline: a second replica mints the same event id and loses on the version.
           meta: { now, appId: row.app_id, correlationId: null, causationId: null, idSeed: `expire:${row.message_id}` },
           project: (tx, stored) => projectMessageEvents(tx, stored),

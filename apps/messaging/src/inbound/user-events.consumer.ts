@@ -32,7 +32,7 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
         decider: messageDecider,
         streamId: `message-${messageId}`,
         command,
-        meta: { now: new Date(cause.occurredAt), appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
+        meta: { now: command.metadata.now, appId, correlationId: cause.correlationId, causationId: cause.eventId, idSeed: cause.eventId },
         project: (tx, events) => projectMessageEvents(tx, events),
       });
     } catch (error) {
@@ -66,6 +66,7 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
               media: d.media.map((file, i) => ({ id: inboundMediaId(d.messageId, sentAt.getTime(), i), mimeType: file.mimeType, fileName: file.fileName, size: file.size, objectKey: file.objectKey })),
               replyTo: d.replyTo,
             },
+            metadata: { now: sentAt },
           },
           event,
         );
@@ -73,11 +74,11 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
       },
       DeviceReceiptSent: async (em, event) => {
         const d = (event as unknown as DeviceReceiptSent).data;
-        await decide(em, d.messageId, d.appId, { type: 'RecordReceipt', data: { status: d.status } }, event);
+        await decide(em, d.messageId, d.appId, { type: 'RecordReceipt', data: { status: d.status }, metadata: { now: new Date(event.occurredAt) } }, event);
       },
       MessageDeliveryRefused: async (em, event) => {
         const d = (event as unknown as MessageDeliveryRefused).data;
-        await decide(em, d.messageId, d.appId, { type: 'RecordDeliveryRefusal', data: { reason: d.reason } }, event);
+        await decide(em, d.messageId, d.appId, { type: 'RecordDeliveryRefusal', data: { reason: d.reason }, metadata: { now: new Date(event.occurredAt) } }, event);
       },
     },
   };

@@ -1,8 +1,17 @@
 import type { ErrorCode } from '@platform/contracts';
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { messageDecider, type MessageCommand } from './message.decider';
 import type { MessageEvent } from './message.state';
 import type { MediaFacts, SendFacts } from './send-rules';
+
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
+const HOUR = 3600 * 1000;
+/** `ms` before the commands' now. */
+const before = (ms: number) => new Date(metadata.now.getTime() - ms);
+/** `n` business-initiated sends inside the 24 h before now. */
+const sentWithin24h = (n: number) => Array.from({ length: n }, (_, i) => before((i + 1) * 60_000));
+/** The app's accepted sends on the day of now. */
+const usage = (accepted: number, day = '2026-11-01') => ({ day, accepted });
 
 const spec = deciderSpecification(messageDecider);
 const APP_ORG = 'org_app';
@@ -15,16 +24,17 @@ const facts = (over: Partial<SendFacts> = {}): SendFacts => ({
   isAcceptedTester: true,
   consent: 'opted_in',
   media: null,
-  windowOpen: true,
-  businessInitiatedLast24h: 0,
-  acceptedToday: 0,
+  lastUserMessageAt: before(HOUR),
+  businessInitiatedSentAt: [],
+  dailyUsage: usage(0),
   ...over,
 });
 const live = (status: 'internal_live' | 'public_live', over: Partial<SendFacts> = {}) =>
   facts({ keyEnvironment: 'live', app: { appId: 'app_1', orgId: APP_ORG, status, dailyQuota: 10_000 }, isAcceptedTester: false, ...over });
-const send = (f: SendFacts, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text', clientReference: string | null = 'order-1'): MessageCommand => ({
+const send = (f: SendFacts, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text', clientReference: string | null = 'order-1', now = metadata.now): MessageCommand => ({
   type: 'SendMessage',
   data: { messageId: 'msg_1', type, text: type === 'text' ? 'Hello' : null, media: [], clientReference, facts: f },
+  metadata: { now },
 });
 const status = { messageId: 'msg_1', appUserId: recipient.appUserId, clientReference: 'order-1' };
 const accepted = (businessInitiated = false, type: 'text' | 'image' | 'file' = 'text'): MessageEvent => ({
@@ -49,7 +59,7 @@ const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video'
 describe('Message decider', () => {
   describe('send: accepted and handed over at once (D3)', () => {
     it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([accepted(), sent]));
-    it('outside the reply window the send is business-initiated', () => spec.given([]).when(send(facts({ windowOpen: false }))).then([accepted(true), sent]));
+    it('outside the reply window the send is business-initiated', () => spec.given([]).when(send(facts({ lastUserMessageAt: null }))).then([accepted(true), sent]));
     it('keeps a null clientReference', () =>
       spec
         .given([])
@@ -99,10 +109,39 @@ describe('Message decider', () => {
     });
     it('media not uploaded yet', () => refused(facts({ media: media({ status: 'pending_upload' }) }), 'media_not_uploaded', 'image'));
     it('media whose bytes differ from the declaration', () => refused(facts({ media: media({ status: 'invalid' }) }), 'media_invalid', 'image'));
-    it('a fourth business-initiated message in 24 h', () => refused(facts({ windowOpen: false, businessInitiatedLast24h: 3 }), 'business_initiated_cap'));
-    it('inside the window there is no cap', () => spec.given([]).when(send(facts({ windowOpen: true, businessInitiatedLast24h: 50 }))).then([accepted(), sent]));
-    it('the daily quota used up', () => refused(facts({ acceptedToday: 10_000 }), 'daily_quota_exceeded'));
+    it('a fourth business-initiated message in 24 h', () => refused(facts({ lastUserMessageAt: null, businessInitiatedSentAt: sentWithin24h(3) }), 'business_initiated_cap'));
+    it('inside the window there is no cap', () => spec.given([]).when(send(facts({ lastUserMessageAt: before(HOUR), businessInitiatedSentAt: sentWithin24h(50) }))).then([accepted(), sent]));
+    it('the daily quota used up', () => refused(facts({ dailyUsage: usage(10_000) }), 'daily_quota_exceeded'));
     it('a quota of 0 refuses everything', () => refused(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } }), 'daily_quota_exceeded'));
+  });
+
+  describe('the reply window (D6): 24 h from the user\'s last message', () => {
+    it('open 23:59:59 after it: the send is not business-initiated', () =>
+      spec.given([]).when(send(facts({ lastUserMessageAt: before(24 * HOUR - 1000) }))).then([accepted(false), sent]));
+    it('closed at exactly 24:00:00: the send is business-initiated', () =>
+      spec.given([]).when(send(facts({ lastUserMessageAt: before(24 * HOUR) }))).then([accepted(true), sent]));
+    it('closed when the user never wrote', () => spec.given([]).when(send(facts({ lastUserMessageAt: null }))).then([accepted(true), sent]));
+  });
+
+  describe('business-initiated cap (D7): 3 in any rolling 24 h', () => {
+    const outside = (sentAt: Date[]) => facts({ lastUserMessageAt: null, businessInitiatedSentAt: sentAt });
+    it('the third is accepted', () => spec.given([]).when(send(outside(sentWithin24h(2)))).then([accepted(true), sent]));
+    it('the fourth is refused', () => refused(outside(sentWithin24h(3)), 'business_initiated_cap'));
+    it('a send exactly 24 h old no longer counts', () =>
+      spec.given([]).when(send(outside([before(24 * HOUR), before(2 * HOUR), before(HOUR)]))).then([accepted(true), sent]));
+    it('a send 23:59:59 old still counts', () => refused(outside([before(24 * HOUR - 1000), before(2 * HOUR), before(HOUR)]), 'business_initiated_cap'));
+  });
+
+  describe('daily quota (D8): per UTC day, reset at 00:00 UTC', () => {
+    const quota = (dailyQuota: number, dailyUsage: { day: string; accepted: number }) => facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota }, dailyUsage });
+    it('the last send of the quota is accepted', () => spec.given([]).when(send(quota(5, usage(4)))).then([accepted(), sent]));
+    it('at 23:59:59 UTC the used-up quota still refuses', () =>
+      spec.given([]).when(send(quota(5, usage(5, '2026-11-01')), 'text', 'order-1', new Date('2026-11-01T23:59:59Z'))).thenThrows('daily_quota_exceeded'));
+    it('at 00:00:00 UTC the day before no longer counts', () =>
+      spec
+        .given([])
+        .when(send(quota(5, usage(5, '2026-11-01')), 'text', 'order-1', new Date('2026-11-02T00:00:00Z')))
+        .then([accepted(), sent]));
   });
 
   describe('send rules in D9 order: the earlier check answers', () => {
@@ -110,9 +149,9 @@ describe('Message decider', () => {
       isAcceptedTester: false,
       consent: 'blocked',
       media: { found: false },
-      windowOpen: false,
-      businessInitiatedLast24h: 3,
-      acceptedToday: 10_000,
+      lastUserMessageAt: null,
+      businessInitiatedSentAt: sentWithin24h(3),
+      dailyUsage: usage(10_000),
     });
     it('email addressing before recipient_not_found', () => refused({ ...everythingWrong, addressedBy: 'email', recipient: null }, 'email_addressing_not_allowed', 'image'));
     it('recipient_not_found before the rest', () => refused({ ...everythingWrong, recipient: null }, 'recipient_not_found', 'image'));
@@ -121,30 +160,30 @@ describe('Message decider', () => {
     it('consent before media', () => refused({ ...everythingWrong, isAcceptedTester: true }, 'consent_required', 'image'));
     it('media before the cap', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in' }, 'invalid_request', 'image'));
     it('the cap before the quota', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media() }, 'business_initiated_cap', 'image'));
-    it('the quota last', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media(), businessInitiatedLast24h: 2 }, 'daily_quota_exceeded', 'image'));
+    it('the quota last', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media(), businessInitiatedSentAt: sentWithin24h(2) }, 'daily_quota_exceeded', 'image'));
   });
 
   describe('receipts and failure', () => {
-    it('sent → delivered', () => spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([delivered]));
-    it('delivered → read', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([read]));
+    it('sent → delivered', () => spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([delivered]));
+    it('delivered → read', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([read]));
     it('read before delivered leaves the message read', () => {
-      spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([read]);
-      spec.given([accepted(), sent, read]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]);
+      spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([read]);
+      spec.given([accepted(), sent, read]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]);
     });
     it('a repeated receipt changes nothing', () => {
-      spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]);
-      spec.given([accepted(), sent, delivered, read]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([]);
+      spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]);
+      spec.given([accepted(), sent, delivered, read]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([]);
     });
     it('the chat product refusing a handoff fails the message (D4)', () =>
-      spec.given([accepted(), sent]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' } }).then([failed]));
-    it('a failed message takes no receipts', () => spec.given([accepted(), sent, failed]).when({ type: 'RecordReceipt', data: { status: 'read' } }).then([]));
-    it('a refusal after delivery changes nothing', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' } }).then([]));
-    it('receipts for unknown messages are refused', () => spec.given([]).when({ type: 'RecordReceipt', data: { status: 'read' } }).thenThrows('not_found'));
+      spec.given([accepted(), sent]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata }).then([failed]));
+    it('a failed message takes no receipts', () => spec.given([accepted(), sent, failed]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([]));
+    it('a refusal after delivery changes nothing', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata }).then([]));
+    it('receipts for unknown messages are refused', () => spec.given([]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).thenThrows('not_found'));
   });
 
   describe('delivery deadline (D4: 30 days)', () => {
     const handedOverAt = '2026-01-01T00:00:00.000Z';
-    const expire = (now: string): MessageCommand => ({ type: 'ExpireMessage', data: { handedOverAt, now } });
+    const expire = (now: string): MessageCommand => ({ type: 'ExpireMessage', data: { handedOverAt }, metadata: { now: new Date(now) } });
     const expired: MessageEvent = { type: 'MessageFailed', data: { ...status, reason: 'expired' } };
     it('an undelivered message fails as expired after 30 days', () => spec.given([accepted(), sent]).when(expire('2026-01-31T00:00:00.000Z')).then([expired]));
     it('is not expired a millisecond earlier', () => spec.given([accepted(), sent]).when(expire('2026-01-30T23:59:59.999Z')).thenThrows('invalid_transition'));
@@ -156,16 +195,17 @@ describe('Message decider', () => {
         .given([{ type: 'MessageReceived', data: { messageId: 'msg_1', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: null } }])
         .when(expire('2026-03-01T00:00:00.000Z'))
         .thenThrows('not_found'));
-    it('a receipt after expiry changes nothing', () => spec.given([accepted(), sent, expired]).when({ type: 'RecordReceipt', data: { status: 'delivered' } }).then([]));
+    it('a receipt after expiry changes nothing', () => spec.given([accepted(), sent, expired]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]));
   });
 
   describe('inbound messages', () => {
     const inbound: MessageCommand = {
       type: 'RecordInboundMessage',
       data: { messageId: 'msg_in', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: 'msg_1' },
+      metadata,
     };
     it('a user message becomes a received message', () => spec.given([]).when(inbound).then([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]));
     it('recorded once', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when(inbound).then([]));
-    it('takes no receipts', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when({ type: 'RecordReceipt', data: { status: 'read' } }).thenThrows('not_found'));
+    it('takes no receipts', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).thenThrows('not_found'));
   });
 });

@@ -1,22 +1,19 @@
 import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
 import { checkSend, type SendFacts } from './send-rules';
 
 export type MessageCommand =
-  | {
-      type: 'SendMessage';
-      data: { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts };
-    }
-  | { type: 'RecordReceipt'; data: { status: 'delivered' | 'read' } }
-  | { type: 'RecordDeliveryRefusal'; data: { reason: DeliveryRefusalReason } }
-  /** Sweeper: `handedOverAt` is when the message went to the chat product, `now` the platform clock (both ISO). */
-  | { type: 'ExpireMessage'; data: { handedOverAt: string; now: string } }
-  | {
-      type: 'RecordInboundMessage';
-      data: { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; media: (MessageMediaFile & { objectKey: string })[]; replyTo: string | null };
-    };
+  | Command<'SendMessage', { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts }>
+  | Command<'RecordReceipt', { status: 'delivered' | 'read' }>
+  | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
+  /** Sweeper: `handedOverAt` is when the message went to the chat product (ISO). */
+  | Command<'ExpireMessage', { handedOverAt: string }>
+  | Command<
+      'RecordInboundMessage',
+      { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; media: (MessageMediaFile & { objectKey: string })[]; replyTo: string | null }
+    >;
 
 /** DESIGN D4: a message the chat product has not delivered within 30 days fails as `expired`. */
 export const MESSAGE_DELIVERY_DEADLINE_MS = 30 * 24 * 3600 * 1000;
@@ -26,7 +23,7 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
     case 'SendMessage': {
       if (state.kind !== 'absent') throw new DomainError('invalid_transition', 'The message exists already.');
       const d = command.data;
-      const { businessInitiated } = checkSend(d.type, d.facts);
+      const { businessInitiated } = checkSend(d.type, d.facts, command.metadata.now);
       const recipient = d.facts.recipient!;
       const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
       // DESIGN D3: accepted and handed over to the chat product in the same decision.
@@ -54,7 +51,7 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
       // Delivered, read or already failed: a late sweep changes nothing.
       if (state.status !== 'sent') return [];
-      if (Date.parse(command.data.now) - Date.parse(command.data.handedOverAt) < MESSAGE_DELIVERY_DEADLINE_MS) {
+      if (command.metadata.now.getTime() - Date.parse(command.data.handedOverAt) < MESSAGE_DELIVERY_DEADLINE_MS) {
         throw new DomainError('invalid_transition', 'The message is within its delivery deadline.');
       }
       return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: 'expired' } }];

@@ -4,6 +4,36 @@ import { DomainError } from '@platform/errors';
 /** DESIGN D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
 export const BUSINESS_INITIATED_CAP = 3;
 
+/** DESIGN D6: the reply window lasts 24 h from the user's last message; D7 counts over the same span. */
+export const REPLY_WINDOW_MS = 24 * 3600 * 1000;
+
+/** D6: open while less than 24 h have passed since the user's last message (closed at exactly 24 h). */
+export function replyWindowOpen(lastUserMessageAt: Date | null, now: Date): boolean {
+  return lastUserMessageAt !== null && now.getTime() < lastUserMessageAt.getTime() + REPLY_WINDOW_MS;
+}
+
+/** D7: the business-initiated sends of the rolling 24 h that ends at `now` (one exactly 24 h old no longer counts). */
+export function businessInitiatedInLast24h(sentAt: readonly Date[], now: Date): number {
+  const since = now.getTime() - REPLY_WINDOW_MS;
+  return sentAt.filter((at) => at.getTime() > since && at.getTime() <= now.getTime()).length;
+}
+
+/** D8's day: the UTC calendar date, `YYYY-MM-DD`; quotas start again at 00:00 UTC. */
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** D8: the sends accepted on the UTC day of `now`; a count of another day is a count of none today. */
+export function acceptedOnDayOf(usage: DailyUsage, now: Date): number {
+  return usage.day === utcDay(now) ? usage.accepted : 0;
+}
+
+/** Sends an app had accepted on one UTC day (D8's counter row). */
+export interface DailyUsage {
+  day: string;
+  accepted: number;
+}
+
 /** A media file as messaging's projection of media.events knows it. */
 export type MediaFacts =
   | { found: false }
@@ -23,9 +53,12 @@ export interface SendFacts {
   consent: ConsentStatus | null;
   /** null for text messages. */
   media: MediaFacts | null;
-  windowOpen: boolean;
-  businessInitiatedLast24h: number;
-  acceptedToday: number;
+  /** D6: when the user last wrote to the app (null: never). */
+  lastUserMessageAt: Date | null;
+  /** D7: when the app's business-initiated sends to this user were accepted, at least those of the 24 h before now. */
+  businessInitiatedSentAt: Date[];
+  /** D8: the app's accepted sends on a UTC day, at least on the day of now. */
+  dailyUsage: DailyUsage;
 }
 
 const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = {
@@ -36,7 +69,7 @@ const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = 
 };
 
 /** DESIGN D9: the send checks in their order; the first that fails is the answer. Returns whether the send is business-initiated. */
-export function checkSend(type: ChatMessageType, facts: SendFacts): { businessInitiated: boolean } {
+export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): { businessInitiated: boolean } {
   const { app, recipient } = facts;
   const email = facts.addressedBy === 'email';
   if (email && !(app.status === 'internal_live' && facts.keyEnvironment === 'live')) {
@@ -66,8 +99,8 @@ export function checkSend(type: ChatMessageType, facts: SendFacts): { businessIn
     if (media.status === 'invalid') throw new DomainError('media_invalid');
   }
 
-  const businessInitiated = !facts.windowOpen;
-  if (businessInitiated && facts.businessInitiatedLast24h >= BUSINESS_INITIATED_CAP) throw new DomainError('business_initiated_cap');
-  if (facts.acceptedToday >= app.dailyQuota) throw new DomainError('daily_quota_exceeded');
+  const businessInitiated = !replyWindowOpen(facts.lastUserMessageAt, now);
+  if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP) throw new DomainError('business_initiated_cap');
+  if (acceptedOnDayOf(facts.dailyUsage, now) >= app.dailyQuota) throw new DomainError('daily_quota_exceeded');
   return { businessInitiated };
 }

@@ -25,7 +25,7 @@ import { isoTime, ServiceRuntime, type DbTimestamp } from '@platform/service-kit
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import type { MessageEvent } from '../messages/message.state';
 import { newOutboundMessages } from '../messages/message.projection';
-import type { MediaFacts, SendFacts } from '../messages/send-rules';
+import { REPLY_WINDOW_MS, replyWindowOpen, utcDay, type MediaFacts, type SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 
 /** What the gateway passes after its own checks (DESIGN section 3): the validated body and the key's context. */
@@ -53,8 +53,6 @@ export interface SendAcceptance {
   createdAt: string;
   clientReference: string | null;
 }
-
-const WINDOW_MS = 24 * 3600 * 1000;
 
 interface FactsRow {
   i: number;
@@ -204,28 +202,29 @@ export class SendMessageHandler implements OnModuleInit {
       const candidates: ClaimedSend[] = [];
       for (const send of found) {
         // Counts only grow: a send refused with none of them counted is refused whatever they are (D9 checks them last).
-        const decision = decideSend(send, 0, 0);
+        const decision = decideSend(send, 0, []);
         if (decision instanceof DomainError) refuse(send, decision);
         else candidates.push(send);
       }
 
-      const businessInitiated = await this.countBusinessInitiated(tx, candidates.filter((send) => send.facts.recipient && !send.facts.windowOpen));
+      // D7's facts, loaded only for the sends that may be business-initiated (the decider has the last word).
+      const businessInitiated = await this.businessInitiatedSends(tx, candidates.filter((send) => send.facts.recipient && !replyWindowOpen(send.facts.lastUserMessageAt, send.now)));
       const acceptedToday = new Map(counterRows.map((row) => [rowKey(row.app_id, row.day), Number(row.accepted)]));
       // In arrival order, each send counting the ones accepted before it in this batch.
       candidates.sort((a, b) => a.at - b.at);
-      const businessInitiatedHere = new Map<string, number>();
+      const businessInitiatedHere = new Map<string, Date[]>();
       const accepted: (ClaimedSend & { events: MessageEvent[] })[] = [];
       for (const send of candidates) {
         const day = dayKey(send);
         const user = userKey(send);
-        const decision = decideSend(send, acceptedToday.get(day) ?? 0, (businessInitiated.get(send.at) ?? 0) + (businessInitiatedHere.get(user) ?? 0));
+        const decision = decideSend(send, acceptedToday.get(day) ?? 0, [...(businessInitiated.get(send.at) ?? []), ...(businessInitiatedHere.get(user) ?? [])]);
         if (decision instanceof DomainError) {
           refuse(send, decision);
           continue;
         }
         accepted.push({ ...send, events: decision });
         acceptedToday.set(day, (acceptedToday.get(day) ?? 0) + 1);
-        if (!send.facts.windowOpen) businessInitiatedHere.set(user, (businessInitiatedHere.get(user) ?? 0) + 1);
+        if (isBusinessInitiated(decision)) businessInitiatedHere.set(user, [...(businessInitiatedHere.get(user) ?? []), send.now]);
       }
 
       // One more round trip writes everything and commits: events, outbox rows, message rows, counts, released keys.
@@ -279,21 +278,22 @@ export class SendMessageHandler implements OnModuleInit {
    * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
    * cannot pass the cap together. Returns each send's count of the last 24 hours by its position.
    */
-  private async countBusinessInitiated(tx: PipelinedTransaction, sends: ClaimedSend[]): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    if (sends.length === 0) return counts;
+  /** When each send's app last sent business-initiated messages to its user (the 24 h before the send), under the user's lock. */
+  private async businessInitiatedSends(tx: PipelinedTransaction, sends: ClaimedSend[]): Promise<Map<number, Date[]>> {
+    const sentAt = new Map<number, Date[]>();
+    if (sends.length === 0) return sentAt;
     const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
     const [, rows] = await tx.query([
       { sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`, params: [JSON.stringify(locks)] },
       {
-        sql: `select q.at, (select count(*) from messaging.messages m
-                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since)::int as n
+        sql: `select q.at, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
+                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at
          from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
-        params: [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - WINDOW_MS) })))],
+        params: [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - REPLY_WINDOW_MS) })))],
       },
     ]);
-    for (const row of rows) counts.set(row.at, row.n);
-    return counts;
+    for (const row of rows) sentAt.set(row.at, (row.sent_at as number[]).map((ms) => new Date(ms)));
+    return sentAt;
   }
 }
 
@@ -392,7 +392,6 @@ function withFacts(claimed: (PendingSend & { at: number })[], addressed: Address
     const row = byAt.get(send.at);
     if (!row) return [];
     const { appUserId } = addressed[send.at];
-    const lastMessage = row.last_user_message_at === null ? null : new Date(row.last_user_message_at).getTime();
     const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
     const facts: SendFacts = {
       keyEnvironment: send.request.keyEnvironment,
@@ -405,9 +404,10 @@ function withFacts(claimed: (PendingSend & { at: number })[], addressed: Address
       isAcceptedTester: row.tester,
       consent: row.consent,
       media: file ? file.facts : null,
-      windowOpen: lastMessage !== null && send.now.getTime() < lastMessage + WINDOW_MS,
-      businessInitiatedLast24h: 0,
-      acceptedToday: 0,
+      lastUserMessageAt: row.last_user_message_at === null ? null : new Date(row.last_user_message_at),
+      // Loaded later, under the locks, for the sends that get that far (decideSend).
+      businessInitiatedSentAt: [],
+      dailyUsage: { day: utcDay(send.now), accepted: 0 },
     };
     return [{ ...send, appUserId, facts, file }];
   });
@@ -493,19 +493,24 @@ function command(send: ClaimedSend): Extract<MessageCommand, { type: 'SendMessag
   return {
     type: 'SendMessage',
     data: { messageId: send.messageId, type: body.type, text: body.text ?? null, media: send.file?.listed ?? [], clientReference: body.clientReference ?? null, facts: send.facts },
+    metadata: { now: send.now },
   };
 }
 
-/** The decider's answer to the send with the given D7 and D8 counts: its events, or the DomainError refusing it. */
-function decideSend(send: ClaimedSend, acceptedToday: number, businessInitiatedLast24h: number): MessageEvent[] | DomainError {
-  send.facts.acceptedToday = acceptedToday;
-  send.facts.businessInitiatedLast24h = businessInitiatedLast24h;
+/** The decider's answer to the send given the D7 and D8 facts: its events, or the DomainError refusing it. */
+function decideSend(send: ClaimedSend, acceptedToday: number, businessInitiatedSentAt: Date[]): MessageEvent[] | DomainError {
+  send.facts.dailyUsage = { day: utcDay(send.now), accepted: acceptedToday };
+  send.facts.businessInitiatedSentAt = businessInitiatedSentAt;
   try {
     return messageDecider.decide(command(send), messageDecider.initialState());
   } catch (error) {
     if (error instanceof DomainError) return error;
     throw error;
   }
+}
+
+function isBusinessInitiated(events: MessageEvent[]): boolean {
+  return events.some((event) => event.type === 'MessageAccepted' && event.data.businessInitiated);
 }
 
 function missingApp(): DomainError {
@@ -548,6 +553,3 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}

@@ -46,7 +46,7 @@ export class AppLifecycleHandler implements OnModuleInit {
       await this.execute(appId, {
         type: 'CreateApp',
         data: { appId, orgId: p.orgId, handle: p.handle, displayName: p.displayName, creatorEmail: p.creatorEmail ?? null, dailyQuota: DEFAULT_DAILY_QUOTA },
-        meta: { now: this.runtime.clock.now() },
+        metadata: { now: this.runtime.clock.now() },
       }, caller);
     } catch (error) {
       if (isUniqueViolation(error)) throw new DomainError('handle_taken');
@@ -61,19 +61,19 @@ export class AppLifecycleHandler implements OnModuleInit {
   }
 
   async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller) {
-    const { events, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, meta: { now: this.runtime.clock.now() } }, caller);
+    const { events, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, metadata: { now: this.runtime.clock.now() } }, caller);
     const moved = events[0].data as AppStatusChanged['data'];
     return { status: moved.status, previousStatus: moved.previousStatus, version };
   }
 
   async setVerification(appId: string, status: VerificationStatus, caller: RpcCaller) {
-    const { version } = await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, meta: { now: this.runtime.clock.now() } }, caller);
+    const { version } = await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, metadata: { now: this.runtime.clock.now() } }, caller);
     return { profile: await this.getProfile(appId), version };
   }
 
   async updateApp(appId: string, dailyQuota: number | undefined, caller: RpcCaller) {
     if (dailyQuota !== undefined) {
-      await this.execute(appId, { type: 'SetDailyQuota', data: { dailyQuota }, meta: { now: this.runtime.clock.now() } }, caller);
+      await this.execute(appId, { type: 'SetDailyQuota', data: { dailyQuota }, metadata: { now: this.runtime.clock.now() } }, caller);
     }
     return this.getApp(appId);
   }
@@ -86,7 +86,7 @@ export class AppLifecycleHandler implements OnModuleInit {
   }
 
   async updateProfile(appId: string, patch: Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>>, caller: RpcCaller, avatar?: AvatarFacts) {
-    await this.execute(appId, { type: 'UpdateBusinessProfile', data: { ...patch, avatar }, meta: { now: this.runtime.clock.now() } }, caller);
+    await this.execute(appId, { type: 'UpdateBusinessProfile', data: { ...patch, avatar }, metadata: { now: this.runtime.clock.now() } }, caller);
     return this.getProfile(appId);
   }
 
@@ -103,7 +103,7 @@ export class AppLifecycleHandler implements OnModuleInit {
       decider: appDecider,
       streamId: `app-${appId}`,
       command,
-      meta: { now: command.meta.now, appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
+      meta: { now: command.metadata.now, appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },
       project: (em, events) => projectAppEvents(em, events),
     });
   }

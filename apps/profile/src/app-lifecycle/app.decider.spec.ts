@@ -1,8 +1,8 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { appDecider, type AppCommand, type AvatarFacts } from './app.decider';
 import type { AppEvent } from './app.state';
 
-const meta = { now: new Date('2026-11-01T10:00:00Z') };
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 const spec = deciderSpecification(appDecider);
 const created: AppEvent = {
   type: 'AppCreated',
@@ -13,14 +13,14 @@ const moved = (previousStatus: string, status: string, reason: string | null = n
 const verification = (previousStatus: string, status: string) =>
   ({ type: 'VerificationStatusChanged', data: { appId: 'app_1', status, previousStatus } }) as AppEvent;
 const status = (action: 'approve' | 'suspend' | 'reinstate' | 'reject', reason: string | null = null) =>
-  ({ type: 'ChangeAppStatus', data: { action, reason }, meta }) as const;
+  ({ type: 'ChangeAppStatus', data: { action, reason }, metadata }) as const;
 
 describe('App decider', () => {
   describe('CreateApp', () => {
     it('creates a sandbox app', () =>
-      spec.given([]).when({ type: 'CreateApp', data: created.data as never, meta }).then([created]));
+      spec.given([]).when({ type: 'CreateApp', data: created.data as never, metadata }).then([created]));
     it('refuses to create an app twice', () =>
-      spec.given([created]).when({ type: 'CreateApp', data: created.data as never, meta }).thenThrows('invalid_transition'));
+      spec.given([created]).when({ type: 'CreateApp', data: created.data as never, metadata }).thenThrows('invalid_transition'));
   });
 
   describe('access ladder (D18)', () => {
@@ -44,7 +44,7 @@ describe('App decider', () => {
   });
 
   describe('verification (D19)', () => {
-    const verify = (to: string) => ({ type: 'ChangeVerificationStatus', data: { status: to }, meta }) as never;
+    const verify = (to: string) => ({ type: 'ChangeVerificationStatus', data: { status: to }, metadata }) as never;
     it('unverified → pending', () => spec.given([created]).when(verify('pending')).then([verification('unverified', 'pending')]));
     it('pending → verified', () => spec.given([created, verification('unverified', 'pending')]).when(verify('verified')).then([verification('pending', 'verified')]));
     it('pending → unverified', () => spec.given([created, verification('unverified', 'pending')]).when(verify('unverified')).then([verification('pending', 'unverified')]));
@@ -83,7 +83,7 @@ describe('App decider', () => {
     it('updates only the given fields and emits the whole profile', () =>
       spec
         .given([created])
-        .when({ type: 'UpdateBusinessProfile', data: { about: 'We sell anvils', websiteUrl: 'https://acme.example' }, meta })
+        .when({ type: 'UpdateBusinessProfile', data: { about: 'We sell anvils', websiteUrl: 'https://acme.example' }, metadata })
         .then([
           {
             type: 'BusinessProfileUpdated',
@@ -93,18 +93,18 @@ describe('App decider', () => {
     it('clears a field set to null', () =>
       spec
         .given([created, { type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: 'retail', avatarMediaId: null, avatarObjectKey: null } }])
-        .when({ type: 'UpdateBusinessProfile', data: { category: null }, meta })
+        .when({ type: 'UpdateBusinessProfile', data: { category: null }, metadata })
         .then([{ type: 'BusinessProfileUpdated', data: { appId: 'app_1', displayName: 'Acme', about: 'x', websiteUrl: null, category: null, avatarMediaId: null, avatarObjectKey: null } }]));
     describe('avatar: a ready image from POST /media of at most 5 MiB', () => {
       const image = { found: true as const, source: 'app' as const, kind: 'image', status: 'ready' as const, size: 5 * 1024 * 1024, objectKey: 'uploads/app_1/med_a' };
-      const setAvatar = (avatar: AvatarFacts): AppCommand => ({ type: 'UpdateBusinessProfile', data: { avatarMediaId: 'med_a', avatar }, meta });
+      const setAvatar = (avatar: AvatarFacts): AppCommand => ({ type: 'UpdateBusinessProfile', data: { avatarMediaId: 'med_a', avatar }, metadata });
       const withAvatar = { appId: 'app_1', displayName: 'Acme', about: null, websiteUrl: null, category: null, avatarMediaId: 'med_a', avatarObjectKey: 'uploads/app_1/med_a' };
       it('takes a ready image of exactly 5 MiB and keeps where its bytes are', () =>
         spec.given([created]).when(setAvatar(image)).then([{ type: 'BusinessProfileUpdated', data: withAvatar }]));
       it('null removes it', () =>
         spec
           .given([created, { type: 'BusinessProfileUpdated', data: withAvatar }])
-          .when({ type: 'UpdateBusinessProfile', data: { avatarMediaId: null }, meta })
+          .when({ type: 'UpdateBusinessProfile', data: { avatarMediaId: null }, metadata })
           .then([{ type: 'BusinessProfileUpdated', data: { ...withAvatar, avatarMediaId: null, avatarObjectKey: null } }]));
       it.each([
         ['unknown media', { found: false } as AvatarFacts, 'no such media'],
@@ -123,6 +123,6 @@ describe('App decider', () => {
           }));
     });
     it('sets the daily quota', () =>
-      spec.given([created]).when({ type: 'SetDailyQuota', data: { dailyQuota: 5 }, meta }).then([{ type: 'AppDailyQuotaChanged', data: { appId: 'app_1', dailyQuota: 5 } }]));
+      spec.given([created]).when({ type: 'SetDailyQuota', data: { dailyQuota: 5 }, metadata }).then([{ type: 'AppDailyQuotaChanged', data: { appId: 'app_1', dailyQuota: 5 } }]));
   });
 });

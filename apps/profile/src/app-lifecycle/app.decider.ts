@@ -1,19 +1,14 @@
 import { AVATAR_MAX_BYTES, type AppStatus, type VerificationStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveApp, initialAppState, type AppEvent, type AppState, type BusinessProfileFields } from './app.state';
 
-/** Time and request context arrive with every command; the decider never reads a clock. */
-export interface CommandMeta {
-  now: Date;
-}
-
 export type AppCommand =
-  | { type: 'CreateApp'; data: { appId: string; orgId: string; handle: string; displayName: string; creatorEmail: string | null; dailyQuota: number }; meta: CommandMeta }
-  | { type: 'ChangeAppStatus'; data: { action: AppStatusAction; reason: string | null }; meta: CommandMeta }
-  | { type: 'ChangeVerificationStatus'; data: { status: VerificationStatus }; meta: CommandMeta }
-  | { type: 'SetDailyQuota'; data: { dailyQuota: number }; meta: CommandMeta }
-  | { type: 'UpdateBusinessProfile'; data: Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>> & { avatar?: AvatarFacts }; meta: CommandMeta };
+  | Command<'CreateApp', { appId: string; orgId: string; handle: string; displayName: string; creatorEmail: string | null; dailyQuota: number }>
+  | Command<'ChangeAppStatus', { action: AppStatusAction; reason: string | null }>
+  | Command<'ChangeVerificationStatus', { status: VerificationStatus }>
+  | Command<'SetDailyQuota', { dailyQuota: number }>
+  | Command<'UpdateBusinessProfile', Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>> & { avatar?: AvatarFacts }>;
 
 /** What media says of the file given as avatarMediaId (checked just before, D12 "on first use"). */
 export type AvatarFacts =

@@ -1,11 +1,11 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { deliveryDecider, isRetryableStatus, retryDelayMs, type AttemptResult, type DeliveryCommand } from './delivery.decider';
 import type { DeliveryEvent } from './delivery.state';
 
 const spec = deciderSpecification(deliveryDecider);
 const created: DeliveryEvent = { type: 'DeliveryCreated', data: { createdAt: '2026-01-01T00:00:00.000Z' } };
 const at = (offsetMs: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + offsetMs).toISOString();
-const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCommand => ({ type: 'RecordAttempt', data: { attempt: n, at: at(offsetMs), result } });
+const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCommand => ({ type: 'RecordAttempt', data: { attempt: n, result }, metadata: { now: new Date(at(offsetMs)) } });
 const HOUR = 3600 * 1000;
 
 describe('Webhook delivery decider', () => {
@@ -68,7 +68,7 @@ describe('Webhook delivery decider', () => {
   it('an endpoint that stopped taking deliveries abandons the delivery', () =>
     spec
       .given([created])
-      .when({ type: 'AbandonDelivery', data: { at: at(5), reason: 'the endpoint was disabled' } })
+      .when({ type: 'AbandonDelivery', data: { reason: 'the endpoint was disabled' }, metadata: { now: new Date(at(5)) } })
       .then([{ type: 'DeliveryFailed', data: { attempt: null, at: at(5), responseStatus: null, error: 'the endpoint was disabled' } }]));
 
   it('backoff: about 10 s, doubling, capped at 1 hour', () => {

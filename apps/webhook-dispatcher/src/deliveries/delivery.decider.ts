@@ -1,5 +1,5 @@
 import { WEBHOOKS } from '@platform/contracts';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delivery.state';
 
 /** What one attempt gave: an answer, no answer in time, a broken connection, or a URL refused at delivery (SSRF). */
@@ -10,10 +10,10 @@ export type AttemptResult =
   | { kind: 'refused'; error: string };
 
 export type DeliveryCommand =
-  /** `attempt` is the number the request carried (Svc-Delivery-Attempt); `at` the platform clock when it ended. */
-  | { type: 'RecordAttempt'; data: { attempt: number; at: string; result: AttemptResult } }
+  /** `attempt` is the number the request carried (Svc-Delivery-Attempt); `metadata.now` when it ended. */
+  | Command<'RecordAttempt', { attempt: number; result: AttemptResult }>
   /** The endpoint was deleted, disabled or changed its URL: nothing more will be tried. */
-  | { type: 'AbandonDelivery'; data: { at: string; reason: string } };
+  | Command<'AbandonDelivery', { reason: string }>;
 
 /** About 10 s, doubling, capped at 1 h (spec, retry rule 2). Attempt 1's failure waits 10 s. */
 export function retryDelayMs(failedAttempt: number): number {
@@ -42,21 +42,22 @@ export function decideDelivery(command: DeliveryCommand, state: DeliveryState): 
   if (state.status !== 'pending') return [];
   switch (command.type) {
     case 'RecordAttempt': {
-      const { attempt, at, result } = command.data;
+      const { attempt, result } = command.data;
+      const at = command.metadata.now.toISOString();
       if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
         return [{ type: 'DeliverySucceeded', data: { attempt, at, responseStatus: result.status } }];
       }
       const { responseStatus, error } = describe(result);
       const retryable = result.kind !== 'response' || isRetryableStatus(result.status);
       const deadline = Date.parse(state.createdAt) + WEBHOOKS.retryWindowMs;
-      const atMs = Date.parse(at);
+      const atMs = command.metadata.now.getTime();
       if (!retryable || atMs >= deadline) return [{ type: 'DeliveryFailed', data: { attempt, at, responseStatus, error } }];
       // The last retry lands on the 24-hour mark rather than beyond it.
       const nextAttemptAt = new Date(Math.min(atMs + retryDelayMs(attempt), deadline)).toISOString();
       return [{ type: 'DeliveryAttemptFailed', data: { attempt, at, responseStatus, error, nextAttemptAt } }];
     }
     case 'AbandonDelivery':
-      return [{ type: 'DeliveryFailed', data: { attempt: null, at: command.data.at, responseStatus: null, error: command.data.reason } }];
+      return [{ type: 'DeliveryFailed', data: { attempt: null, at: command.metadata.now.toISOString(), responseStatus: null, error: command.data.reason } }];
     default:
       return assertNever(command);
   }

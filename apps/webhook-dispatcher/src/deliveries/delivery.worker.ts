@@ -6,11 +6,10 @@ import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { Pool } from 'pg';
-import { WEBHOOKS } from '@platform/contracts';
 import { handleCommand, handlePoolErrors, PgListener } from '@platform/event-store';
 import { log, runWithLogContext, ServiceRuntime } from '@platform/service-kit';
 import { openCredential } from '../endpoints/endpoint-credentials';
-import { endpointDecider } from '../endpoints/endpoint.decider';
+import { endpointDecider, failingLongEnoughToDisable } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import { WebhookNetwork } from '../network/webhook-network';
 import { attemptDelivery, type AttemptReport, type ClaimedDelivery } from './delivery-attempt';
@@ -279,8 +278,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     for (const report of reports) {
       const d = report.delivery;
       const command: DeliveryCommand = report.result
-        ? { type: 'RecordAttempt', data: { attempt: d.attempt, at: report.finishedAt.toISOString(), result: report.result } }
-        : { type: 'AbandonDelivery', data: { at: report.finishedAt.toISOString(), reason: report.abandonReason ?? 'abandoned' } };
+        ? { type: 'RecordAttempt', data: { attempt: d.attempt, result: report.result }, metadata: { now: report.finishedAt } }
+        : { type: 'AbandonDelivery', data: { reason: report.abandonReason ?? 'abandoned' }, metadata: { now: report.finishedAt } };
       const [event] = decideDelivery(command, { status: 'pending', attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
       if (!event) continue;
       pushUpdate(updates, d.deliveryId, d.attempt, event);
@@ -336,7 +335,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async disableLongFailing(failing: { endpoint_id: string; failing_since: Date }[], reports: AttemptReport[]): Promise<void> {
     const now = this.runtime.clock.now();
     for (const row of failing) {
-      if (now.getTime() - new Date(row.failing_since).getTime() < WEBHOOKS.disableAfterFailingMs) continue;
+      // The decider's own rule, asked first so endpoints not yet due cost no transaction.
+      if (!failingLongEnoughToDisable(new Date(row.failing_since), now)) continue;
       const appId = reports.find((r) => r.delivery.endpointId === row.endpoint_id)?.delivery.appId ?? null;
       try {
         await handleCommand({
@@ -344,7 +344,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
           eventStore: this.runtime.eventStore,
           decider: endpointDecider,
           streamId: `endpoint-${row.endpoint_id}`,
-          command: { type: 'DisableFailingEndpoint', data: { now: now.toISOString(), failingSince: new Date(row.failing_since).toISOString() } },
+          command: { type: 'DisableFailingEndpoint', data: { failingSince: new Date(row.failing_since).toISOString() }, metadata: { now } },
           meta: { now, appId, correlationId: null, causationId: null },
           project: (tx, stored) => projectEndpointEvents(tx, stored),
         });

@@ -1,6 +1,8 @@
-import { deciderSpecification } from '@platform/testing';
+import { deciderSpecification } from '@platform/decider/testing';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from './endpoint.decider';
 import type { EndpointEvent } from './endpoint.state';
+
+const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 
 const spec = deciderSpecification(endpointDecider);
 const endpointId = 'we_1';
@@ -11,13 +13,14 @@ const failed: HandshakeResult = { ok: false, error: 'answered 404' };
 const register = (over: Partial<Extract<EndpointCommand, { type: 'RegisterEndpoint' }>['data']> = {}): EndpointCommand => ({
   type: 'RegisterEndpoint',
   data: { endpointId, url, events: ['message.status'], endpointCount: 0, handshake: ok, ...over },
+  metadata,
 });
 const registered: EndpointEvent = { type: 'WebhookEndpointRegistered', data: { endpointId, url, events: ['message.status'] } };
 const verified: EndpointEvent = { type: 'WebhookEndpointVerified', data: { endpointId } };
 const verificationFailed: EndpointEvent = { type: 'WebhookEndpointVerificationFailed', data: { endpointId, error: 'answered 404' } };
 const disabled: EndpointEvent = { type: 'WebhookEndpointDisabled', data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince: '2026-01-01T00:00:00.000Z' } };
 const deleted: EndpointEvent = { type: 'WebhookEndpointDeleted', data: { endpointId } };
-const disable = (now: string): EndpointCommand => ({ type: 'DisableFailingEndpoint', data: { now, failingSince: '2026-01-01T00:00:00.000Z' } });
+const disable = (now: string): EndpointCommand => ({ type: 'DisableFailingEndpoint', data: { failingSince: '2026-01-01T00:00:00.000Z' }, metadata: { now: new Date(now) } });
 
 describe('Webhook endpoint decider', () => {
   describe('RegisterEndpoint (POST /webhooks, D21)', () => {
@@ -34,7 +37,7 @@ describe('Webhook endpoint decider', () => {
   });
 
   describe('VerifyEndpoint (POST …/verify)', () => {
-    const verify = (tokenMatches: boolean, handshake: HandshakeResult | null): EndpointCommand => ({ type: 'VerifyEndpoint', data: { tokenMatches, handshake } });
+    const verify = (tokenMatches: boolean, handshake: HandshakeResult | null): EndpointCommand => ({ type: 'VerifyEndpoint', data: { tokenMatches, handshake }, metadata });
 
     it('refuses a wrong token with 422 verify_token_mismatch', () => spec.given([registered]).when(verify(false, null)).thenThrows('verify_token_mismatch'));
 
@@ -55,17 +58,17 @@ describe('Webhook endpoint decider', () => {
     it('changes the events', () =>
       spec
         .given([registered, verified])
-        .when({ type: 'UpdateEndpoint', data: { events: ['message.received', 'consent.updated'] } })
+        .when({ type: 'UpdateEndpoint', data: { events: ['message.received', 'consent.updated'] }, metadata })
         .then([{ type: 'WebhookEndpointEventsChanged', data: { endpointId, events: ['message.received', 'consent.updated'] } }]));
 
     it('records nothing when the events are the same set', () =>
-      spec.given([registered, verified]).when({ type: 'UpdateEndpoint', data: { events: ['message.status'] } }).then([]));
+      spec.given([registered, verified]).when({ type: 'UpdateEndpoint', data: { events: ['message.status'] }, metadata }).then([]));
 
     it('a new url re-verifies: pending until its handshake succeeds', () => {
       const newUrl = 'https://other.example.com/hooks';
       spec
         .given([registered, verified])
-        .when({ type: 'UpdateEndpoint', data: { url: { url: newUrl, handshake: failed } } })
+        .when({ type: 'UpdateEndpoint', data: { url: { url: newUrl, handshake: failed } }, metadata })
         .then([{ type: 'WebhookEndpointUrlChanged', data: { endpointId, url: newUrl } }, verificationFailed]);
       const state = [registered, verified, { type: 'WebhookEndpointUrlChanged', data: { endpointId, url: newUrl } } as EndpointEvent, verificationFailed].reduce(
         endpointDecider.evolve,
@@ -77,25 +80,25 @@ describe('Webhook endpoint decider', () => {
     it('a new url whose handshake succeeds is enabled again', () =>
       spec
         .given([registered, verified])
-        .when({ type: 'UpdateEndpoint', data: { url: { url, handshake: ok } } })
+        .when({ type: 'UpdateEndpoint', data: { url: { url, handshake: ok } }, metadata })
         .then([{ type: 'WebhookEndpointUrlChanged', data: { endpointId, url } }, verified]));
   });
 
   describe('SendTestEvent (POST …/test)', () => {
-    it('is allowed for an enabled endpoint', () => spec.given([registered, verified]).when({ type: 'SendTestEvent', data: {} }).then([]));
+    it('is allowed for an enabled endpoint', () => spec.given([registered, verified]).when({ type: 'SendTestEvent', data: {}, metadata }).then([]));
 
     it('answers 409 subscription_not_verified for a pending endpoint', () =>
-      spec.given([registered, verificationFailed]).when({ type: 'SendTestEvent', data: {} }).thenThrows('subscription_not_verified'));
+      spec.given([registered, verificationFailed]).when({ type: 'SendTestEvent', data: {}, metadata }).thenThrows('subscription_not_verified'));
 
     it('answers 409 subscription_not_verified for a disabled endpoint', () =>
-      spec.given([registered, verified, disabled]).when({ type: 'SendTestEvent', data: {} }).thenThrows('subscription_not_verified'));
+      spec.given([registered, verified, disabled]).when({ type: 'SendTestEvent', data: {}, metadata }).thenThrows('subscription_not_verified'));
   });
 
   describe('RotateSecret', () => {
     it('keeps the previous secret signing for 24 hours from now', () =>
       spec
         .given([registered, verified])
-        .when({ type: 'RotateSecret', data: { now: '2026-03-01T10:00:00.000Z' } })
+        .when({ type: 'RotateSecret', data: {}, metadata: { now: new Date('2026-03-01T10:00:00.000Z') } })
         .then([{ type: 'WebhookEndpointSecretRotated', data: { endpointId, previousSecretExpiresAt: '2026-03-02T10:00:00.000Z' } }]));
   });
 
@@ -108,10 +111,10 @@ describe('Webhook endpoint decider', () => {
   });
 
   describe('DeleteEndpoint', () => {
-    it('deletes', () => spec.given([registered, verified]).when({ type: 'DeleteEndpoint', data: {} }).then([deleted]));
+    it('deletes', () => spec.given([registered, verified]).when({ type: 'DeleteEndpoint', data: {}, metadata }).then([deleted]));
 
-    it('answers 404 the second time', () => spec.given([registered, deleted]).when({ type: 'DeleteEndpoint', data: {} }).thenThrows('not_found'));
+    it('answers 404 the second time', () => spec.given([registered, deleted]).when({ type: 'DeleteEndpoint', data: {}, metadata }).thenThrows('not_found'));
 
-    it('answers 404 for an endpoint that never existed', () => spec.given([]).when({ type: 'DeleteEndpoint', data: {} }).thenThrows('not_found'));
+    it('answers 404 for an endpoint that never existed', () => spec.given([]).when({ type: 'DeleteEndpoint', data: {}, metadata }).thenThrows('not_found'));
   });
 });

@@ -1,27 +1,29 @@
 import { WEBHOOKS, type PublicEventType } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { assertNever, type Decider } from '@platform/event-store';
+import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveEndpoint, initialEndpointState, type EndpointEvent, type EndpointState } from './endpoint.state';
 
 /** What a handshake gave (DESIGN D22); run by the handler before deciding, since it is I/O. */
 export type HandshakeResult = { ok: true } | { ok: false; error: string };
 
 export type EndpointCommand =
-  | {
-      /** POST /webhooks. `endpointCount`: the app's endpoints before this one, counted under the app's lock. */
-      type: 'RegisterEndpoint';
-      data: { endpointId: string; url: string; events: PublicEventType[]; endpointCount: number; handshake: HandshakeResult };
-    }
+  /** POST /webhooks. `endpointCount`: the app's endpoints before this one, counted under the app's lock. */
+  | Command<'RegisterEndpoint', { endpointId: string; url: string; events: PublicEventType[]; endpointCount: number; handshake: HandshakeResult }>
   /** POST …/verify: `tokenMatches` compares the given token with the stored one (constant time, by the handler). */
-  | { type: 'VerifyEndpoint'; data: { tokenMatches: boolean; handshake: HandshakeResult | null } }
+  | Command<'VerifyEndpoint', { tokenMatches: boolean; handshake: HandshakeResult | null }>
   /** PATCH: a new url comes with the handshake the handler ran against it with the new token. */
-  | { type: 'UpdateEndpoint'; data: { events?: PublicEventType[]; url?: { url: string; handshake: HandshakeResult } } }
-  | { type: 'RotateSecret'; data: { now: string } }
+  | Command<'UpdateEndpoint', { events?: PublicEventType[]; url?: { url: string; handshake: HandshakeResult } }>
+  | Command<'RotateSecret', Record<string, never>>
   /** POST …/test: only an enabled endpoint gets test events. */
-  | { type: 'SendTestEvent'; data: Record<string, never> }
-  /** D25: every delivery failed since `failingSince`; `now` is the platform clock. */
-  | { type: 'DisableFailingEndpoint'; data: { now: string; failingSince: string } }
-  | { type: 'DeleteEndpoint'; data: Record<string, never> };
+  | Command<'SendTestEvent', Record<string, never>>
+  /** D25: every delivery failed since `failingSince`. */
+  | Command<'DisableFailingEndpoint', { failingSince: string }>
+  | Command<'DeleteEndpoint', Record<string, never>>;
+
+/** D25: an endpoint whose every delivery has failed for 3 days (WEBHOOKS.disableAfterFailingMs) is disabled. */
+export function failingLongEnoughToDisable(failingSince: Date, now: Date): boolean {
+  return now.getTime() - failingSince.getTime() >= WEBHOOKS.disableAfterFailingMs;
+}
 
 type Existing = Extract<EndpointState, { endpoint: unknown }>;
 
@@ -71,7 +73,7 @@ export function decideEndpoint(command: EndpointCommand, state: EndpointState): 
     }
     case 'RotateSecret': {
       const { endpointId } = existing(state).endpoint;
-      const previousSecretExpiresAt = new Date(Date.parse(command.data.now) + WEBHOOKS.rotationOverlapMs).toISOString();
+      const previousSecretExpiresAt = new Date(command.metadata.now.getTime() + WEBHOOKS.rotationOverlapMs).toISOString();
       return [{ type: 'WebhookEndpointSecretRotated', data: { endpointId, previousSecretExpiresAt } }];
     }
     case 'SendTestEvent': {
@@ -81,8 +83,8 @@ export function decideEndpoint(command: EndpointCommand, state: EndpointState): 
     }
     case 'DisableFailingEndpoint': {
       if (state.status !== 'enabled') return [];
-      const { now, failingSince } = command.data;
-      if (Date.parse(now) - Date.parse(failingSince) < WEBHOOKS.disableAfterFailingMs) return [];
+      const { failingSince } = command.data;
+      if (!failingLongEnoughToDisable(new Date(failingSince), command.metadata.now)) return [];
       const { endpointId, url } = state.endpoint;
       return [{ type: 'WebhookEndpointDisabled', data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince } }];
     }

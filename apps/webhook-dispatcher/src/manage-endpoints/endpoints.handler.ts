@@ -69,8 +69,8 @@ export class EndpointsHandler implements OnModuleInit {
         eventStore: this.runtime.eventStore,
         decider: endpointDecider,
         streamId: `endpoint-${endpointId}`,
-        command: { type: 'RegisterEndpoint', data: { endpointId, url: target.url, events: [...new Set(p.events)], endpointCount, handshake } },
-        meta: this.meta(p.appId, caller),
+        command: { type: 'RegisterEndpoint', data: { endpointId, url: target.url, events: [...new Set(p.events)], endpointCount, handshake }, metadata: { now } },
+        meta: this.meta(p.appId, caller, now),
         newStream: true,
         project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
       });
@@ -105,7 +105,7 @@ export class EndpointsHandler implements OnModuleInit {
       url = { url: target.url, handshake: await this.handshake(target, p.verifyToken) };
     }
     const events = p.events ? [...new Set(p.events)] : undefined;
-    await this.decide(p, { type: 'UpdateEndpoint', data: { events, url } }, caller, async (tx) => {
+    await this.decide(p, { type: 'UpdateEndpoint', data: { events, url }, metadata: { now: this.runtime.clock.now() } }, caller, async (tx) => {
       if (p.verifyToken !== undefined) {
         await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [this.seal(p.endpointId, 'verify-token', p.verifyToken), p.endpointId]);
       }
@@ -115,7 +115,7 @@ export class EndpointsHandler implements OnModuleInit {
 
   async delete(p: EndpointRef, caller: RpcCaller) {
     await this.get(p);
-    await this.decide(p, { type: 'DeleteEndpoint', data: {} }, caller);
+    await this.decide(p, { type: 'DeleteEndpoint', data: {}, metadata: { now: this.runtime.clock.now() } }, caller);
     return { deleted: true };
   }
 
@@ -129,7 +129,7 @@ export class EndpointsHandler implements OnModuleInit {
       const check = await this.network.urlSafety.check(endpoint.url);
       handshake = check.ok ? await this.handshake(check.target, storedToken) : { ok: false, error: check.message };
     }
-    await this.decide(p, { type: 'VerifyEndpoint', data: { tokenMatches, handshake } }, caller);
+    await this.decide(p, { type: 'VerifyEndpoint', data: { tokenMatches, handshake }, metadata: { now: this.runtime.clock.now() } }, caller);
     return this.get(p);
   }
 
@@ -140,7 +140,7 @@ export class EndpointsHandler implements OnModuleInit {
     const eventId = newId(ID_PREFIX.event, now.getTime());
     // The decision appends nothing; it only refuses an endpoint that is not enabled. A test event
     // racing a disable is harmless: the worker abandons deliveries to endpoints that are not enabled.
-    await this.decide(p, { type: 'SendTestEvent', data: {} }, caller);
+    await this.decide(p, { type: 'SendTestEvent', data: {}, metadata: { now } }, caller);
     const envelope = envelopeOf(eventId, 'webhook.test', p.appId, now.toISOString(), {
       message: 'This is a test event from the webhook endpoint test call.',
       subscriptionId: p.endpointId,
@@ -161,7 +161,7 @@ export class EndpointsHandler implements OnModuleInit {
     await this.get(p);
     const secret = newWebhookSecret();
     let previousSecretExpiresAt = '';
-    await this.decide(p, { type: 'RotateSecret', data: { now: this.runtime.clock.now().toISOString() } }, caller, async (tx, events) => {
+    await this.decide(p, { type: 'RotateSecret', data: {}, metadata: { now: this.runtime.clock.now() } }, caller, async (tx, events) => {
       previousSecretExpiresAt = (events[0].data as { previousSecretExpiresAt: string }).previousSecretExpiresAt;
       await tx.execute(
         `update webhook_dispatcher.endpoint_credentials set previous_secret = secret, previous_secret_expires_at = ?, secret = ? where endpoint_id = ?`,
@@ -180,8 +180,8 @@ export class EndpointsHandler implements OnModuleInit {
     return sealCredential(this.secretKeys, endpointId, kind, plaintext);
   }
 
-  private meta(appId: string, caller: RpcCaller): AppendMeta {
-    return { now: this.runtime.clock.now(), appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null };
+  private meta(appId: string, caller: RpcCaller, now: Date): AppendMeta {
+    return { now, appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null };
   }
 
   /** Decides a command on the endpoint's stream; `alongside` writes what belongs to the same transaction. */
@@ -192,7 +192,7 @@ export class EndpointsHandler implements OnModuleInit {
       decider: endpointDecider,
       streamId: `endpoint-${ref.endpointId}`,
       command,
-      meta: this.meta(ref.appId, caller),
+      meta: this.meta(ref.appId, caller, command.metadata.now),
       project: (tx, stored) => projectEndpointEvents(tx, stored),
       alongside,
     });
