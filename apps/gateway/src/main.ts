@@ -3,7 +3,7 @@ import '@platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '@platform/clock';
-import { ADMIN_BASE_PATH, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
+import { ADMIN_BASE_PATH, isEventOf, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
 import type { OutboxRoute } from '@platform/event-store';
 import { RpcClient } from '@platform/kafka';
 import { Counter } from 'prom-client';
@@ -70,7 +70,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     runtime.consume(appAccessConsumer),
     // Every replica keeps its caches true from the events themselves.
     runtime.broadcastConsumer('caches', [TOPICS.gatewayEvents, TOPICS.profileEvents], (event) => {
-      if (event.type === 'ApiKeyRevoked') keyCache.evictKey((event.data as { keyId: string }).keyId);
+      if (isEventOf(event, 'ApiKeyRevoked')) keyCache.evictKey(event.data.keyId);
       else if (event.type === 'ApiKeyCreated') keyCache.forgetMisses();
       else if (event.type === 'AppCreated' || event.type === 'AppStatusChanged') appCache.apply(event);
     }),

@@ -12,3 +12,4 @@ export * from './pipelined-transaction';
 export * from './json-rows';
 export * from './sql-literal';
 export * from './expired-rows';
+export * from './stored-event';

@@ -5,7 +5,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
-import { EVENT_HEADERS, kafkaNamespace, type DomainEvent } from '@platform/contracts';
+import { EVENT_HEADERS, kafkaNamespace, type DomainEvent, type EventOf, type PlatformEventType } from '@platform/contracts';
 import {
   deadLetterStatement,
   GroupCommit,
@@ -22,6 +22,17 @@ import { OffsetCommitter } from './offset-committer';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
+
+/** Effects by event type, each handler given its event with `type` and `data` narrowed (libs/contracts' PlatformEvent). */
+export type EventHandlers = { [T in PlatformEventType]?: (em: EntityManager, event: EventOf<T>) => Promise<void> };
+
+/**
+ * The typed handlers as the consumer calls them. Sound: a handler is only ever given an event that
+ * passed its type's JSON schema (parseEventMessage validates before choosing the handler).
+ */
+export function byEventType(handlers: EventHandlers): Record<string, EventHandler> {
+  return handlers as Record<string, EventHandler>;
+}
 
 /**
  * A consumer's effect on a slice of events in two round trips to Postgres, however many events it

@@ -11,7 +11,7 @@ import {
   type RebuildOptions,
   type RebuildQuery,
 } from '@platform/event-store';
-import { parseEventMessage, type EventHandler } from './inbox-consumer';
+import { byEventType, parseEventMessage, type EventHandler, type EventHandlers } from './inbox-consumer';
 
 /** One live consumer whose projection effects a rebuild replays. */
 export interface TopicRebuildConsumer {
@@ -19,7 +19,7 @@ export interface TopicRebuildConsumer {
   consumer: string;
   topics: string[];
   /** The live handlers' effects on the rebuilt tables and nothing else: no decisions, no appends. */
-  handlers: Record<string, EventHandler>;
+  handlers: EventHandlers;
 }
 
 /** What a service tells the topic rebuild about its projections fed by other services' topics. */
@@ -192,7 +192,7 @@ export async function rebuildProjectionsFromTopics(
               cursor.read = offset + 1n;
               messages++;
               if (offset < BigInt(cursor.plan.end)) planned++;
-              const parsed = parseEventMessage(message, cursor.consumer.handlers);
+              const parsed = parseEventMessage(message, byEventType(cursor.consumer.handlers));
               if (parsed.kind === 'apply') cursor.queue.push({ offset, event: parsed.event, handler: parsed.handler });
             }
           }

@@ -6,7 +6,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KafkaHealth, KeyHashPartitioner, setKafkaLogSink, startBroadcastConsumer, type EventHandler, type LagSource, type PipelinedEffect } from '@platform/kafka';
+import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KafkaHealth, KeyHashPartitioner, setKafkaLogSink, byEventType, startBroadcastConsumer, type EventHandlers, type LagSource, type PipelinedEffect } from '@platform/kafka';
 import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
@@ -42,8 +42,8 @@ export interface ConsumerSpec {
   /** Short name; the group and inbox consumer name become `<service>.<name>`. */
   name: string;
   topics: string[];
-  /** Effects by event type; other types on the topics are skipped. */
-  handlers: Record<string, EventHandler>;
+  /** Effects by event type, each given its event narrowed; other types on the topics are skipped. */
+  handlers: EventHandlers;
   /** Partitions applied at once (default 1); see InboxConsumerOptions. */
   partitionsConcurrently?: number;
   /** Wait after a small batch before the next fetch; see InboxConsumerOptions. */
@@ -192,7 +192,7 @@ export class ServiceRuntime {
       consumerName: name,
       groupId: kafkaNamespace() + (this.options.consumerGroupPrefix ?? '') + name,
       topics: spec.topics,
-      ...('pipelined' in spec ? { pipelined: spec.pipelined } : { handlers: spec.handlers }),
+      ...('pipelined' in spec ? { pipelined: spec.pipelined } : { handlers: byEventType(spec.handlers) }),
       partitionsConcurrently: spec.partitionsConcurrently,
       paceMs: spec.paceMs,
       sessionTimeoutMs: c.kafkaSessionTimeoutMs,

@@ -1,4 +1,4 @@
-import { TOPICS, type DomainEvent, type MessageHandedOver, type UserStatus } from '@platform/contracts';
+import { isEventOf, TOPICS, type DomainEvent, type UserStatus } from '@platform/contracts';
 import { foldStoredEvents, pgTextArray, type Statement } from '@platform/event-store';
 import type { PipelinedConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { relationshipDecider } from './relationship.decider';
@@ -16,7 +16,11 @@ import { relationshipStreamId } from './relationship.stream';
  * slice rolls back and its events are applied again one by one, each deciding on the new stream.
  */
 export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
-  const handoffOf = (event: DomainEvent) => (event as unknown as MessageHandedOver).data;
+  // The consumer applies only this type (its one pipelined type), schema-checked.
+  const handoffOf = (event: DomainEvent) => {
+    if (!isEventOf(event, 'MessageHandedOver')) throw new Error(`handover: unexpected ${event.type}`);
+    return event.data;
+  };
   return {
     name: 'handover',
     topics: [TOPICS.chatOutbound],

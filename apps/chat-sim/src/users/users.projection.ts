@@ -1,12 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEventGuard } from '@platform/event-store';
 import type { DomainEvent } from '@platform/contracts';
 import { UserView } from '../persistence/user-view.entity';
 import type { UserEvent } from './user.state';
 
+const isUserEvent = storedEventGuard<UserEvent>({
+  UserCreated: true,
+  UserStatusChanged: true,
+});
+
 /** Inline projection of the User stream into chat_sim.users (same transaction as the append). */
 export async function projectUserEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const stored of events) {
-    const event = stored as unknown as UserEvent & DomainEvent;
+    if (!isUserEvent(stored)) continue;
+    const event = stored;
     const at = new Date(stored.occurredAt);
     switch (event.type) {
       case 'UserCreated':

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type AppCreated, type DomainEvent } from '@platform/contracts';
+import { TOPICS } from '@platform/contracts';
 import type { ConsumerSpec } from '@platform/service-kit';
 
 /** Keeps consent.apps from profile.events: opt-in link URLs carry the app's handle. */
@@ -7,8 +6,8 @@ export const appsConsumer: ConsumerSpec = {
   name: 'apps',
   topics: [TOPICS.profileEvents],
   handlers: {
-    AppCreated: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppCreated).data;
+    AppCreated: async (em, event) => {
+      const d = event.data;
       await em.execute(`insert into consent.apps (app_id, org_id, handle) values (?, ?, ?) on conflict (app_id) do nothing`, [d.appId, d.orgId, d.handle]);
     },
   },

@@ -1,6 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEventGuard } from '@platform/event-store';
 import type { ConsentUpdated, DomainEvent } from '@platform/contracts';
 import type { ConsentEvent } from './consent.state';
+
+const isConsentEvent = storedEventGuard<ConsentEvent>({
+  AppUserIdentified: true,
+  ConsentUpdated: true,
+  TesterInvited: true,
+  TesterAccepted: true,
+  OptInLinkOpenRecorded: true,
+});
 
 /**
  * Inline projection of consent streams, in the append's transaction: current consents (GET /users),
@@ -8,7 +17,8 @@ import type { ConsentEvent } from './consent.state';
  */
 export async function projectConsentEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const stored of events) {
-    const event = stored as unknown as ConsentEvent & DomainEvent;
+    if (!isConsentEvent(stored)) continue;
+    const event = stored;
     const appId = stored.appId as string;
     const at = new Date(stored.occurredAt);
     switch (event.type) {

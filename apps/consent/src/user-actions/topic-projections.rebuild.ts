@@ -1,4 +1,4 @@
-import { appUserIdFor, TOPICS, type DomainEvent, type UserSentMessage } from '@platform/contracts';
+import { appUserIdFor, TOPICS } from '@platform/contracts';
 import type { TopicProjectionRebuildSpec } from '@platform/kafka';
 import { appsConsumer } from '../apps/apps.projection';
 import { extendReplyWindow, USER_ACTIONS_CONSUMER } from './user-actions.consumer';
@@ -21,10 +21,10 @@ export function consentTopicRebuild(appUserIdSecret: string): TopicProjectionReb
         consumer: `consent.${USER_ACTIONS_CONSUMER}`,
         topics: [TOPICS.chatUserEvents],
         handlers: {
-          UserSentMessage: async (em, event: DomainEvent) => {
+          UserSentMessage: async (em, event) => {
             const refused: unknown[] = await em.execute(`select 1 from consent.refused_user_actions where event_id = ?`, [event.eventId]);
             if (refused.length > 0) return;
-            const d = (event as unknown as UserSentMessage).data;
+            const d = event.data;
             await extendReplyWindow(em, d.appId, appUserIdFor(appUserIdSecret, d.appId, d.userId), new Date(event.occurredAt));
           },
         },

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { appUserIdFor, TOPICS, type DomainEvent, type UserAppEvent, type UserStatusChanged } from '@platform/contracts';
+import { appUserIdFor, TOPICS, type DomainEvent, type EventOf, type UserAppEvent } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
 import type { CommandMetadata } from '@platform/decider';
@@ -49,17 +49,16 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
       project: (tx, events) => projectConsentEvents(tx, events),
     });
 
-  const onUserAction = async (em: EntityManager, event: DomainEvent) => {
-    const action = event as unknown as UserAppEvent & DomainEvent;
+  const onUserAction = async (em: EntityManager, action: EventOf<ActionType>) => {
     const { appId, userId } = action.data;
     const who = { appUserId: appUserIdFor(secrets.appUserIdSecret, appId, userId), userId };
-    const now = new Date(event.occurredAt);
+    const now = new Date(action.occurredAt);
     try {
-      await decide(em, appId, commands[action.type as ActionType](who, { now }, action), event);
+      await decide(em, appId, commands[action.type](who, { now }, action), action);
     } catch (error) {
       if (!isDomainError(error)) throw error;
       await em.execute(`insert into consent.refused_user_actions (event_id, code, message, details) values (?, ?, ?, ?::jsonb) on conflict do nothing`, [
-        event.eventId,
+        action.eventId,
         error.code,
         error.message,
         JSON.stringify(error.details ?? null),
@@ -71,8 +70,8 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
     }
   };
 
-  const onUserStatusChanged = async (em: EntityManager, event: DomainEvent) => {
-    const d = (event as unknown as UserStatusChanged).data;
+  const onUserStatusChanged = async (em: EntityManager, event: EventOf<'UserStatusChanged'>) => {
+    const d = event.data;
     if (d.status !== 'deleted') return;
     // Every app the user ever dealt with learns that the account is gone.
     const apps: { app_id: string; app_user_id: string }[] = await em.execute(`select app_id, app_user_id from consent.app_users where user_id = ? order by app_id`, [

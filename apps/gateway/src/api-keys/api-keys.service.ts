@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ID_PREFIX, newId, SCOPES, type DomainEvent, type KeyEnvironment, type RpcCaller, type Scope } from '@platform/contracts';
-import { handleCommand } from '@platform/event-store';
+import { handleCommand, storedEventGuard } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
 import { ApiKeyView } from '../persistence/api-key.entity';
 import type { ApiKeyCache } from './api-key.cache';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
 import { apiKeysDecider, type ApiKeysCommand } from './api-keys.decider';
-import type { StoredApiKeyCreated } from './api-keys.state';
+import type { ApiKeyEvent } from './api-keys.state';
 
 export interface ApiKeyListing {
   id: string;
@@ -66,11 +66,14 @@ export class ApiKeysService {
   }
 }
 
+const isApiKeyEvent = storedEventGuard<ApiKeyEvent>({ ApiKeyCreated: true, ApiKeyRevoked: true });
+
 async function projectKeys(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const event of events) {
+    if (!isApiKeyEvent(event)) continue;
     const at = new Date(event.occurredAt);
     if (event.type === 'ApiKeyCreated') {
-      const d = (event as unknown as StoredApiKeyCreated).data;
+      const d = event.data;
       em.create(ApiKeyView, {
         id: d.keyId,
         appId: d.appId,
@@ -84,7 +87,7 @@ async function projectKeys(em: EntityManager, events: DomainEvent[]): Promise<vo
         lastUsedAt: null,
       });
     } else if (event.type === 'ApiKeyRevoked') {
-      const d = event.data as { keyId: string };
+      const d = event.data;
       await em.nativeUpdate(ApiKeyView, { id: d.keyId }, { revokedAt: at });
     }
   }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type AppCreated, type AppStatusChanged, type DomainEvent } from '@platform/contracts';
+import { TOPICS, type DomainEvent } from '@platform/contracts';
 import type { ConsumerSpec } from '@platform/service-kit';
 
 /** gateway.app_access from profile.events; stale or repeated events never move a row backwards. */
@@ -7,15 +7,15 @@ export const appAccessConsumer: ConsumerSpec = {
   name: 'app-access',
   topics: [TOPICS.profileEvents],
   handlers: {
-    AppCreated: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppCreated).data;
+    AppCreated: async (em, event) => {
+      const d = event.data;
       await em.execute(
         `insert into gateway.app_access (app_id, org_id, status, version) values (?, ?, 'sandbox', ?) on conflict (app_id) do nothing`,
         [d.appId, d.orgId, event.streamVersion],
       );
     },
-    AppStatusChanged: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppStatusChanged).data;
+    AppStatusChanged: async (em, event) => {
+      const d = event.data;
       await em.execute(`update gateway.app_access set status = ?, version = ? where app_id = ? and version < ?`, [
         d.status,
         event.streamVersion,

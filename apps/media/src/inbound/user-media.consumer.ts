@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inboundMediaId, TOPICS, type UserSentMessage } from '@platform/contracts';
+import { inboundMediaId, TOPICS } from '@platform/contracts';
 import { decideInTransaction } from '@platform/event-store';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { mediaDecider } from '../media/media.decider';
@@ -18,7 +18,7 @@ export function userMediaConsumer(runtime: ServiceRuntime): ConsumerSpec {
     topics: [TOPICS.chatUserEvents],
     handlers: {
       UserSentMessage: async (em: EntityManager, event) => {
-        const d = (event as unknown as UserSentMessage).data;
+        const d = event.data;
         const sentAtMs = new Date(event.occurredAt).getTime();
         for (const [i, file] of d.media.entries()) {
           const mediaId = inboundMediaId(d.messageId, sentAtMs, i);

@@ -1,11 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEventGuard } from '@platform/event-store';
 import type { DomainEvent } from '@platform/contracts';
 import type { MediaEvent } from './media.state';
+
+const isMediaEvent = storedEventGuard<MediaEvent>({
+  MediaUploadRequested: true,
+  MediaUploadVerified: true,
+  MediaUploadRejected: true,
+  MediaReceivedFromUser: true,
+  MediaDiscarded: true,
+});
 
 /** Inline projection of media streams into media.media. */
 export async function projectMediaEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const stored of events) {
-    const event = stored as unknown as MediaEvent & DomainEvent;
+    if (!isMediaEvent(stored)) continue;
+    const event = stored;
     const v = stored.streamVersion;
     switch (event.type) {
       case 'MediaUploadRequested':

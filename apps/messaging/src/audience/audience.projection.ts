@@ -1,17 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  TOPICS,
-  type AppCreated,
-  type AppDailyQuotaChanged,
-  type AppStatusChanged,
-  type AppUserIdentified,
-  type ConsentUpdated,
-  type DomainEvent,
-  type OrgCreated,
-  type TesterAccepted,
-  type UserCreated,
-  type UserStatusChanged,
-} from '@platform/contracts';
+import { TOPICS, type EventOf } from '@platform/contracts';
+import type { EventHandlers } from '@platform/kafka';
 import type { ConsumerSpec } from '@platform/service-kit';
 
 /** Who the send rules may reach: apps from profile.events. Versions keep a late event from stepping back. */
@@ -19,19 +8,19 @@ export const appsConsumer: ConsumerSpec = {
   name: 'apps',
   topics: [TOPICS.profileEvents],
   handlers: {
-    AppCreated: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppCreated).data;
+    AppCreated: async (em, event) => {
+      const d = event.data;
       await em.execute(
         `insert into messaging.apps (app_id, org_id, status, daily_quota, version) values (?, ?, 'sandbox', ?, ?) on conflict (app_id) do nothing`,
         [d.appId, d.orgId, d.dailyQuota, event.streamVersion],
       );
     },
-    AppStatusChanged: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppStatusChanged).data;
+    AppStatusChanged: async (em, event) => {
+      const d = event.data;
       await em.execute(`update messaging.apps set status = ?, version = ? where app_id = ? and version < ?`, [d.status, event.streamVersion, d.appId, event.streamVersion]);
     },
-    AppDailyQuotaChanged: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppDailyQuotaChanged).data;
+    AppDailyQuotaChanged: async (em, event) => {
+      const d = event.data;
       await em.execute(`update messaging.apps set daily_quota = ?, version = ? where app_id = ? and version < ?`, [
         d.dailyQuota,
         event.streamVersion,
@@ -40,10 +29,10 @@ export const appsConsumer: ConsumerSpec = {
       ]);
     },
     // Verification changes move the stream version without touching what messaging keeps.
-    VerificationStatusChanged: async (em: EntityManager, event: DomainEvent) => {
+    VerificationStatusChanged: async (em, event) => {
       await em.execute(`update messaging.apps set version = ? where app_id = ? and version < ?`, [event.streamVersion, event.appId, event.streamVersion]);
     },
-    BusinessProfileUpdated: async (em: EntityManager, event: DomainEvent) => {
+    BusinessProfileUpdated: async (em, event) => {
       await em.execute(`update messaging.apps set version = ? where app_id = ? and version < ?`, [event.streamVersion, event.appId, event.streamVersion]);
     },
   },
@@ -54,12 +43,12 @@ export const consentConsumer: ConsumerSpec = {
   name: 'consent',
   topics: [TOPICS.consentEvents],
   handlers: {
-    AppUserIdentified: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as AppUserIdentified).data;
+    AppUserIdentified: async (em, event) => {
+      const d = event.data;
       await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [event.appId, d.appUserId, d.userId]);
     },
-    ConsentUpdated: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as ConsentUpdated).data;
+    ConsentUpdated: async (em, event) => {
+      const d = event.data;
       await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [event.appId, d.appUserId, d.userId]);
       await em.execute(
         `insert into messaging.consents (app_id, app_user_id, status, version) values (?, ?, ?, ?)
@@ -67,19 +56,19 @@ export const consentConsumer: ConsumerSpec = {
         [event.appId, d.appUserId, d.status, event.streamVersion],
       );
     },
-    TesterAccepted: async (em: EntityManager, event: DomainEvent) => {
-      const d = (event as unknown as TesterAccepted).data;
+    TesterAccepted: async (em, event) => {
+      const d = event.data;
       await em.execute(`insert into messaging.testers (app_id, user_id) values (?, ?) on conflict do nothing`, [event.appId, d.userId]);
     },
   },
 };
 
 /** Orgs and recipients from chat.user-events (their handlers join the user-events consumer, to keep one user's events in order). */
-export const audienceHandlers = {
-  OrgCreated: async (em: EntityManager, event: DomainEvent) => upsertOrg(em, event),
-  OrgUpdated: async (em: EntityManager, event: DomainEvent) => upsertOrg(em, event),
-  UserCreated: async (em: EntityManager, event: DomainEvent) => {
-    const d = (event as unknown as UserCreated).data;
+export const audienceHandlers: EventHandlers = {
+  OrgCreated: async (em, event) => upsertOrg(em, event),
+  OrgUpdated: async (em, event) => upsertOrg(em, event),
+  UserCreated: async (em, event) => {
+    const d = event.data;
     await em.execute(`insert into messaging.recipients (user_id, org_id, email, status) values (?, ?, ?, ?) on conflict (user_id) do nothing`, [
       d.userId,
       d.orgId,
@@ -87,14 +76,14 @@ export const audienceHandlers = {
       d.status,
     ]);
   },
-  UserStatusChanged: async (em: EntityManager, event: DomainEvent) => {
-    const d = (event as unknown as UserStatusChanged).data;
+  UserStatusChanged: async (em, event) => {
+    const d = event.data;
     await em.execute(`update messaging.recipients set status = ? where user_id = ?`, [d.status, d.userId]);
   },
 };
 
-async function upsertOrg(em: EntityManager, event: DomainEvent): Promise<void> {
-  const d = (event as unknown as OrgCreated).data;
+async function upsertOrg(em: EntityManager, event: EventOf<'OrgCreated' | 'OrgUpdated'>): Promise<void> {
+  const d = event.data;
   await em.execute(
     `insert into messaging.orgs (org_id, allows_external_businesses) values (?, ?) on conflict (org_id) do update set allows_external_businesses = excluded.allows_external_businesses`,
     [d.orgId, d.allowsExternalBusinesses],

@@ -1,4 +1,4 @@
-import { appUserIdFor, TOPICS, type DomainEvent, type UserSentMessage } from '@platform/contracts';
+import { appUserIdFor, TOPICS } from '@platform/contracts';
 import type { TopicProjectionRebuildSpec } from '@platform/kafka';
 import { USER_EVENTS_CONSUMER } from '../inbound/user-events.consumer';
 import { appsConsumer, audienceHandlers, consentConsumer, extendReplyWindow, recordAppUser } from './audience.projection';
@@ -26,8 +26,8 @@ export function messagingTopicRebuild(appUserIdSecret: string): TopicProjectionR
         topics: [TOPICS.chatUserEvents],
         handlers: {
           ...audienceHandlers,
-          UserSentMessage: async (em, event: DomainEvent) => {
-            const d = (event as unknown as UserSentMessage).data;
+          UserSentMessage: async (em, event) => {
+            const d = event.data;
             const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
             await recordAppUser(em, d.appId, appUserId, d.userId);
             await extendReplyWindow(em, d.appId, appUserId, new Date(event.occurredAt));

@@ -2,11 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   TOPICS,
   type DomainEvent,
-  type MediaDiscarded,
-  type MediaReceivedFromUser,
-  type MediaUploadRejected,
   type MediaUploadRequested,
-  type MediaUploadVerified,
 } from '@platform/contracts';
 import type { ConsumerSpec } from '@platform/service-kit';
 
@@ -31,12 +27,12 @@ export const mediaConsumer: ConsumerSpec = {
   name: MEDIA_CONSUMER,
   topics: [TOPICS.mediaEvents],
   handlers: {
-    MediaUploadRequested: (em: EntityManager, event: DomainEvent) => insertMedia(em, event, (event as unknown as MediaUploadRequested).data, 'pending_upload'),
-    MediaReceivedFromUser: (em: EntityManager, event: DomainEvent) => insertMedia(em, event, (event as unknown as MediaReceivedFromUser).data, 'ready'),
-    MediaUploadVerified: (em: EntityManager, event: DomainEvent) => setStatus(em, (event as unknown as MediaUploadVerified).data.mediaId, 'ready'),
-    MediaUploadRejected: (em: EntityManager, event: DomainEvent) => setStatus(em, (event as unknown as MediaUploadRejected).data.mediaId, 'invalid'),
-    MediaDiscarded: async (em: EntityManager, event: DomainEvent) => {
-      await em.execute(`delete from messaging.media where media_id = ?`, [(event as unknown as MediaDiscarded).data.mediaId]);
+    MediaUploadRequested: (em, event) => insertMedia(em, event, event.data, 'pending_upload'),
+    MediaReceivedFromUser: (em, event) => insertMedia(em, event, event.data, 'ready'),
+    MediaUploadVerified: (em, event) => setStatus(em, event.data.mediaId, 'ready'),
+    MediaUploadRejected: (em, event) => setStatus(em, event.data.mediaId, 'invalid'),
+    MediaDiscarded: async (em, event) => {
+      await em.execute(`delete from messaging.media where media_id = ?`, [event.data.mediaId]);
     },
   },
 };

@@ -3,10 +3,7 @@ import {
   appUserIdFor,
   inboundMediaId,
   TOPICS,
-  type DeviceReceiptSent,
   type DomainEvent,
-  type MessageDeliveryRefused,
-  type UserSentMessage,
 } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
@@ -47,7 +44,7 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
     handlers: {
       ...audienceHandlers,
       UserSentMessage: async (em, event) => {
-        const d = (event as unknown as UserSentMessage).data;
+        const d = event.data;
         const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
         const sentAt = new Date(event.occurredAt);
         await recordAppUser(em, d.appId, appUserId, d.userId);
@@ -73,11 +70,11 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
         await extendReplyWindow(em, d.appId, appUserId, sentAt);
       },
       DeviceReceiptSent: async (em, event) => {
-        const d = (event as unknown as DeviceReceiptSent).data;
+        const d = event.data;
         await decide(em, d.messageId, d.appId, { type: 'RecordReceipt', data: { status: d.status }, metadata: { now: new Date(event.occurredAt) } }, event);
       },
       MessageDeliveryRefused: async (em, event) => {
-        const d = (event as unknown as MessageDeliveryRefused).data;
+        const d = event.data;
         await decide(em, d.messageId, d.appId, { type: 'RecordDeliveryRefusal', data: { reason: d.reason }, metadata: { now: new Date(event.occurredAt) } }, event);
       },
     },

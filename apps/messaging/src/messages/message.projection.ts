@@ -1,7 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent } from '@platform/contracts';
-import type { Statement } from '@platform/event-store';
+import { type Statement, storedEventGuard } from '@platform/event-store';
 import type { MessageEvent } from './message.state';
+
+const isMessageEvent = storedEventGuard<MessageEvent>({
+  MessageAccepted: true,
+  MessageSent: true,
+  MessageDelivered: true,
+  MessageRead: true,
+  MessageFailed: true,
+  MessageReceived: true,
+});
 
 /** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts). */
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
@@ -12,7 +21,8 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
   const insert = newOutboundMessages(events);
   if (insert) await em.execute(insert.sql, insert.params);
   for (const stored of events) {
-    const event = stored as unknown as MessageEvent & DomainEvent;
+    if (!isMessageEvent(stored)) continue;
+    const event = stored;
     const at = new Date(stored.occurredAt);
     const v = stored.streamVersion;
     switch (event.type) {
@@ -67,13 +77,13 @@ function handedOverIn(events: DomainEvent[]): Set<string> {
  */
 export function newOutboundMessages(events: DomainEvent[]): Statement | null {
   const handedOver = handedOverIn(events);
-  const accepted = events.filter((e) => e.type === 'MessageAccepted');
+  const accepted = events.filter(isMessageEvent).filter((e) => e.type === 'MessageAccepted');
   if (accepted.length === 0) return null;
   return {
     sql: `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
        values ${accepted.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
     params: accepted.flatMap((stored) => {
-      const d = (stored as unknown as Extract<MessageEvent, { type: 'MessageAccepted' }>).data;
+      const d = stored.data;
       const sent = handedOver.has(d.messageId);
       return [
         d.messageId,

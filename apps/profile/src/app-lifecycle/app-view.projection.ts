@@ -1,11 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEventGuard } from '@platform/event-store';
 import type { DomainEvent, ProfileEvent } from '@platform/contracts';
 import { AppView } from '../persistence/app-view.entity';
+
+const isAppEvent = storedEventGuard<ProfileEvent>({
+  AppCreated: true,
+  AppStatusChanged: true,
+  AppDailyQuotaChanged: true,
+  VerificationStatusChanged: true,
+  BusinessProfileUpdated: true,
+});
 
 /** Inline projection of the App stream into profile.apps (same transaction as the append). */
 export async function projectAppEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const stored of events) {
-    const event = stored as unknown as ProfileEvent & DomainEvent;
+    if (!isAppEvent(stored)) continue;
+    const event = stored;
     const at = new Date(stored.occurredAt);
     if (event.type === 'AppCreated') {
       const d = event.data;

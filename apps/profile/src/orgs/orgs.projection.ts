@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type DomainEvent, type OrgCreated } from '@platform/contracts';
+import { TOPICS, type EventOf } from '@platform/contracts';
 import type { ConsumerSpec } from '@platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 
-async function upsertOrg(em: EntityManager, event: DomainEvent): Promise<void> {
-  const d = (event as unknown as OrgCreated).data;
+async function upsertOrg(em: EntityManager, event: EventOf<'OrgCreated' | 'OrgUpdated'>): Promise<void> {
+  const d = event.data;
   await em.upsert(OrgView, { orgId: d.orgId, name: d.name, allowsExternalBusinesses: d.allowsExternalBusinesses });
 }
 

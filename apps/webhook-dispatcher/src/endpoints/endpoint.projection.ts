@@ -1,6 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { storedEventGuard } from '@platform/event-store';
 import type { DomainEvent } from '@platform/contracts';
 import type { EndpointEvent } from './endpoint.state';
+
+const isEndpointEvent = storedEventGuard<EndpointEvent>({
+  WebhookEndpointRegistered: true,
+  WebhookEndpointVerified: true,
+  WebhookEndpointVerificationFailed: true,
+  WebhookEndpointEventsChanged: true,
+  WebhookEndpointUrlChanged: true,
+  WebhookEndpointSecretRotated: true,
+  WebhookEndpointDisabled: true,
+  WebhookEndpointDeleted: true,
+});
 
 /**
  * Inline projection of endpoint streams into webhook_dispatcher.endpoints. An endpoint that stops
@@ -9,7 +21,8 @@ import type { EndpointEvent } from './endpoint.state';
  */
 export async function projectEndpointEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   for (const stored of events) {
-    const event = stored as unknown as EndpointEvent & DomainEvent;
+    if (!isEndpointEvent(stored)) continue;
+    const event = stored;
     const at = new Date(stored.occurredAt);
     const v = stored.streamVersion;
     const id = event.data.endpointId;

@@ -2,12 +2,8 @@ import {
   API_VERSION,
   derivedId,
   ID_PREFIX,
-  type AppStatusChanged,
-  type ConsentUpdated,
   type DomainEvent,
-  type MessageFailed,
-  type MessageReceived,
-  type MessagingEvent,
+  type EventOf,
   type PublicEventData,
   type PublicEventEnvelope,
   type PublicEventType,
@@ -24,6 +20,13 @@ export interface PublicEvent {
 /** The domain events that become public events, and the handler of each. */
 export const PUBLIC_SOURCE_TYPES = ['MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived', 'ConsentUpdated', 'AppStatusChanged'] as const;
 
+type PublicSourceType = (typeof PUBLIC_SOURCE_TYPES)[number];
+
+/** Whether a (schema-checked) domain event is one that becomes a public event, narrowing it to its type. */
+function isPublicSource(event: DomainEvent): event is EventOf<PublicSourceType> {
+  return (PUBLIC_SOURCE_TYPES as readonly string[]).includes(event.type);
+}
+
 const STATUS_OF = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' } as const;
 
 /** `evt_` id of the public event a domain event becomes: the same on every replay of a topic (DESIGN section 6). */
@@ -38,7 +41,7 @@ export function envelopeOf<T extends PublicEventType>(id: string, type: T, appId
 
 /** Maps one domain event to the public event it stands for, or null when it has none. */
 export function toPublicEvent(event: DomainEvent): PublicEvent | null {
-  if (!event.appId) return null;
+  if (!event.appId || !isPublicSource(event)) return null;
   const id = publicEventId(event);
   const build = <T extends PublicEventType>(type: T, data: PublicEventData[T], requiresMedia: string[] = []): PublicEvent => {
     const envelope = envelopeOf(id, type, event.appId as string, event.occurredAt, data);
@@ -49,18 +52,18 @@ export function toPublicEvent(event: DomainEvent): PublicEvent | null {
     case 'MessageDelivered':
     case 'MessageRead':
     case 'MessageFailed': {
-      const d = (event as unknown as Extract<MessagingEvent, { type: typeof event.type }>).data;
+      const d = event.data;
       return build('message.status', {
         id: d.messageId,
         appUserId: d.appUserId,
         status: STATUS_OF[event.type],
         timestamp: event.occurredAt,
         ...(d.clientReference !== null ? { clientReference: d.clientReference } : {}),
-        ...(event.type === 'MessageFailed' ? { reason: (d as MessageFailed['data']).reason } : {}),
+        ...(event.type === 'MessageFailed' ? { reason: event.data.reason } : {}),
       });
     }
     case 'MessageReceived': {
-      const d = (event as unknown as MessageReceived).data;
+      const d = event.data;
       const media = d.media.map((file) => ({ id: file.id, mimeType: file.mimeType, fileName: file.fileName, size: file.size }));
       return build(
         'message.received',
@@ -77,7 +80,7 @@ export function toPublicEvent(event: DomainEvent): PublicEvent | null {
       );
     }
     case 'ConsentUpdated': {
-      const d = (event as unknown as ConsentUpdated).data;
+      const d = event.data;
       return build('consent.updated', {
         appUserId: d.appUserId,
         status: d.status,
@@ -88,7 +91,7 @@ export function toPublicEvent(event: DomainEvent): PublicEvent | null {
       });
     }
     case 'AppStatusChanged': {
-      const d = (event as unknown as AppStatusChanged).data;
+      const d = event.data;
       return build('app.status_changed', { status: d.status, previousStatus: d.previousStatus, ...(d.reason !== null ? { reason: d.reason } : {}) });
     }
     default:

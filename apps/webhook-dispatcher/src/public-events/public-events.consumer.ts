@@ -78,7 +78,7 @@ export function mediaRegistryConsumer(): ConsumerSpec {
     topics: [TOPICS.mediaEvents],
     handlers: {
       MediaReceivedFromUser: async (em, event) => {
-        await em.execute(`insert into webhook_dispatcher.known_media (media_id) values (?) on conflict do nothing`, [(event.data as { mediaId: string }).mediaId]);
+        await em.execute(`insert into webhook_dispatcher.known_media (media_id) values (?) on conflict do nothing`, [event.data.mediaId]);
         await em.execute(`select pg_notify(?, '')`, [DELIVERIES_CHANNEL]);
       },
     },

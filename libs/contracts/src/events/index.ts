@@ -7,3 +7,4 @@ export * from './messaging.events';
 export * from './media.events';
 export * from './webhooks.events';
 export * from './event-schemas';
+export * from './event-map';
