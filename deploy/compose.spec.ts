@@ -1,10 +1,10 @@
 /**
  * ./docker-compose.yml and ./Dockerfile, checked statically: no Docker engine runs where the tests
- * do (docs/decisions.md, Operations). The stack is Kafka in KRaft mode, Postgres, MinIO and every app
- * of apps/, each long-running service with a health check and dependencies that wait for health; the
- * apps get every variable they read (or are listed below with the reason they do not), under the
- * names .env.example documents; the image is multi-stage on a pinned node:24, runs as a non-root user
- * and carries production dependencies only.
+ * do (docs/adr/0110-compose-and-dockerfile-checked-statically.md). The stack is Kafka in KRaft mode,
+ * Postgres, MinIO and every app of apps/, each long-running service with a health check and
+ * dependencies that wait for health; the apps get every variable they read (or are listed below with
+ * the reason they do not), under the names .env.example documents; the image is multi-stage on a
+ * pinned node:24, runs as a non-root user and carries production dependencies only.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

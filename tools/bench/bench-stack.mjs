@@ -140,9 +140,9 @@ function waitingForCore(pid) {
 
 /**
  * How fast this machine runs plain JavaScript right now: rounds of a fixed floating-point loop per
- * second on one thread, taken before the stack starts (only the idle broker runs). The ninth
- * session's last commit gave 495-696 sends/s one day and 345-391 the next; this puts a number on the
- * day beside the figures (3 500-3 650 on 2026-11-23).
+ * second on one thread, taken before the stack starts (only the idle broker runs). Commit 306c515
+ * gave 495-696 sends/s one day and 345-391 the next; this puts a number on the day beside the
+ * figures (3 500-3 650 on 2026-11-23).
  */
 function cpuLoopScore(ms = 2000) {
   const started = performance.now();
@@ -435,7 +435,8 @@ function gcPauses(text) {
 /**
  * The pauses each service's event loop took for garbage collection between two readings: how many a
  * second and their mean, by kind. A scavenge in the gateway or messaging stops every send there for
- * its length, and the slowest sends of a window line up with them (docs/decisions.md, Messaging).
+ * its length, and the slowest sends of a window line up with them
+ * (docs/adr/0073-v8-default-heap-and-gc-settings.md).
  */
 function gcPauseReport(before, after, seconds) {
   if (!before || !after) return undefined;

@@ -102,7 +102,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   const listenStreams = new ListenStreams();
   const routes = publicRoutes({ rpc, clock: runtime.clock, listenStreams });
   const document = buildOpenApiDocument(routes, { docsUrl: config.docsUrl, rateLimit: { rps: config.rateLimitRps, burst: config.rateLimitBurst } });
-  // Buckets shared by every replica, leased in blocks (docs/decisions.md, issue 32).
+  // Buckets shared by every replica, leased in blocks (docs/adr/0038-rate-limits-shared-in-leased-blocks.md).
   const leases = new Counter({ name: 'gateway_rate_limit_leases_total', help: 'Token leases from the shared rate buckets in Postgres', labelNames: ['limiter', 'outcome'], registers: [runtime.metrics.registry] });
   const buckets = postgresRateBucketStore(runtime);
   const limiters = [

@@ -72,7 +72,8 @@ interface Snapshot {
 
 /**
  * Rebuilds a service's projections from its event store into fresh tables and swaps them in while the
- * service keeps writing (DESIGN: event store is the truth; docs/decisions.md "Projection replay").
+ * service keeps writing (DESIGN: event store is the truth;
+ * docs/adr/0111-projections-rebuilt-from-the-event-store.md).
  *
  * Positions are allocated at insert, not at commit, so reading `position > last` alone can miss an event
  * whose transaction commits after a later position became visible. Every read therefore records the

@@ -6,7 +6,7 @@ import { projectConsentEvents } from './consent.projection';
  * consent`: the append's inline projection replayed in position order. Listing sequence numbers
  * (consent_versions.seq) are handed out again in that order, which can differ from the live commit
  * order between users of one app, so a GET /consents cursor issued before the rebuild may skip or
- * repeat a row after it (docs/decisions.md "Projection replay").
+ * repeat a row after it (docs/adr/0111-projections-rebuilt-from-the-event-store.md).
  */
 export const consentProjectionRebuild = inlineProjectionRebuild({
   service: 'consent',

@@ -29,7 +29,7 @@ type Local = { tokens: number; expiresAt: number; shared: number; exhaustedUntil
  * bucket, so replicas together never admit more than burst + rate × time; the cost is undershoot, at
  * most one block per replica (leased, then dropped unused after `leaseMs`). Once a lease finds the
  * bucket empty, this replica refuses in memory until a block could have refilled. See
- * docs/decisions.md ("Hostile input, abuse and faults").
+ * docs/adr/0038-rate-limits-shared-in-leased-blocks.md.
  */
 export class RateLimiter {
   private readonly locals = new Map<string, Local>();
