@@ -57,16 +57,16 @@ try {
     const db = new pg.Client({ connectionString: benchEnv.DATABASE_URL });
     await db.connect();
     const { rows: sessions } = await db.query(`select session_id from webhook_dispatcher.listen_sessions where app_id = $1`, [appId]);
-    const sessionId = sessions[0].session_id;
+    const listenSessionId = sessions[0].session_id;
     const now = new Date();
     await db.query('begin');
     await seedPublicEvents(db, { appId, tag: 'LISTEN', count: total, now });
     await db.query(
       `insert into webhook_dispatcher.listen_events (session_id, event_id, created_at)
        select $1, 'evt_LISTEN' || lpad(i::text, 20, '0'), $2 from generate_series(1, $3::int) as i order by i`,
-      [sessionId, now, total],
+      [listenSessionId, now, total],
     );
-    await db.query(`select pg_notify('webhook_dispatcher_listen', $1)`, [sessionId]);
+    await db.query(`select pg_notify('webhook_dispatcher_listen', $1)`, [listenSessionId]);
     const arrivedBefore = arrivals.length;
     const watched = watchMachine();
     const started = performance.now();

@@ -91,7 +91,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   const target = quoteIdent(targetName);
   const oldName = `${spec.schema}_old_${ts}`;
   const query: RebuildQuery = async (sql, params) => (await client.query(sql, params as unknown[])).rows;
-  const session = spec.start(targetName);
+  const writer = spec.start(targetName);
   const started = performance.now();
 
   // 1. Fresh copies of the live tables (secondary indexes come after the bulk load).
@@ -140,7 +140,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
     }));
   const apply = async (events: RebuildEvent[]) => {
     if (events.length === 0) return;
-    await session.applyPage(query, target, events);
+    await writer.applyPage(query, target, events);
     for (const e of events) applied.add(e.position);
     done += events.length;
     options.onProgress?.(done, total);
@@ -177,13 +177,13 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
 
   // 3. Bulk, then the secondary indexes, then catch up until a read comes back short.
   while ((await step(false)) === pageSize);
-  await session.flush(query, target);
+  await writer.flush(query, target);
   const bulkSeconds = (performance.now() - started) / 1000;
   const bulkDone = done;
   await indexRebuiltTables(query, targetName, spec.tables, secondaryIndexes);
   await options.beforeSwap?.();
   while ((await step(false)) === pageSize);
-  await session.flush(query, target);
+  await writer.flush(query, target);
 
   // 4. Swap: lock the live tables (writers wait), apply the last tail, move the tables.
   const beforeTail = done;
@@ -197,7 +197,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
     isolation: 'repeatable read',
     underLock: async () => {
       while ((await step(true)) === pageSize);
-      await session.flush(query, target);
+      await writer.flush(query, target);
     },
   });
   const seconds = (performance.now() - started) / 1000;

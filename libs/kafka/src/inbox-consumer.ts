@@ -496,12 +496,12 @@ export async function startBroadcastConsumer(args: {
   /** The group session (default GROUP_SESSION_TIMEOUT_MS): how long a crashed consumer keeps its replacement out. */
   sessionTimeoutMs?: number;
 }): Promise<{ disconnect: () => Promise<void> }> {
-  const sessionTimeout = args.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS;
+  const groupSessionMs = args.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS;
   let current: Consumer | null = null;
   let stopped = false;
   let restarts = 0;
   const start = async (): Promise<void> => {
-    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, sessionTimeout, heartbeatInterval: heartbeatIntervalFor(sessionTimeout), allowAutoTopicCreation: false });
+    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, sessionTimeout: groupSessionMs, heartbeatInterval: heartbeatIntervalFor(groupSessionMs), allowAutoTopicCreation: false });
     current = consumer;
     restartWhenCrashed(consumer, restart, (error) => args.onError?.(error));
     await consumer.connect();

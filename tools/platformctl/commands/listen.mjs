@@ -115,10 +115,10 @@ export default {
           idle = setTimeout(abortConnection, IDLE_TIMEOUT_MS);
           for (const event of reader.push(decoder.decode(chunk, { stream: true }))) {
             if (event.event === 'session') {
-              const session = JSON.parse(event.data);
-              secret = session.secret;
+              const opened = JSON.parse(event.data);
+              secret = opened.secret;
               // Kept at once: a run killed before its first event must still resume from here, not from "now".
-              cursor = session.cursor;
+              cursor = opened.cursor;
               saver.save(cursor);
               saver.flush();
               if (!announced) {

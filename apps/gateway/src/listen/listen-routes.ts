@@ -43,8 +43,8 @@ export function listenRoutes(deps: { rpc: RpcClient; streams: ListenStreams }): 
         if (!place) throw DomainError.rateLimited(`An app may have ${MAX_LISTEN_STREAMS_PER_APP} listen streams open at once; end one first.`, 5);
         try {
           const resume = parseLastEventId(ctx.headers['last-event-id']);
-          const session = await deps.rpc.call<OpenedSession>('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
-          return { status: 200, stream: (res) => serveListenStream(res, { rpc: deps.rpc, caller: ctx.caller, appId: ctx.app.appId, session, place }) };
+          const opened = await deps.rpc.call<OpenedSession>('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
+          return { status: 200, stream: (res) => serveListenStream(res, { rpc: deps.rpc, caller: ctx.caller, appId: ctx.app.appId, session: opened, place }) };
         } catch (error) {
           place.release();
           throw error;

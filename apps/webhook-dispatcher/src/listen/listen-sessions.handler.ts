@@ -115,11 +115,11 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
          returning session_id, last_seq`,
         [newId(LISTEN_SESSION_PREFIX, now.getTime()), p.appId, p.keyId, pgTextArray(events), now, now, expiresAt],
       );
-      const sessionId = session.session_id;
+      const openedId = session.session_id;
       // A fresh start reads from now on: what is recorded and not yet read gets its cursors first.
-      const head = await this.sequence(tx, sessionId, Number(session.last_seq), now);
-      const after = p.resume && p.resume.sessionId === sessionId ? Math.min(p.resume.seq, head) : p.resume ? 0 : head;
-      return { sessionId, secret: listenSigningSecret(this.serverSecret, p.keyId), events, after };
+      const head = await this.sequence(tx, openedId, Number(session.last_seq), now);
+      const after = p.resume && p.resume.sessionId === openedId ? Math.min(p.resume.seq, head) : p.resume ? 0 : head;
+      return { sessionId: openedId, secret: listenSigningSecret(this.serverSecret, p.keyId), events, after };
     });
   }
 

@@ -39,10 +39,10 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
         if (!publicEvent || !event.appId) return [];
         const { envelope } = publicEvent;
         const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
-        const sessionIds = sessions.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.session_id as string);
+        const listenSessionIds = sessions.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.session_id as string);
         // Only deliveries and listen sessions ever read a public event; an event nobody subscribed
         // to is never sent, so its payload is not kept (the inbox still records it).
-        if (endpointIds.length === 0 && sessionIds.length === 0) return [];
+        if (endpointIds.length === 0 && listenSessionIds.length === 0) return [];
         const now = runtime.clock.now();
         // Decided in the event's span (continuing its traceparent header): attempts join that trace.
         const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
@@ -58,7 +58,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           }),
         ];
         if (deliveries) writes.push(deliveries);
-        if (sessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds, eventId: envelope.id, now }));
+        if (listenSessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds: listenSessionIds, eventId: envelope.id, now }));
         return writes;
       },
     },
