@@ -22,6 +22,11 @@ try {
   console.warn(`eslint.config.mjs: could not compute the Nx project graph (${error?.message ?? error}); @nx/enforce-module-boundaries may be skipped`);
 }
 
+/** The globals a Node ES module script may use (the `globals` package is not a dependency of the project). */
+const NODE_GLOBALS = Object.fromEntries(
+  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'performance', 'structuredClone', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'queueMicrotask', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Response', 'Request', 'Headers', 'WebSocket', 'Blob', 'FormData'].map((name) => [name, 'readonly']),
+);
+
 const APPS = ['gateway', 'messaging', 'consent', 'media', 'profile', 'webhook-dispatcher', 'chat-sim'];
 
 /** Files allowed to use @platform/testing (test code only). */
@@ -36,11 +41,16 @@ export default defineConfig(
       '**/coverage/**',
       '**/.nx/**',
       '**/tmp/**',
-      // Plain JavaScript (jest config, tools/*.mjs, build helpers) stays unlinted.
+      // CommonJS helpers (jest config, path registration) stay unlinted; ES modules are linted below.
       '**/*.js',
       '**/*.cjs',
-      '**/*.mjs',
     ],
+  },
+  {
+    // tools/**/*.mjs and the other ES module scripts: Node's globals, undefined names and unused bindings.
+    files: ['**/*.mjs'],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: NODE_GLOBALS },
+    rules: { 'no-undef': 'error', 'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none' }] },
   },
   ...nx.configs['flat/base'],
   {
