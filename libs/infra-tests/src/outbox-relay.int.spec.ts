@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { EventStore, type AppendMeta, type NewEvent } from './event-store';
+import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions, PipelinedTransaction } from '@platform/event-store';
 import {
   BROKERS,
   adminQuery,
@@ -28,9 +28,6 @@ import {
   type ConsumedMessage,
   type TestSchema,
 } from './integration.test-helpers';
-import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-import { PipelinedTransaction } from './pipelined-transaction';
-import { outboxChannel } from './schema.sql';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
 jest.setTimeout(60_000);

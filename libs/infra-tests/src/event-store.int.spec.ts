@@ -6,9 +6,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { handleCommand } from './command-handler';
+import { type AppendMeta, EventStore, handleCommand, type NewEvent, type OutboxRoute, StreamVersionConflict } from '@platform/event-store';
 import type { Decider } from '@platform/decider';
-import { EventStore, StreamVersionConflict, type AppendMeta, type NewEvent, type OutboxRoute } from './event-store';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).

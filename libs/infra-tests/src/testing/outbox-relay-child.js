@@ -11,7 +11,7 @@
 'use strict';
 require('./ts-register');
 const { Partitioners } = require('kafkajs');
-const { OutboxRelay } = require('../outbox-relay');
+const { OutboxRelay } = require('../../../event-store/src/outbox-relay');
 const { createKafka, parseBrokers } = require('../../../kafka/src/kafka-client');
 
 const env = process.env;

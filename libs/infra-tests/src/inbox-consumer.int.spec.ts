@@ -10,8 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
 import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '@platform/contracts';
 import { InboxConsumer, type EventHandler, type InboxConsumerOptions, type PipelinedEffect } from '@platform/kafka';
-import { pgTextArray } from './inbox';
-import type { Statement } from './pipelined-transaction';
+import { pgTextArray, type Statement } from '@platform/event-store';
 import {
   connectProducer,
   countRows,

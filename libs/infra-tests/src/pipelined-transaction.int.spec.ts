@@ -6,9 +6,8 @@
  * outside a transaction.
  */
 import type { DomainEvent } from '@platform/contracts';
-import { EventStore } from './event-store';
+import { EventStore, PipelinedTransaction } from '@platform/event-store';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
-import { PipelinedTransaction } from './pipelined-transaction';
 
 jest.setTimeout(60_000);
 
