@@ -1,5 +1,6 @@
 import { ServerKafka } from '@nestjs/microservices';
 import { RpcKafkaServer } from './rpc-server';
+import { of } from 'rxjs';
 
 /** The parts of Nest's server the route lookup goes through (protected in its types). */
 interface RouteLookup {
@@ -45,7 +46,6 @@ describe('RpcKafkaServer replies', () => {
       // The producer's send during a broker outage, once kafkajs gave up retrying.
       (ours as unknown as { producer: { send: () => Promise<never> } }).producer = { send: () => Promise.reject(refused) };
       // As Nest's handleMessage answers: its `send` awaits the publisher in a nextTick callback nobody awaits.
-      const { of } = await import('rxjs');
       ours.send(of({ ok: true }), ours.getPublisher('test.messaging.rpc.reply', '0', 'corr-1', {} as never));
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).toEqual([]);

@@ -1,5 +1,6 @@
 /** HTTP helpers for *.e2e.spec.ts: talk to the running test stack like a client would. */
 import { servedConformance } from './api-conformance';
+import { Client } from 'pg';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -149,7 +150,6 @@ export async function advanceClock(seconds: number): Promise<Date> {
 
 /** One query against a database (the stack's own by default), for tests that check what a service stored. */
 export async function queryDatabase<T = Record<string, unknown>>(sql: string, params: unknown[] = [], url = process.env.DATABASE_URL as string): Promise<T[]> {
-  const { Client } = await import('pg');
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

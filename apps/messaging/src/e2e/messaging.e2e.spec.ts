@@ -1,4 +1,5 @@
 import { admin, advanceClock, api, expectError, queryDatabase, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique, appWithTester, sendMessage, simInbox } from '@platform/testing';
+import { Client } from 'pg';
 
 describe('messaging through HTTP (e2e)', () => {
   describe('send and lifecycle', () => {
@@ -167,7 +168,6 @@ describe('messaging through HTTP (e2e)', () => {
       const body = { to: { appUserId }, type: 'text', text: 'held up' };
       const key = unique('idem-');
       // The app's D8 counter row, locked by a transaction of the test's own, holds the send's batch in progress.
-      const { Client } = await import('pg');
       const lock = new Client({ connectionString: process.env.DATABASE_URL });
       await lock.connect();
       try {

@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { API_VERSION } from '@platform/contracts';
+import { Client } from 'pg';
 import {
   admin,
   advanceClock,
@@ -502,7 +503,7 @@ describe('webhook delivery worker and its due index (e2e)', () => {
    * The session allows bitmap scans only: a bitmap scan skips index entries already marked dead, and
    * never marks any itself, so the count shows what the worker's own scans have left behind.
    */
-  async function dueIndexEntries(db: import('pg').Client, from: Date, to: Date): Promise<number> {
+  async function dueIndexEntries(db: Client, from: Date, to: Date): Promise<number> {
     const { rows } = await db.query(
       `explain (analyze, format json) select delivery_id from webhook_dispatcher.deliveries where status = 'pending' and next_attempt_at between $1 and $2`,
       [from, to],
@@ -514,7 +515,6 @@ describe('webhook delivery worker and its due index (e2e)', () => {
   }
 
   it('finished deliveries leave no dead entries in the due index for every later claim to visit', async () => {
-    const { Client } = await import('pg');
     const db = new Client({ connectionString: process.env.DATABASE_URL, options: '-c enable_indexscan=off -c enable_seqscan=off' });
     await db.connect();
     try {
