@@ -22,7 +22,8 @@ const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
 });
 const require = createRequire(import.meta.url);
-const { HttpsReceiver, testCertificates } = require(path.join(ROOT, 'dist/libs/testing/src/https-receiver.js'));
+const { HttpsReceiver } = require(path.join(ROOT, 'dist/libs/testing/src/https-receiver.js'));
+const { testCertificates } = require(path.join(ROOT, 'dist/libs/testing/src/test-certificates.js'));
 
 const RECEIVER_PORT = BENCH_BASE_PORT + 71;
 const certs = testCertificates(path.join(ROOT, '.data/test-certs'));

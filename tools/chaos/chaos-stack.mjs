@@ -16,7 +16,8 @@ import { pidFile, stopRecordedStack } from '../dev/recorded-stack.mjs';
 
 const require = createRequire(import.meta.url);
 const { ThrowawayPostgres } = require(path.join(ROOT, 'dist/libs/testing/src/throwaway-postgres.js'));
-const { HttpsReceiver, testCertificates } = require(path.join(ROOT, 'dist/libs/testing/src/https-receiver.js'));
+const { HttpsReceiver } = require(path.join(ROOT, 'dist/libs/testing/src/https-receiver.js'));
+const { testCertificates } = require(path.join(ROOT, 'dist/libs/testing/src/test-certificates.js'));
 
 export const APP_NAMES = ['gateway', 'messaging', 'consent', 'media', 'profile', 'webhook-dispatcher', 'chat-sim'];
 const TAG = 'chaos';

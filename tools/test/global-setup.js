@@ -13,7 +13,7 @@ module.exports = async () => {
   const stack = await import(path.join(root, 'tools/dev/stack.mjs'));
   const { resetDatabase, TEST_ENV, TEST_BASE_PORT, TEST_CERTS_DIR } = await import(path.join(root, 'tools/test/test-env.mjs'));
   // The local CA the dispatcher trusts (WEBHOOK_CA_FILE) must exist before the stack starts.
-  TEST_ENV.WEBHOOK_CA_FILE = require(path.join(root, 'dist/libs/testing/src/https-receiver.js')).testCertificates(TEST_CERTS_DIR).caFile;
+  TEST_ENV.WEBHOOK_CA_FILE = require(path.join(root, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR).caFile;
   await infra.ensureInfra({ quiet: true });
   await resetDatabase();
   // A namespace of its own per run (unless one is forced), so nothing replays earlier runs' events.

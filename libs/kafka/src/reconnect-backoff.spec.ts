@@ -1,5 +1,5 @@
 import { kafkaClientConfig } from './kafka-client';
-import { restartDelayMs } from './inbox-consumer';
+import { restartDelayMs } from './consumer-restarts';
 
 // After a broker outage, how soon each client tries again decides how soon the platform serves (issue 32).
 describe('back-off after Kafka failures', () => {

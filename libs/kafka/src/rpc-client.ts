@@ -6,7 +6,7 @@ import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcReques
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
-import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, waitBeforeRestart } from './inbox-consumer';
+import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';

@@ -3,7 +3,7 @@ import type { Consumer } from 'kafkajs';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
-import { restartWhenCrashed, trackMembership, waitBeforeRestart } from './inbox-consumer';
+import { restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
 import { prepareKafkaJs } from './kafka-client';
 
 /** How long closing waits for the requests under way to be answered. */

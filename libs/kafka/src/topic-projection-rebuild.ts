@@ -11,7 +11,7 @@ import {
   type RebuildOptions,
   type RebuildQuery,
 } from '@platform/event-store';
-import { byEventType, parseEventMessage, type EventHandler, type EventHandlers } from './inbox-consumer';
+import { byEventType, parseEventMessage, type EventHandler, type EventHandlers } from './event-message.parser';
 
 /** One live consumer whose projection effects a rebuild replays. */
 export interface TopicRebuildConsumer {

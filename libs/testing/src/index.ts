@@ -3,6 +3,7 @@ export * from './processes';
 export * from './webhooks';
 export * from './fake-dns-server';
 export * from './https-receiver';
+export * from './test-certificates';
 export * from './api-conformance';
 export * from './otlp-receiver';
 export * from './throwaway-postgres';

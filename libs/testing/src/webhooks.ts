@@ -4,7 +4,8 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { servedConformance } from './api-conformance';
 import { api, expectStatus, publicUrl, unique, type TestApp } from './e2e';
-import { HttpsReceiver, testCertificates, type ReceivedRequest } from './https-receiver';
+import { HttpsReceiver, type ReceivedRequest } from './https-receiver';
+import { testCertificates } from './test-certificates';
 
 /** The names the test stack pins to local receivers (tools/test/test-env.mjs, WEBHOOK_DEV_HOSTS). */
 export const TEST_WEBHOOK_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hooks3.local.test', 'hooks4.local.test', 'hooks5.local.test'];

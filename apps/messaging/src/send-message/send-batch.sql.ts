@@ -1,0 +1,120 @@
+import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
+import { jsonRows, type Statement } from '@platform/event-store';
+import { utcDay } from '../messages/send-rules';
+import { compare, dayKey, rowKey } from './send-keys';
+import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
+
+/** The statements of a send batch (the claims, the facts, the D8 counters), as the batch sends them. */
+
+/**
+ * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
+ * circle (a concurrent twin elsewhere waits here for the first to commit). A claim older than the
+ * records' 24 hours is taken over.
+ */
+export function claimStatement(sends: PendingSend[]): Statement {
+  const claims = sends
+    .map(({ request, messageId, now }) => ({ app_id: request.appId, idempotency_key: request.idempotencyKey, body_hash: request.bodyHash, message_id: messageId, created_at: now }))
+    .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
+  return {
+    sql: `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
+       select app_id, idempotency_key, body_hash, message_id, created_at
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, message_id text, created_at timestamptz)
+       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
+         where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
+       returning 1`,
+    params: [JSON.stringify(claims), IDEMPOTENCY_KEY_TTL_MS],
+  };
+}
+
+/** A HeldRow's columns, from a claim `s` and its message (`HOLDER_MESSAGE`). */
+export const HELD_COLUMNS = 's.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
+export const HOLDER_MESSAGE = 'left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id';
+
+/** After the claims: the keys another send holds, with that send's body hash and message (for the replay or the 422). */
+export function heldStatement(sends: PendingSend[]): Statement {
+  return {
+    sql: `select ${HELD_COLUMNS}
+       from ${jsonRows('c', 'app_id text, idempotency_key text, message_id text', sends.length)}
+       join messaging.send_requests s using (app_id, idempotency_key)
+       ${HOLDER_MESSAGE}
+      where s.message_id <> c.message_id`,
+    params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+  };
+}
+
+/** Everything D9 looks at, for every send, in one query over messaging's projections. */
+export function factsStatement(addressed: Addressed[]): Statement {
+  return {
+    sql: `select q.i, a.org_id as app_org_id, a.status as app_status, a.daily_quota,
+              r.user_id, r.org_id as user_org_id, r.status as user_status, o.allows_external_businesses as org_allows,
+              exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
+              (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
+              (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at
+       from ${jsonRows('q', 'i int, app_id text, app_user_id text, user_id text', addressed.length)}
+       join messaging.apps a on a.app_id = q.app_id
+       left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
+       left join messaging.orgs o on o.org_id = r.org_id`,
+    params: [JSON.stringify(addressed.map(({ send, userId, appUserId }) => ({ i: send.at, app_id: send.request.appId, app_user_id: appUserId, user_id: userId })))],
+  };
+}
+
+export function mediaWanted(sends: (PendingSend & { at: number })[]): { at: number; media_id: string; app_id: string }[] {
+  return sends.filter((send) => send.request.body.type !== 'text').map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
+}
+
+/** The media of the media messages, from messaging's projection of media.events (D9 media checks, D11). */
+export function mediaStatement(wanted: { at: number; media_id: string; app_id: string }[]): Statement {
+  return {
+    sql: `select q.at, m.media_id, m.kind, m.status, m.mime_type, m.file_name, m.size, m.object_key
+           from ${jsonRows('q', 'at int, media_id text, app_id text', wanted.length)} join messaging.media m using (media_id, app_id)`,
+    params: [JSON.stringify(wanted)],
+  };
+}
+
+/** The (app, day) counters the sends count against (D8), in key order. */
+export function dayCounters(sends: PendingSend[]): { app_id: string; day: string }[] {
+  return [...new Map(sends.map((send) => [rowKey(send.request.appId, utcDay(send.now)), { app_id: send.request.appId, day: utcDay(send.now) }])).values()].sort(
+    (a, b) => compare(a.app_id, b.app_id) || compare(a.day, b.day),
+  );
+}
+
+/**
+ * D8: locks each counter, in key order, and reads it. The lock is held to commit, so concurrent
+ * batches of one app decide one after the other. A counter row made here for a day with no
+ * accepted send is removed again at the end (settleStatements).
+ */
+export function countersStatement(counters: { app_id: string; day: string }[]): Statement {
+  return {
+    sql: `insert into messaging.daily_counts (app_id, day, accepted)
+       select app_id, day, 0 from jsonb_to_recordset(?::jsonb) as c(app_id text, day date)
+       on conflict (app_id, day) do update set accepted = messaging.daily_counts.accepted
+       returning app_id, to_char(day, 'YYYY-MM-DD') as day, accepted`,
+    params: [JSON.stringify(counters)],
+  };
+}
+
+/** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
+export function settleStatements(counters: { app_id: string; day: string }[], accepted: ClaimedSend[]): Statement[] {
+  const added = new Map<string, number>();
+  for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
+  return [
+    {
+      sql: `with counts as (select * from ${jsonRows('c', 'app_id text, day date, n int', counters.length)}),
+            added as (update messaging.daily_counts d set accepted = d.accepted + c.n from counts c where c.n > 0 and d.app_id = c.app_id and d.day = c.day returning 1)
+       delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
+      params: [JSON.stringify(counters.map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0 })))],
+    },
+  ];
+}
+
+/** A refused send leaves no trace: its key is free for a corrected retry. */
+export function releaseStatements(refused: PendingSend[]): Statement[] {
+  if (refused.length === 0) return [];
+  return [
+    {
+      sql: `delete from messaging.send_requests s using ${jsonRows('r', 'app_id text, idempotency_key text, message_id text', refused.length)}
+        where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
+      params: [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+    },
+  ];
+}

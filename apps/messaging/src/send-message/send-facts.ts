@@ -1,0 +1,64 @@
+import type { AppStatus, ConsentStatus, MediaKind, UserStatus } from '@platform/contracts';
+import type { Row } from '@platform/event-store';
+import type { DbTimestamp } from '@platform/service-kit';
+import { utcDay, type SendFacts } from '../messages/send-rules';
+import type { Addressed, ClaimedSend, MediaFile, PendingSend } from './send-message.types';
+
+/** The facts D9 decides a send on, from the rows of the batch's facts and media statements. */
+
+/** A row of factsStatement. */
+export interface FactsRow {
+  i: number;
+  app_org_id: string;
+  app_status: AppStatus;
+  daily_quota: number;
+  user_id: string | null;
+  user_org_id: string | null;
+  user_status: UserStatus | null;
+  org_allows: boolean | null;
+  tester: boolean;
+  consent: ConsentStatus | null;
+  last_user_message_at: DbTimestamp | null;
+}
+
+/** The claimed sends with their facts; a send whose app messaging does not know yet has no row and is left out. */
+export function withFacts(claimed: (PendingSend & { at: number })[], addressed: Addressed[], rows: FactsRow[], media: Map<number, MediaFile>): ClaimedSend[] {
+  const byAt = new Map(rows.map((row) => [row.i, row]));
+  return claimed.flatMap((send) => {
+    const row = byAt.get(send.at);
+    if (!row) return [];
+    const { appUserId } = addressed[send.at];
+    const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
+    const facts: SendFacts = {
+      keyEnvironment: send.request.keyEnvironment,
+      app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
+      addressedBy: typeof send.request.body.to.email === 'string' ? 'email' : 'appUserId',
+      recipient:
+        row.user_id === null
+          ? null
+          : { userId: row.user_id, appUserId, orgId: row.user_org_id!, status: row.user_status!, orgAllowsExternalBusinesses: row.org_allows ?? false },
+      isAcceptedTester: row.tester,
+      consent: row.consent,
+      media: file ? file.facts : null,
+      lastUserMessageAt: row.last_user_message_at === null ? null : new Date(row.last_user_message_at),
+      // Loaded later, under the locks, for the sends that get that far (decideSend).
+      businessInitiatedSentAt: [],
+      dailyUsage: { day: utcDay(send.now), accepted: 0 },
+    };
+    return [{ ...send, appUserId, facts, file }];
+  });
+}
+
+/** The media rows by position in the batch. */
+export function mediaFiles(rows: Row[]): Map<number, MediaFile> {
+  const files = new Map<number, MediaFile>();
+  for (const row of rows as { at: number; media_id: string; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[]) {
+    const size = Number(row.size);
+    files.set(row.at, {
+      facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
+      listed: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size }],
+      handedOver: [{ mediaId: row.media_id, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
+    });
+  }
+  return files;
+}

@@ -1,0 +1,111 @@
+import type { Pool } from 'pg';
+import type { Counter } from 'prom-client';
+import type { AttemptReport } from './delivery-attempt';
+import { decideDelivery, type DeliveryCommand } from './delivery.decider';
+import type { DeliveryEvent } from './delivery.state';
+import { healthByEndpoint, recordEndpointHealth, type AttemptOutcome, type FailingEndpoint } from './endpoint-health';
+
+/** Only results of the attempt that holds the delivery count (a stale result after a lease ran out is ignored). */
+const RECORD_SQL = `
+update webhook_dispatcher.deliveries d
+set status = u.status, next_attempt_at = u.next_attempt_at, lease_until = null, last_response_status = u.response_status,
+    last_error = u.error, delivered_at = u.delivered_at, failed_at = u.failed_at
+from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+  as u(delivery_id, attempt, status, next_attempt_at, response_status, error, delivered_at, failed_at)
+where d.delivery_id = u.delivery_id and d.status = 'pending' and d.attempts = u.attempt`;
+
+const ATTEMPTS_SQL = `
+insert into webhook_dispatcher.delivery_attempts (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms)
+select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[])
+on conflict do nothing`;
+
+/**
+ * Records finished attempts in one transaction, each result decided by the delivery decider: the
+ * deliveries' new state, the attempts, and the endpoints' health. Returns the endpoints failing now.
+ */
+export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'>, reports: AttemptReport[]): Promise<FailingEndpoint[]> {
+  const updates = { id: [] as string[], attempt: [] as number[], status: [] as string[], next: [] as (Date | null)[], response: [] as (number | null)[], error: [] as (string | null)[], delivered: [] as (Date | null)[], failed: [] as (Date | null)[] };
+  const attempts = { id: [] as string[], attempt: [] as number[], started: [] as Date[], finished: [] as Date[], outcome: [] as string[], response: [] as (number | null)[], error: [] as (string | null)[], duration: [] as number[] };
+  const outcomes: AttemptOutcome[] = [];
+  for (const report of reports) {
+    const d = report.delivery;
+    const command: DeliveryCommand = report.result
+      ? { type: 'RecordAttempt', data: { attempt: d.attempt, result: report.result }, metadata: { now: report.finishedAt } }
+      : { type: 'AbandonDelivery', data: { reason: report.abandonReason ?? 'abandoned' }, metadata: { now: report.finishedAt } };
+    const [event] = decideDelivery(command, { status: 'pending', attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
+    if (!event) continue;
+    pushUpdate(updates, d.deliveryId, d.attempt, event);
+    if (!report.result) continue;
+    const ok = event.type === 'DeliverySucceeded';
+    attemptsTotal.inc({ outcome: ok ? 'delivered' : report.result.kind === 'response' ? `status_${Math.floor(report.result.status / 100)}xx` : report.result.kind });
+    attempts.id.push(d.deliveryId);
+    attempts.attempt.push(d.attempt);
+    attempts.started.push(report.startedAt);
+    attempts.finished.push(report.finishedAt);
+    attempts.outcome.push(ok ? 'delivered' : report.result.kind);
+    attempts.response.push(report.result.kind === 'response' ? report.result.status : null);
+    attempts.error.push(ok ? null : 'error' in event.data ? event.data.error : null);
+    attempts.duration.push(report.durationMs);
+    outcomes.push({ endpointId: d.endpointId, at: report.finishedAt, ok });
+  }
+  const health = healthByEndpoint(outcomes);
+  const client = await pool.connect();
+  let failing: FailingEndpoint[] = [];
+  try {
+    await client.query('begin');
+    if (updates.id.length > 0) {
+      await client.query(RECORD_SQL, [updates.id, updates.attempt, updates.status, updates.next, updates.response, updates.error, updates.delivered, updates.failed]);
+    }
+    if (attempts.id.length > 0) {
+      await client.query(ATTEMPTS_SQL, [attempts.id, attempts.attempt, attempts.started, attempts.finished, attempts.outcome, attempts.response, attempts.error, attempts.duration]);
+    }
+    if (health.size > 0) {
+      failing = await recordEndpointHealth(client, health);
+    }
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  return failing;
+}
+
+function pushUpdate(
+  u: { id: string[]; attempt: number[]; status: string[]; next: (Date | null)[]; response: (number | null)[]; error: (string | null)[]; delivered: (Date | null)[]; failed: (Date | null)[] },
+  deliveryId: string,
+  attempt: number,
+  event: DeliveryEvent,
+): void {
+  u.id.push(deliveryId);
+  u.attempt.push(attempt);
+  switch (event.type) {
+    case 'DeliverySucceeded':
+      u.status.push('delivered');
+      u.next.push(null);
+      u.response.push(event.data.responseStatus);
+      u.error.push(null);
+      u.delivered.push(new Date(event.data.at));
+      u.failed.push(null);
+      return;
+    case 'DeliveryAttemptFailed':
+      u.status.push('pending');
+      u.next.push(new Date(event.data.nextAttemptAt));
+      u.response.push(event.data.responseStatus);
+      u.error.push(event.data.error);
+      u.delivered.push(null);
+      u.failed.push(null);
+      return;
+    case 'DeliveryFailed':
+      u.status.push('failed');
+      u.next.push(null);
+      u.response.push(event.data.responseStatus);
+      u.error.push(event.data.error);
+      u.delivered.push(null);
+      u.failed.push(new Date(event.data.at));
+      return;
+    case 'DeliveryCreated':
+      throw new Error('a recorded attempt never creates a delivery');
+  }
+}

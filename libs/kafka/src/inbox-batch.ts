@@ -1,0 +1,220 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { KafkaMessage } from 'kafkajs';
+import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
+import { GroupCommit, inboxStatement, PipelinedTransaction, recordInInbox, recordManyInInbox, type Row, type Statement } from '@platform/event-store';
+import { deadLetterAlone, deadLetterInTransaction, deadLetterWrite } from './dead-letters';
+import { headerString, parseEventMessage, type EventHandler, type Parsed } from './event-message.parser';
+
+/**
+ * A consumer's effect on a slice of events in two round trips to Postgres, however many events it
+ * holds (PipelinedTransaction): what the decisions read goes with `begin` and the inbox record, and
+ * the writes of the events not seen before go with the commit. For hot consumers, where handlers
+ * would cost a few round trips per event, and each round trip costs the service and Postgres a
+ * socket write and wake-up of their own.
+ */
+export interface PipelinedEffect {
+  /** Event types applied; others on the topics are skipped. */
+  types: readonly string[];
+  /** Statements whose rows the slice's decisions need (the events may include some seen before). */
+  read(events: DomainEvent[]): Statement[];
+  /**
+   * Given the rows of `read` (one array per statement), the function that returns each new event's
+   * writes. It is called in offset order, in each event's context (log, span), and may keep what
+   * the slice's earlier events decided (a stream's new version, say).
+   */
+  decide(rows: Row[][]): (event: DomainEvent) => Statement[];
+}
+
+/** What applying a consumer's batches takes: where, under which name, which effect, and whom to tell. */
+export interface InboxBatchOptions {
+  orm: MikroORM;
+  /** The service's schema, holding inbox and dead_letters. */
+  schema: string;
+  /** Name recorded in the inbox; with the namespace prefix also the consumer group id. */
+  consumerName: string;
+  /** Effects by event type; other types on the topics are skipped. Exactly one of `handlers` and `pipelined`. */
+  handlers?: Record<string, EventHandler>;
+  /** The effect of a slice of events in two round trips; see PipelinedEffect. */
+  pipelined?: PipelinedEffect;
+  /** Called after an event's transaction committed (waiters, caches, metrics). */
+  onApplied?: (event: DomainEvent) => void;
+  onError?: (error: unknown, context: Record<string, unknown>) => void;
+  /**
+   * Runs each event's handler (the service's log context and span for the event, continuing the
+   * trace of the message's traceparent header). Default: the handler as is.
+   */
+  runInContext?: <T>(event: DomainEvent, traceparent: string | undefined, fn: () => Promise<T>) => Promise<T>;
+  maxAttempts?: number;
+}
+
+/** Partitions' slices a pipelined effect applies in one transaction at most. */
+const MAX_SLICES_PER_TRANSACTION = 6;
+
+/** A partition's slice of events for a pipelined effect. */
+interface PipelinedSlice {
+  topic: string;
+  partition: number;
+  work: Parsed[];
+}
+
+/**
+ * Applies an inbox consumer's slices of events in one of three ways: a pipelined effect (slices of
+ * partitions handled at once sharing a transaction), the handlers (the whole slice in one
+ * transaction), or, when either fails, one event at a time, so one bad event retries and
+ * dead-letters alone.
+ */
+export class InboxBatchApplier {
+  /** What parseEventMessage applies: the handlers, or each pipelined type (applied by the effect, never through this). */
+  readonly applies: Record<string, EventHandler>;
+  /** A pipelined effect's transactions, shared by the slices of partitions handled at once. */
+  private readonly pipelinedSlices: GroupCommit<PipelinedSlice, DomainEvent[]> | null;
+
+  constructor(private readonly options: InboxBatchOptions) {
+    const effect = options.pipelined;
+    this.pipelinedSlices = effect
+      ? new GroupCommit<PipelinedSlice, DomainEvent[]>(async (slices) => (await this.applyPipelined(effect, slices)).map((value) => ({ ok: true, value })), {
+          maxBatch: MAX_SLICES_PER_TRANSACTION,
+          maxConcurrent: 2,
+        })
+      : null;
+    this.applies =
+      options.handlers ??
+      Object.fromEntries(
+        (options.pipelined?.types ?? []).map((type) => [
+          type,
+          () => Promise.reject(new Error(`${type} is applied by the pipelined effect`)),
+        ]),
+      );
+  }
+
+  private parse(message: KafkaMessage): Parsed {
+    return parseEventMessage(message, this.applies);
+  }
+
+  /** Applies a slice of one partition's batch, in offset order; resolves once every event is applied, skipped or dead-lettered. */
+  async handleSlice(topic: string, partition: number, messages: KafkaMessage[]): Promise<void> {
+    const parsed = messages.map((message) => this.parse(message));
+    const work = parsed.filter((p) => p.kind !== 'skip');
+    if (work.length === 0) return;
+    if (this.pipelinedSlices) {
+      try {
+        const applied = await this.pipelinedSlices.submit({ topic, partition, work });
+        for (const event of applied) this.options.onApplied?.(event);
+        return;
+      } catch (error) {
+        this.options.onError?.(error, { consumer: this.options.consumerName, topic, partition, batch: work.length, fallback: 'one by one' });
+      }
+    } else if (work.length > 1) {
+      try {
+        const applied = await this.applyTogether(topic, partition, work);
+        for (const event of applied) this.options.onApplied?.(event);
+        return;
+      } catch (error) {
+        this.options.onError?.(error, { consumer: this.options.consumerName, topic, partition, batch: work.length, fallback: 'one by one' });
+      }
+    }
+    for (const item of work) await this.handleOne(topic, partition, item);
+  }
+
+  /** The whole slice in one transaction; returns the events applied (not seen before), in order. */
+  private async applyTogether(topic: string, partition: number, work: Parsed[]): Promise<DomainEvent[]> {
+    const o = this.options;
+    const toApply = work.filter((p): p is Extract<Parsed, { kind: 'apply' }> => p.kind === 'apply');
+    const applied: DomainEvent[] = [];
+    await o.orm.em.fork().transactional(async (em) => {
+      const tx = em as unknown as EntityManager;
+      const fresh = await recordManyInInbox(
+        tx,
+        o.schema,
+        o.consumerName,
+        toApply.map((p) => p.event.eventId),
+      );
+      for (const item of work) {
+        if (item.kind === 'dead') {
+          await deadLetterInTransaction(o, tx, topic, partition, item);
+          continue;
+        }
+        if (item.kind !== 'apply' || !fresh.delete(item.event.eventId)) continue;
+        await this.run(item, () => item.handler(tx, item.event));
+        // Each handler sees the database as if it ran alone: earlier handlers' entities are written and forgotten.
+        await tx.flush();
+        tx.clear();
+        applied.push(item.event);
+      }
+    });
+    return applied;
+  }
+
+  /**
+   * Slices of a pipelined effect in one transaction: the reads with `begin` and the inbox record,
+   * the writes with the commit. Returns the events applied (not seen before) of each slice, in order.
+   */
+  private async applyPipelined(effect: PipelinedEffect, slices: PipelinedSlice[]): Promise<DomainEvent[][]> {
+    const o = this.options;
+    const events = slices.flatMap(({ work }) => work.flatMap((p) => (p.kind === 'apply' ? [p.event] : [])));
+    const applied = slices.map((): DomainEvent[] => []);
+    await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
+      const [recorded, ...reads] = events.length === 0 ? [[]] : await tx.query([inboxStatement(o.schema, o.consumerName, events.map((e) => e.eventId)), ...effect.read(events)]);
+      const fresh = new Set(recorded.map((row) => row.event_id as string));
+      const decide = events.length === 0 ? null : effect.decide(reads);
+      const writes: Statement[] = [];
+      for (const [at, { topic, partition, work }] of slices.entries()) {
+        for (const item of work) {
+          if (item.kind === 'dead') {
+            writes.push(deadLetterWrite(o, topic, partition, item));
+            continue;
+          }
+          if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId)) continue;
+          await this.run(item, async () => {
+            writes.push(...decide(item.event));
+          });
+          applied[at].push(item.event);
+        }
+      }
+      await tx.commit(writes);
+    });
+    return applied;
+  }
+
+  private async handleOne(topic: string, partition: number, item: Parsed): Promise<void> {
+    const o = this.options;
+    if (item.kind === 'skip') return;
+    if (item.kind === 'dead') {
+      await deadLetterAlone(o, topic, partition, item.message, item.eventId, item.raw, item.reason);
+      return;
+    }
+    const { event, handler, message, raw } = item;
+    const maxAttempts = o.maxAttempts ?? 5;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (o.pipelined) {
+          const [applied] = await this.applyPipelined(o.pipelined, [{ topic, partition, work: [item] }]);
+          for (const event of applied) o.onApplied?.(event);
+          return;
+        }
+        let applied = false;
+        await o.orm.em.fork().transactional(async (em) => {
+          const tx = em as unknown as EntityManager;
+          if (!(await recordInInbox(tx, o.schema, o.consumerName, event.eventId))) return;
+          await this.run(item, () => handler(tx, event));
+          applied = true;
+        });
+        if (applied) o.onApplied?.(event);
+        return;
+      } catch (error) {
+        o.onError?.(error, { consumer: o.consumerName, eventId: event.eventId, type: event.type, attempt });
+        if (attempt >= maxAttempts) {
+          await deadLetterAlone(o, topic, partition, message, event.eventId, raw, String((error as Error)?.stack ?? error));
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
+  private run(item: Extract<Parsed, { kind: 'apply' }>, fn: () => Promise<void>): Promise<void> {
+    const around = this.options.runInContext;
+    return around ? around(item.event, headerString(item.message.headers?.[EVENT_HEADERS.traceparent]), fn) : fn();
+  }
+}
