@@ -27,10 +27,9 @@ const MAX_SENDS_PER_BATCH = 100;
  */
 @Injectable()
 export class SendMessageHandler implements OnModuleInit {
-  // One batch at a time: a second one beside it mostly waited on the first's D8 counter rows (one
-  // app's sends all share a row) and split the load into smaller, costlier batches. At 500 sends/s
-  // one at a time gave p50 44-57 ms and p99 116-201 against 53-84 and 130-294 for two (six
-  // alternating runs), and p99 90 against 172 spread over 20 apps; the closed loop was unchanged.
+  // One batch at a time: a second one beside it mostly waits on the first's D8 counter rows (one
+  // app's sends all share a row) and splits the load into smaller, costlier batches
+  // (docs/adr/0066-sends-decided-in-shared-batches.md).
   private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => sendBatch(this.runtime, this.config, batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
   /**
    * The sends this process has under way, by app and key: a twin from another request arriving

@@ -39,11 +39,9 @@ left join webhook_dispatcher.endpoint_credentials cr on cr.endpoint_id = c.endpo
  * deliveries by due time) as an index scan. Every delivery that leaves `pending` leaves a dead entry
  * in that partial index until a vacuum. An index scan marks the dead entries it meets as dead in the
  * index (Postgres' kill_prior_tuple), and every later scan, bitmap scans too, skips them; a bitmap
- * scan never marks them, so a claim planned as one visited every delivery finished since the last
- * vacuum, on every claim: 4.9 ms a claim after 20 000 deliveries, and the stack's Postgres at 0.60
- * cores against 0.47-0.51 with index scans at 100 webhooks/s (`bench:webhooks`, where this machine
- * never vacuums). Recording outcomes reads the same index (the pending deliveries among those it
- * updates) and gains the same way.
+ * scan never marks them, so a claim planned as one visits every delivery finished since the last
+ * vacuum, on every claim. Recording outcomes reads the same index (the pending deliveries among
+ * those it updates) and gains the same way. Measured: docs/adr/0093-delivery-claim-as-index-scan.md.
  */
 export const CLAIM_SESSION_OPTIONS = '-c enable_bitmapscan=off';
 
