@@ -1,16 +1,21 @@
 /**
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
- * infrastructure, a started stack, an admin client, and one JSON report per run. Long because the
- * machine report (CPU per process group, loop score) lives here too; it is to move to a file of its own.
+ * infrastructure, a started stack, an admin client, and one JSON report per run. The machine report
+ * (CPU per process group, loop score) is machine-report.mjs.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { appLogFile, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
+import { databaseActivity, measureMachineScore, setStackPids, watchMachine } from './machine-report.mjs';
+import { atEvenPace } from './paced-client.mjs';
 import { requestStages } from './request-stages.mjs';
+
+// The benches count their own processes and watch the machine through the harness.
+export { trackProcess, watchMachine } from './machine-report.mjs';
+export { atEvenPace, postJson } from './paced-client.mjs';
 
 // Not 5000: its chat-sim port 5060 is on fetch's list of blocked ports (SIP). BENCH_BASE_PORT and
 // BENCH_DATABASE move a bench beside another one running on the same machine.
@@ -40,11 +45,11 @@ export async function withBenchStack(body) {
   await client.query(`create database ${DB}`);
   await client.end();
   benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
-  machineScore = cpuLoopScore();
+  measureMachineScore();
   // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
   const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
   const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: BENCH_TAG });
-  stackPids = new Map(Object.entries(children).map(([app, child]) => [child.pid, app]));
+  setStackPids(new Map(Object.entries(children).map(([app, child]) => [child.pid, app])));
   try {
     return await body({
       publicUrl: `http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`,
@@ -89,221 +94,6 @@ export async function inParallel(items, concurrency, fn) {
     }),
   );
   return results;
-}
-
-let stackPids = new Map();
-
-/** Counts a process the bench started beside the stack (a CLI under test) as its own group. */
-export function trackProcess(pid, group) {
-  stackPids.set(pid, group);
-}
-/** cpuLoopScore() of this run, taken before the stack started. */
-let machineScore = null;
-
-/**
- * CPU seconds used so far by each process of the stack's apps, Kafka, S3Proxy, Postgres and the
- * bench itself, by pid: `{ group, seconds, waiting }`. `waiting` is how long the process's main
- * thread (a Node app's event loop, a Postgres backend) has been ready to run but waiting for a core
- * (/proc/PID/schedstat), in seconds: on a saturated machine that, not the work, is much of a send's time.
- */
-export function cpuSnapshot() {
-  const ticksPerSecond = 100;
-  const processes = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    let stat;
-    let cmdline;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-    const group = stackPids.get(pid) ?? (pid === process.pid ? 'bench client' : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline) ? 'kafka' : /s3proxy/i.test(cmdline) ? 's3proxy' : stat.includes('(postgres)') ? 'postgres' : null);
-    if (group) processes.set(pid, { group, seconds, waiting: waitingForCore(pid) });
-  }
-  return processes;
-}
-
-/** Seconds the process's main thread has spent runnable on a run queue (0 where the kernel keeps no schedstats). */
-function waitingForCore(pid) {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9 || 0;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * How fast this machine runs plain JavaScript right now: rounds of a fixed floating-point loop per
- * second on one thread, taken before the stack starts (only the idle broker runs). Commit 306c515
- * gave 495-696 sends/s one day and 345-391 the next; this puts a number on the day beside the
- * figures (3 500-3 650 on 2026-11-23).
- */
-function cpuLoopScore(ms = 2000) {
-  const started = performance.now();
-  let rounds = 0;
-  let sink = 0;
-  while (performance.now() - started < ms) {
-    for (let i = 0; i < 100_000; i++) sink += Math.sqrt(i);
-    rounds += 1;
-  }
-  return sink > 0 ? Math.round((rounds * 1000) / ms) : 0;
-}
-
-/** The whole machine's CPU time so far (/proc/stat): busy and stolen by the hypervisor, in ticks. */
-function machineTicks() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
-}
-
-/** The machine during a measurement: its loop score before the stack started, and the share of its CPU time that was busy and stolen. */
-function machineReport(before, after) {
-  const busy = after.busy - before.busy;
-  const steal = after.steal - before.steal;
-  const total = busy + steal + (after.idle - before.idle);
-  const share = (ticks) => (total > 0 ? Math.round((1000 * ticks) / total) / 10 : null);
-  return { cpuLoopScore: machineScore, busyPercent: share(busy), stolenPercent: share(steal) };
-}
-
-/** Commits in the bench database and rows written per schema so far (Postgres statistics, flushed about once a second). */
-async function databaseActivity() {
-  const client = new pg.Client({ connectionString: benchEnv.DATABASE_URL });
-  await client.connect();
-  try {
-    // Statistics reach the views when a backend reports them; a short pause lets the last ones in.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const [{ commits }] = (await client.query(`select xact_commit::bigint as commits from pg_stat_database where datname = current_database()`)).rows;
-    const writes = (await client.query(`select schemaname, sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint as n from pg_stat_user_tables group by schemaname`)).rows;
-    return { commits: Number(commits), writes: Object.fromEntries(writes.map((r) => [r.schemaname, Number(r.n)])) };
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * Starts watching the machine and the stack's processes; the function it returns reports, for the
- * time since, the machine (loop score, busy and stolen shares), the cores each group used and how
- * long its main threads waited for a core (seconds per second).
- */
-export function watchMachine() {
-  const cpuBefore = cpuSnapshot();
-  const machineBefore = machineTicks();
-  const started = performance.now();
-  return () => {
-    const cpuAfter = cpuSnapshot();
-    const seconds = (performance.now() - started) / 1000;
-    return {
-      machine: machineReport(machineBefore, machineTicks()),
-      coresUsed: coresUsed(cpuBefore, cpuAfter, seconds),
-      mainThreadsWaitingForCore: coresUsed(cpuBefore, cpuAfter, seconds, 'waiting'),
-    };
-  };
-}
-
-/**
- * Cores used per process group between two snapshots, busiest first. Counted per process: a
- * Postgres backend that ends between the snapshots (a pool's idle connection closed, a parallel
- * worker) would otherwise take its whole life's CPU off its group's total (Postgres showed 0.01
- * cores in later `--windows`). What such a process used before it ended is not counted. `field`
- * 'waiting' sums the main threads' waits for a core the same way.
- */
-export function coresUsed(before, after, seconds, field = 'seconds') {
-  const totals = {};
-  for (const [pid, { group, [field]: used }] of after) {
-    const earlier = before.get(pid);
-    totals[group] = (totals[group] ?? 0) + used - (earlier?.group === group ? earlier[field] : 0);
-  }
-  return Object.fromEntries(
-    Object.entries(totals)
-      .map(([group, used]) => [group, Math.round((used / seconds) * 100) / 100])
-      .filter(([, cores]) => cores > 0)
-      .sort((a, b) => b[1] - a[1]),
-  );
-}
-
-/**
- * Calls `send(i, due)` for each i below `count`, at an even `rate` per second whatever the earlier
- * calls take (`due` is when call i was scheduled, on `performance.now()`'s clock); resolves with
- * all their results.
- */
-export async function atEvenPace(rate, count, send) {
-  const begin = performance.now();
-  const pending = [];
-  for (let i = 0; i < count; i++) {
-    const due = begin + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(send(i, due));
-  }
-  return Promise.all(pending);
-}
-
-// Kept-alive sockets by host:port, unreferenced while idle so that they never hold the process open.
-const idleSockets = new Map();
-
-/**
- * POST of a JSON body over a kept-alive TCP connection, answered as `{ ok, status, text() }` like
- * fetch. The paced client shares the machine with the stack it measures, so it should cost little:
- * it writes the request and reads the answer by its Content-Length (every answer of the gateway has
- * one) without node:http's machinery. At 500 requests/s node:http took 0.12–0.15 cores, and fetch
- * 0.22 at 400/s. An open-loop client opens as many sockets as the answers' delay needs.
- */
-export function postJson(url, headers, body) {
-  const { hostname, port, pathname, host } = new URL(url);
-  const key = `${hostname}:${port}`;
-  const head = [`POST ${pathname} HTTP/1.1`, `host: ${host}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
-  return new Promise((resolve, reject) => {
-    const socket = idleSockets.get(key)?.pop() ?? openSocket(key, hostname, Number(port));
-    socket.ref();
-    let received = Buffer.alloc(0);
-    const done = () => {
-      socket.off('data', onData);
-      socket.off('error', onFailure);
-      socket.off('close', onClose);
-    };
-    const onFailure = (error) => {
-      done();
-      socket.destroy();
-      reject(error);
-    };
-    const onClose = () => onFailure(new Error('connection closed before the answer'));
-    const onData = (chunk) => {
-      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-      const headEnd = received.indexOf('\r\n\r\n');
-      if (headEnd < 0) return;
-      const responseHead = received.toString('latin1', 0, headEnd);
-      const length = /\r\ncontent-length: *(\d+)/i.exec(responseHead)?.[1];
-      if (length === undefined) return onFailure(new Error(`answer without content-length: ${responseHead.split('\r\n')[0]}`));
-      if (received.length < headEnd + 4 + Number(length)) return;
-      const status = Number(responseHead.slice(9, 12));
-      const text = received.toString('utf8', headEnd + 4, headEnd + 4 + Number(length));
-      done();
-      socket.unref();
-      idleSockets.get(key).push(socket);
-      resolve({ ok: status >= 200 && status < 300, status, text: async () => text });
-    };
-    socket.on('data', onData);
-    socket.on('error', onFailure);
-    socket.on('close', onClose);
-    socket.write(`${head}\r\n\r\n${body}`);
-  });
-}
-
-function openSocket(key, host, port) {
-  if (!idleSockets.has(key)) idleSockets.set(key, []);
-  const socket = net.connect({ host, port, noDelay: true });
-  // An idle socket the server closes leaves the pool quietly; a busy one fails its request.
-  socket.on('error', () => undefined);
-  socket.on('close', () => {
-    const idle = idleSockets.get(key);
-    if (idle.includes(socket)) idle.splice(idle.indexOf(socket), 1);
-  });
-  return socket;
 }
 
 /**

@@ -1,3 +1,5 @@
+// Over 300 lines because the append (events, outbox rows, traces, version conflicts) is one statement
+// built in one place; the helpers below it are the stored-event shapes that statement writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';

@@ -13,3 +13,4 @@ export * from './json-rows';
 export * from './sql-literal';
 export * from './expired-rows';
 export * from './stored-event';
+export * from './rebuild-tables';

@@ -1,3 +1,5 @@
+// About 300 lines: the runtime is the one owner of a service's connections (Postgres, Kafka, relay,
+// consumers, health), and their start and stop order lives here together.
 import { SpanKind } from '@opentelemetry/api';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
