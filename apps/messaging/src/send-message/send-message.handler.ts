@@ -9,12 +9,14 @@ import {
   type ChatMessageType,
   type ConsentStatus,
   type DomainEvent,
-  type KeyEnvironment,
   type MessageHandedOver,
   type MediaKind,
   type MessageMediaFile,
   type OutboundMediaFile,
   type RpcCaller,
+  type RpcReplyOf,
+  type SendMessageCall,
+  type SendMessageOutcome,
   type AppStatus,
   type UserStatus,
 } from '@platform/contracts';
@@ -27,32 +29,6 @@ import type { MessageEvent } from '../messages/message.state';
 import { newOutboundMessages } from '../messages/message.projection';
 import { REPLY_WINDOW_MS, replyWindowOpen, utcDay, type MediaFacts, type SendFacts } from '../messages/send-rules';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
-
-/** What the gateway passes after its own checks (DESIGN section 3): the validated body and the key's context. */
-export interface SendMessageRequest {
-  appId: string;
-  keyEnvironment: KeyEnvironment;
-  idempotencyKey: string;
-  /** SHA-256 of the canonical body: the same key with another body is 422 idempotency_key_reused. */
-  bodyHash: string;
-  body: {
-    to: { appUserId?: string; email?: string };
-    type: ChatMessageType;
-    text?: string | null;
-    mediaId?: string | null;
-    clientReference?: string | null;
-  };
-}
-
-/** The spec's send acceptance (202). */
-export interface SendAcceptance {
-  id: string;
-  status: 'accepted';
-  appUserId: string;
-  type: ChatMessageType;
-  createdAt: string;
-  clientReference: string | null;
-}
 
 interface FactsRow {
   i: number;
@@ -68,12 +44,11 @@ interface FactsRow {
   last_user_message_at: DbTimestamp | null;
 }
 
-type SendResult = { acceptance: SendAcceptance; replayed: boolean };
 type MediaFile = { facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] };
 
 /** A send waiting for its batch: the request, and what was fixed when it arrived. */
 interface PendingSend {
-  request: SendMessageRequest;
+  request: SendMessageCall;
   caller: RpcCaller;
   now: Date;
   messageId: string;
@@ -110,7 +85,7 @@ export class SendMessageHandler implements OnModuleInit {
   // app's sends all share a row) and split the load into smaller, costlier batches. At 500 sends/s
   // one at a time gave p50 44-57 ms and p99 116-201 against 53-84 and 130-294 for two (six
   // alternating runs), and p99 90 against 172 spread over 20 apps; the closed loop was unchanged.
-  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => this.sendBatch(batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
+  private readonly sends = new GroupCommit<PendingSend, SendMessageOutcome>((batch) => this.sendBatch(batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
   /**
    * The sends this process has under way, by app and key: a twin from another request arriving
    * meanwhile is 409 idempotency_in_progress (422 with another body), as DESIGN section 3 answers a
@@ -119,11 +94,11 @@ export class SendMessageHandler implements OnModuleInit {
    * way, as a replay. A twin in another process waits in the claim statement for the first to
    * commit, then replays it.
    */
-  private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendResult> }>();
+  private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendMessageOutcome> }>();
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'messaging'>,
     @Inject(MESSAGING_CONFIG) private readonly config: MessagingConfig,
   ) {}
 
@@ -132,7 +107,7 @@ export class SendMessageHandler implements OnModuleInit {
     this.rpc.register('messages.heldKey', (p) => this.heldKey(p));
   }
 
-  send(request: SendMessageRequest, caller: RpcCaller): Promise<SendResult> {
+  send(request: SendMessageCall, caller: RpcCaller): Promise<SendMessageOutcome> {
     const key = claimKey(request);
     const twin = this.running.get(key);
     if (twin !== undefined) {
@@ -153,7 +128,7 @@ export class SendMessageHandler implements OnModuleInit {
    * another body is 422 whatever this body is, and a running twin 409. `held` is the replay of the
    * holder's acceptance, or null for a free key.
    */
-  async heldKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey' | 'bodyHash'>): Promise<{ held: SendResult | null }> {
+  async heldKey(request: Pick<SendMessageCall, 'appId' | 'idempotencyKey' | 'bodyHash'>): Promise<RpcReplyOf<'messaging', 'messages.heldKey'>> {
     const twin = this.running.get(claimKey(request));
     if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
     const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);
@@ -168,8 +143,8 @@ export class SendMessageHandler implements OnModuleInit {
     throw outcome.error;
   }
 
-  private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
-    const outcomes: GroupOutcome<SendResult>[] = new Array(batch.length);
+  private async sendBatch(batch: PendingSend[]): Promise<GroupOutcome<SendMessageOutcome>[]> {
+    const outcomes: GroupOutcome<SendMessageOutcome>[] = new Array(batch.length);
     const sends = batch.map((send, at) => ({ ...send, at }));
     await PipelinedTransaction.run(this.runtime.em(), async (tx) => {
       const addressed = await this.address(tx, sends);
@@ -357,7 +332,7 @@ function twinRefusal(runningBodyHash: string, bodyHash: string): DomainError {
 }
 
 /** A send whose key another send holds: the same body replays that send's acceptance, another body is 422. */
-function replayOutcome(request: Pick<SendMessageRequest, 'bodyHash'>, held: HeldRow): GroupOutcome<SendResult> {
+function replayOutcome(request: Pick<SendMessageCall, 'bodyHash'>, held: HeldRow): GroupOutcome<SendMessageOutcome> {
   if (held.body_hash !== request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
   if (held.app_user_id === null) return { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
   return {
@@ -537,7 +512,7 @@ function rowKey(appId: string, second: string): string {
   return `${appId}\u0000${second}`;
 }
 
-function claimKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey'>): string {
+function claimKey(request: Pick<SendMessageCall, 'appId' | 'idempotencyKey'>): string {
   return rowKey(request.appId, request.idempotencyKey);
 }
 
