@@ -10,3 +10,7 @@ export const LIVE_APP_STATUSES: readonly AppStatus[] = ['internal_live', 'public
 
 export const VERIFICATION_STATUSES = ['unverified', 'pending', 'verified', 'revoked'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+/** The admin moves on the access ladder (D18). */
+export const APP_STATUS_ACTIONS = ['approve', 'suspend', 'reinstate', 'reject'] as const;
+export type AppStatusAction = (typeof APP_STATUS_ACTIONS)[number];

@@ -5,6 +5,7 @@ export * from './app-status';
 export * from './topics';
 export * from './domain-event';
 export * from './rpc';
+export * from './rpc-operations';
 export * from './ids';
 export * from './random-pool';
 export * from './media';

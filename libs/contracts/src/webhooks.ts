@@ -9,6 +9,7 @@ export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 
 /** The types `platformctl listen` can receive: all but webhook.test, which goes to one endpoint only. */
 export const LISTEN_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed'] as const satisfies readonly PublicEventType[];
+export type ListenEventType = (typeof LISTEN_EVENT_TYPES)[number];
 
 /** Limits and timings of webhooks (spec Limits, DESIGN section 6 and D20–D26). */
 export const WEBHOOKS = {

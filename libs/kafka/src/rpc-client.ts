@@ -2,7 +2,17 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import { ClientKafka } from '@nestjs/microservices';
 import type { Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
-import { kafkaNamespace, rpcTopic, type RpcCaller, type RpcReply, type RpcRequest, type RpcService } from '@platform/contracts';
+import {
+  kafkaNamespace,
+  rpcTopic,
+  type RpcCaller,
+  type RpcOperationName,
+  type RpcReply,
+  type RpcReplyOf,
+  type RpcRequest,
+  type RpcRequestOf,
+  type RpcService,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
@@ -120,15 +130,22 @@ export class RpcClient {
   }
 
   /**
-   * Calls `op` on a service; resolves with the result or throws the service's DomainError. The call
-   * is a client span (recorded when the process exports traces; otherwise the API's no-op span, which
-   * keeps the caller's context as it is).
+   * Calls `op` on a service; resolves with the result or throws the service's DomainError. The
+   * operation's request and reply types come from the operation map in libs/contracts
+   * (rpc-operations.ts). The call is a client span (recorded when the process exports traces;
+   * otherwise the API's no-op span, which keeps the caller's context as it is).
    */
-  call<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs = this.options.timeoutMs): Promise<R> {
+  call<S extends RpcService, O extends RpcOperationName<S>>(
+    service: S,
+    op: O,
+    caller: RpcCaller,
+    payload: NoInfer<RpcRequestOf<S, O>>,
+    timeoutMs = this.options.timeoutMs,
+  ): Promise<RpcReplyOf<S, O>> {
     const attributes = { 'rpc.system': 'kafka', 'rpc.service': service, 'rpc.method': op };
     return trace.getTracer('platform').startActiveSpan(`${service} ${op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
-        return await this.send<R>(service, op, caller, payload, timeoutMs);
+        return await this.send<RpcReplyOf<S, O>>(service, op, caller, payload, timeoutMs);
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error) });
         throw error;
@@ -138,6 +155,7 @@ export class RpcClient {
     });
   }
 
+  /** The wire's side of `call`: a reply's result is taken for the operation's reply type here. */
   private async send<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs: number): Promise<R> {
     let reply: RpcReply<R>;
     // The service continues the caller's trace: the current span's W3C context as Kafka headers.

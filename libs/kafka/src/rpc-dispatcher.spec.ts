@@ -2,7 +2,8 @@ import { RpcDispatcher } from './rpc-dispatcher';
 
 describe('RpcDispatcher', () => {
   it('knows which ops it handles, and refuses the others', async () => {
-    const dispatcher = new RpcDispatcher().register('messages.get', async () => ({ found: true }));
+    // Handlers here are untyped mocks: the dispatcher's job is routing, whatever the operation's types.
+    const dispatcher = new RpcDispatcher<'messaging'>().register('messages.get', jest.fn().mockResolvedValue({ found: true }));
     expect(dispatcher.handles('messages.get')).toBe(true);
     expect(dispatcher.handles('messages.delete')).toBe(false);
     expect(dispatcher.handles('__proto__')).toBe(false);
@@ -24,10 +25,13 @@ describe('RpcDispatcher with a sealer', () => {
 
   it('opens sealed request fields for the handler and seals secret fields of the reply', async () => {
     let seen: unknown;
-    const dispatcher = new RpcDispatcher(undefined, sealer).register('endpoints.create', async (p) => {
-      seen = p;
-      return { id: 'we_1', secret: 'whsec_x' };
-    });
+    const dispatcher = new RpcDispatcher<'webhooks'>(undefined, sealer).register(
+      'endpoints.create',
+      jest.fn().mockImplementation(async (p: unknown) => {
+        seen = p;
+        return { id: 'we_1', secret: 'whsec_x' };
+      }),
+    );
     const reply = await dispatcher.dispatch({ op: 'endpoints.create', caller: { requestId: 'r' }, payload: { appId: 'a', verifyToken: sealer.seal('tok', 'rpc.request.verifyToken') } });
     expect(seen).toEqual({ appId: 'a', verifyToken: 'tok' });
     expect(reply).toEqual({ ok: true, result: { id: 'we_1', secret: sealer.seal('whsec_x', 'rpc.reply.secret') } });
@@ -35,9 +39,9 @@ describe('RpcDispatcher with a sealer', () => {
   });
 
   it('refuses a request whose secret field arrives in plaintext, without running the handler', async () => {
-    const handler = jest.fn(async () => ({}));
+    const handler = jest.fn().mockResolvedValue({});
     const onError = jest.fn();
-    const dispatcher = new RpcDispatcher(onError, sealer).register('endpoints.verify', handler);
+    const dispatcher = new RpcDispatcher<'webhooks'>(onError, sealer).register('endpoints.verify', handler);
     const reply = await dispatcher.dispatch({ op: 'endpoints.verify', caller: { requestId: 'r' }, payload: { verifyToken: 'plain' } });
     expect(reply.ok).toBe(false);
     expect(handler).not.toHaveBeenCalled();

@@ -1,12 +1,23 @@
-import type { RpcCaller, RpcReply, RpcRequest } from '@platform/contracts';
+import type { RpcCaller, RpcOperationName, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf, RpcService } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
-export type RpcHandler = (payload: any, caller: RpcCaller) => Promise<unknown>;
+/** The handler of `op` on service `S`: typed by the operation map in libs/contracts (rpc-operations.ts). */
+export type RpcHandler<S extends RpcService, O extends RpcOperationName<S>> = (payload: RpcRequestOf<S, O>, caller: RpcCaller) => Promise<RpcReplyOf<S, O>>;
 
-/** Routes requests of a service's rpc topic to handlers by `op`, turning refusals into typed replies. */
-export class RpcDispatcher {
-  private readonly handlers = new Map<string, RpcHandler>();
+/** Handlers of some of a service's operations, by operation name. */
+export type RpcHandlers<S extends RpcService> = { [O in RpcOperationName<S>]?: RpcHandler<S, O> };
+
+/** A handler as the dispatcher keeps it: it takes whatever arrived on the wire. */
+type WireHandler = (payload: unknown, caller: RpcCaller) => Promise<unknown>;
+
+/**
+ * Routes requests of a service's rpc topic to handlers by `op`, turning refusals into typed replies.
+ * `S` names the service, so `register` takes only its operations (and those every service answers),
+ * each handler typed by the operation's request and reply.
+ */
+export class RpcDispatcher<S extends RpcService = RpcService> {
+  private readonly handlers = new Map<string, WireHandler>();
 
   /** With a sealer, secret fields arrive sealed (a plaintext one is refused) and leave sealed (rpc-sealing.ts). */
   constructor(
@@ -14,9 +25,12 @@ export class RpcDispatcher {
     private readonly sealer: RpcFieldSealer | null = null,
   ) {}
 
-  register(op: string, handler: RpcHandler): this {
+  /** Routes `op` to `handler`; the op's name alone picks the operation (NoInfer: the handler's literals keep their types). */
+  register<O extends RpcOperationName<S>>(op: O, handler: NoInfer<RpcHandler<S, O>>): this {
     if (this.handlers.has(op)) throw new Error(`RPC op ${op} registered twice`);
-    this.handlers.set(op, handler);
+    // The one place where a payload from the network is taken for the operation's request: the
+    // handler keeps its runtime checks for what a caller that breaks the contract could send.
+    this.handlers.set(op, (payload, caller) => handler(payload as RpcRequestOf<S, O>, caller));
     return this;
   }
 
@@ -25,8 +39,11 @@ export class RpcDispatcher {
     return this.handlers.has(op);
   }
 
-  registerAll(handlers: Record<string, RpcHandler>): this {
-    for (const [op, handler] of Object.entries(handlers)) this.register(op, handler);
+  registerAll(handlers: RpcHandlers<S>): this {
+    for (const op of Object.keys(handlers) as RpcOperationName<S>[]) {
+      const handler = handlers[op];
+      if (handler) this.register(op, handler);
+    }
     return this;
   }
 

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Clock } from '@platform/clock';
-import type { EventRef, RpcService } from '@platform/contracts';
+import type { RpcService } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { EventStore } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -15,13 +15,14 @@ import { waitForApplied } from './wait-for-applied';
 @Module({})
 export class ServiceKitModule {
   static forRoot(runtime: ServiceRuntime, rpcService?: RpcService): DynamicModule {
+    // Typed for the operations every service answers; each service's handlers see it as RpcDispatcher<'<service>'>.
     const dispatcher = new RpcDispatcher(
       (error, request) => log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
       runtime.secretKeys,
     );
     dispatcher.register('clock.offset', async () => ({ offsetMs: runtime.clock.nowMs() - Date.now(), now: runtime.clock.now().toISOString() }));
     // Lets a caller return only once this service has taken in what the call caused (no sleeps in tests).
-    dispatcher.register('events.awaitApplied', async (p: { consumer: string; events: EventRef[] }) => {
+    dispatcher.register('events.awaitApplied', async (p) => {
       if (!(await waitForApplied(runtime, String(p.consumer), Array.isArray(p.events) ? p.events : [], Math.max(1000, runtime.config.rpcTimeoutMs - 1000)))) {
         throw new DomainError('internal_error', `The change was made but ${runtime.config.serviceName} has not applied it yet; read again shortly.`);
       }

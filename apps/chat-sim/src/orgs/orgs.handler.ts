@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { eventRefs, ID_PREFIX, newId, type RpcCaller } from '@platform/contracts';
+import { eventRefs, ID_PREFIX, newId, type ChatOrg, type RpcCaller, type RpcReplyOf, type RpcRequestOf } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -13,7 +13,7 @@ import { projectOrgEvents } from './orgs.projection';
 export class OrgsHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'chat-sim'>,
   ) {}
 
   onModuleInit(): void {
@@ -24,7 +24,7 @@ export class OrgsHandler implements OnModuleInit {
     });
   }
 
-  async createOrg(p: { name: string; allowsExternalBusinesses: boolean }, caller: RpcCaller) {
+  async createOrg(p: RpcRequestOf<'chat-sim', 'orgs.create'>, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'orgs.create'>> {
     const orgId = newId(ID_PREFIX.org, this.runtime.clock.nowMs());
     const { events } = await this.execute(
       orgId,
@@ -34,13 +34,13 @@ export class OrgsHandler implements OnModuleInit {
     return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 
-  async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller) {
+  async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'orgs.update'>> {
     await this.view(orgId);
     const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, metadata: { now: this.runtime.clock.now() } }, caller);
     return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 
-  async getOrg(orgId: string) {
+  async getOrg(orgId: string): Promise<ChatOrg> {
     const view = await this.view(orgId);
     return { id: view.orgId, name: view.name, allowsExternalBusinesses: view.allowsExternalBusinesses };
   }

@@ -1,5 +1,21 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DOWNLOAD_URL_TTL_SECONDS, eventRefs, ID_PREFIX, newId, type ChatMediaFile, type ChatMessageType, type DomainEvent, type EventRef, type RpcCaller, type UserStatus } from '@platform/contracts';
+import {
+  DOWNLOAD_URL_TTL_SECONDS,
+  eventRefs,
+  ID_PREFIX,
+  newId,
+  type ChatMediaFile,
+  type DomainEvent,
+  type RpcCaller,
+  type RpcReplyOf,
+  type RpcRequestOf,
+  type SimAppAction,
+  type SimInboxEntry,
+  type SimMediaUpload,
+  type SimOutcome,
+  type SimSendMessageCall,
+  type UserStatus,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import type { CommandMetadata } from '@platform/decider';
 import { RpcDispatcher } from '@platform/kafka';
@@ -10,27 +26,13 @@ import { UserView } from '../persistence/user-view.entity';
 import type { RelationshipCommand } from './relationship.decider';
 import { runRelationshipCommand } from './relationship.stream';
 
-/** A file the simulated user attaches, as the admin API takes it. */
-export interface SimMediaUpload {
-  fileName: string;
-  mimeType: string;
-  base64: string;
-}
-
-/** What a simulator call published: the gateway waits until the platform has taken these in. */
-export interface SimOutcome {
-  /** The events published on chat.user-events (empty when nothing changed). */
-  events: EventRef[];
-}
-
 const APP_ACTIONS = {
   allow: 'AllowFromProfile',
   stop: 'StopApp',
   block: 'BlockApp',
   unblock: 'UnblockApp',
   'accept-tester': 'AcceptTesterInvitation',
-} as const;
-export type SimAppAction = keyof typeof APP_ACTIONS;
+} as const satisfies Record<SimAppAction, RelationshipCommand['type']>;
 
 /**
  * The simulator's user actions (admin API /sim/...), served on chat-sim.rpc. Each appends to the
@@ -42,7 +44,7 @@ export class SimHandler implements OnModuleInit {
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'chat-sim'>,
   ) {
     this.bucket = MediaBucket.fromEnv(runtime.config.env);
   }
@@ -59,10 +61,7 @@ export class SimHandler implements OnModuleInit {
     });
   }
 
-  async sendMessage(
-    p: { userId: string; appId: string; type: ChatMessageType; text?: string | null; media?: SimMediaUpload[]; replyTo?: string | null },
-    caller: RpcCaller,
-  ): Promise<SimOutcome & { messageId: string }> {
+  async sendMessage(p: SimSendMessageCall, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'sim.sendMessage'>> {
     await this.accountStatus(p.userId);
     const messageId = newId(ID_PREFIX.message, this.runtime.clock.nowMs());
     const media = await this.storeMedia(messageId, p.media ?? []);
@@ -94,14 +93,14 @@ export class SimHandler implements OnModuleInit {
     );
   }
 
-  async receipt(p: { userId: string; messageId: string; status: 'delivered' | 'read' }, caller: RpcCaller): Promise<SimOutcome & { appId: string }> {
+  async receipt(p: RpcRequestOf<'chat-sim', 'sim.receipt'>, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'sim.receipt'>> {
     const message = await this.runtime.em().findOne(InboxMessageView, { messageId: String(p.messageId), userId: String(p.userId) });
     if (!message) throw new DomainError('not_found', "No such message in the user's inbox.");
     const outcome = await this.act(p.userId, (pair, metadata) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status }, metadata }), caller);
     return { ...outcome, appId: message.appId };
   }
 
-  async inbox(p: { userId: string; appId: string }) {
+  async inbox(p: { userId: string; appId: string }): Promise<{ data: SimInboxEntry[] }> {
     await this.accountStatus(p.userId);
     const rows = await this.runtime.em().find(InboxMessageView, { userId: p.userId, appId: p.appId }, { orderBy: { receivedAt: 'asc', messageId: 'asc' } });
     // The user's device downloads what it shows: each file with a URL good for an hour.

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { eventRefs, ID_PREFIX, newId, type DomainEvent, type RpcCaller, type UserStatus } from '@platform/contracts';
+import { eventRefs, ID_PREFIX, newId, type ChatUser, type DomainEvent, type RpcCaller, type RpcReplyOf, type RpcRequestOf, type UserStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -16,7 +16,7 @@ const emailTaken = () => DomainError.invalid([{ field: 'email', issue: 'is taken
 export class UsersHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'chat-sim'>,
   ) {}
 
   onModuleInit(): void {
@@ -27,7 +27,7 @@ export class UsersHandler implements OnModuleInit {
     });
   }
 
-  async createUser(p: { orgId: string; email: string; displayName?: string | null }, caller: RpcCaller) {
+  async createUser(p: RpcRequestOf<'chat-sim', 'users.create'>, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'users.create'>> {
     const em = this.runtime.em();
     if (typeof p.orgId !== 'string' || (await em.count(OrgView, { orgId: p.orgId })) === 0) throw new DomainError('not_found', 'No such organization.');
     const email = p.email.toLowerCase();
@@ -49,14 +49,14 @@ export class UsersHandler implements OnModuleInit {
     return { ...(await this.getUser(userId)), events: eventRefs(events) };
   }
 
-  async changeStatus(userId: string, status: UserStatus, caller: RpcCaller) {
+  async changeStatus(userId: string, status: UserStatus, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'users.update'>> {
     await this.view(userId);
     const { events } = await this.execute(userId, { type: 'ChangeUserStatus', data: { status }, metadata: { now: this.runtime.clock.now() } }, caller);
     // The gateway waits for the platform to take these in (a deletion opts the user out everywhere).
     return { ...(await this.getUser(userId)), events: eventRefs(events) };
   }
 
-  async getUser(userId: string) {
+  async getUser(userId: string): Promise<ChatUser> {
     const view = await this.view(userId);
     return { id: view.userId, orgId: view.orgId, email: view.email, displayName: view.displayName, status: view.status };
   }

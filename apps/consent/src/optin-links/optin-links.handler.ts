@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { randomBase62 } from '@platform/contracts';
+import { randomBase62, type CreateOptInLinkCall, type OptInLink } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { pollUntil, ServiceRuntime } from '@platform/service-kit';
@@ -18,7 +18,7 @@ export const DEFAULT_LINK_DAYS = 30;
 export class OptInLinksHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'consent'>,
     @Inject(CONSENT_CONFIG) private readonly config: ConsentConfig,
   ) {}
 
@@ -29,7 +29,7 @@ export class OptInLinksHandler implements OnModuleInit {
     });
   }
 
-  async create(p: { appId: string; ref?: string | null; expiresInDays?: number | null }) {
+  async create(p: CreateOptInLinkCall): Promise<OptInLink> {
     const app = await this.app(p.appId);
     const ref = p.ref ?? null;
     // Whole seconds, as the token carries it, so expiresAt is exactly when Allow stops working.
@@ -39,7 +39,7 @@ export class OptInLinksHandler implements OnModuleInit {
   }
 
   /** Which app a link points at, as the chat product would read it from the link (not a proof of validity). */
-  describe(token: string) {
+  describe(token: string): { appId: string } {
     const claims = readOptInLinkClaims(token);
     if (!claims) throw new DomainError('not_found', 'No such opt-in link.');
     return { appId: claims.appId };

@@ -1,5 +1,20 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { APP_USER_ID_PATTERN, appUserIdFor, type EventRef, type ConsentSource, type ConsentStatus, type ErrorCode, type ErrorDetail } from '@platform/contracts';
+import {
+  APP_USER_ID_PATTERN,
+  appUserIdFor,
+  type ConsentPage,
+  type ConsentResource,
+  type ConsentSource,
+  type ConsentStatus,
+  type ErrorCode,
+  type ErrorDetail,
+  type EventRef,
+  type ListConsentsCall,
+  type ReplyWindow,
+  type SettledUserActions,
+  type SettleUserActionsCall,
+  type UserConsent,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, isoTimeOrNull, ServiceRuntime, waitForApplied, type DbTimestamp } from '@platform/service-kit';
@@ -22,7 +37,7 @@ interface ConsentRow {
 }
 
 /** The spec's Consent resource. */
-export function consentResource(row: ConsentRow) {
+export function consentResource(row: ConsentRow): ConsentResource {
   return {
     appUserId: row.app_user_id,
     status: row.status,
@@ -39,7 +54,7 @@ export function consentResource(row: ConsentRow) {
 export class ConsentQueriesHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'consent'>,
     @Inject(CONSENT_CONFIG) private readonly config: ConsentConfig,
   ) {}
 
@@ -52,7 +67,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
   }
 
   /** One indexed query: the consent joined with the user's reply window. */
-  async getUser(appId: string, appUserId: string) {
+  async getUser(appId: string, appUserId: string): Promise<UserConsent> {
     if (typeof appUserId !== 'string' || !APP_USER_ID_PATTERN.test(appUserId)) throw new DomainError('not_found', 'No such user for this app.');
     const [row]: (ConsentRow & { last_user_message_at: DbTimestamp | null })[] = await this.runtime.em().execute(
       `select c.app_user_id, c.status, c.source, c.ref, c.opted_in_at, c.opted_out_at, c.updated_at, w.last_user_message_at
@@ -64,7 +79,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
     return { appUserId: row.app_user_id, consent: consentResource(row), window: this.window(row.last_user_message_at) };
   }
 
-  async listConsents(p: { appId: string; status?: ConsentStatus | null; limit: number; cursor?: string | null }) {
+  async listConsents(p: ListConsentsCall): Promise<ConsentPage> {
     const status = p.status ?? null;
     const cursor = p.cursor ? decodeConsentCursor(p.cursor, status, this.runtime.clock.nowMs()) : null;
     const params: unknown[] = [];
@@ -109,7 +124,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
    * the consent that resulted and the consent events it caused (for the caller to wait on in other
    * services), or with the refusal when the platform refused the action.
    */
-  async settle(p: { events: EventRef[]; appId?: string; userId?: string }) {
+  async settle(p: SettleUserActionsCall): Promise<SettledUserActions> {
     const events = Array.isArray(p.events) ? p.events : [];
     if (!(await waitForApplied(this.runtime, USER_ACTIONS_CONSUMER, events, Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000)))) {
       throw new DomainError('internal_error', 'The action was recorded but the consent service has not applied it yet; read the consent again shortly.');
@@ -139,7 +154,7 @@ export class ConsentQueriesHandler implements OnModuleInit {
     return { appUserId, consent: row ? consentResource(row) : null, events: caused };
   }
 
-  private window(lastUserMessageAt: DbTimestamp | null) {
+  private window(lastUserMessageAt: DbTimestamp | null): ReplyWindow {
     if (lastUserMessageAt === null) return { open: false, expiresAt: null };
     const expiresAt = new Date(lastUserMessageAt).getTime() + REPLY_WINDOW_MS;
     return this.runtime.clock.nowMs() < expiresAt ? { open: true, expiresAt: new Date(expiresAt).toISOString() } : { open: false, expiresAt: null };

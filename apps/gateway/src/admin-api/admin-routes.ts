@@ -1,4 +1,4 @@
-import { appUserIdFor, RPC_SERVICES, type EventRef, type RpcCaller } from '@platform/contracts';
+import { appUserIdFor, RPC_SERVICES, type AppRecord, type RpcCaller } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
@@ -18,7 +18,7 @@ import {
   UpdateOrgDto,
   UpdateUserDto,
 } from './admin.dto';
-import type { AdminRoute } from './admin-route';
+import type { AdminContext, AdminRoute } from './admin-route';
 import { audienceRoutes } from './audience-routes';
 import { platformSettle } from './platform-settle';
 
@@ -31,16 +31,6 @@ export interface AdminDeps {
   appUserIdSecret: string;
 }
 
-interface AppReply {
-  id: string;
-  orgId: string;
-  handle: string;
-  status: string;
-  verificationStatus: string;
-  dailyQuota: number;
-  version: number;
-}
-
 /** Admin calls return only once the gateway's own view of the app has caught up (no sleeps in tests). */
 export function adminRoutes(deps: AdminDeps): AdminRoute[] {
   const platform = platformSettle(deps.rpc);
@@ -50,7 +40,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
     }
     await platform.afterAppChange(caller, appId, version);
   };
-  const publicApp = ({ version: _version, ...rest }: AppReply) => rest;
+  const publicApp = ({ version: _version, ...rest }: AppRecord) => rest;
   const knownApp = async (appId: string) => {
     if (!(await deps.apps.get(appId))) throw new DomainError('not_found', 'No such app.');
   };
@@ -60,10 +50,10 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'POST',
       path: '/orgs',
       body: CreateOrgDto,
-      handle: async (ctx) => {
-        const { events, ...org } = await deps.rpc.call<{ id: string; events: EventRef[] }>('chat-sim', 'orgs.create', ctx.caller, ctx.body);
+      handle: async (ctx: AdminContext<CreateOrgDto>) => {
+        const { events, ...org } = await deps.rpc.call('chat-sim', 'orgs.create', ctx.caller, ctx.body);
         // Apps can be created for the org, and users of it reached, as soon as this returns.
-        await waitUntil(async () => (await deps.rpc.call<{ exists: boolean }>('profile', 'orgs.exists', ctx.caller, { orgId: org.id })).exists);
+        await waitUntil(async () => (await deps.rpc.call('profile', 'orgs.exists', ctx.caller, { orgId: org.id })).exists);
         await platform.afterChatEvents(ctx.caller, events);
         return { status: 201, body: org };
       },
@@ -72,8 +62,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'PATCH',
       path: '/orgs/:orgId',
       body: UpdateOrgDto,
-      handle: async (ctx) => {
-        const { events, ...org } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'orgs.update', ctx.caller, { orgId: ctx.params.orgId, ...ctx.body });
+      handle: async (ctx: AdminContext<UpdateOrgDto>) => {
+        const { events, ...org } = await deps.rpc.call('chat-sim', 'orgs.update', ctx.caller, { orgId: ctx.params.orgId, ...ctx.body });
         await platform.afterChatEvents(ctx.caller, events);
         return { status: 200, body: org };
       },
@@ -82,8 +72,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'POST',
       path: '/users',
       body: CreateUserDto,
-      handle: async (ctx) => {
-        const { events, ...user } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'users.create', ctx.caller, ctx.body);
+      handle: async (ctx: AdminContext<CreateUserDto>) => {
+        const { events, ...user } = await deps.rpc.call('chat-sim', 'users.create', ctx.caller, ctx.body);
         await platform.afterChatEvents(ctx.caller, events);
         return { status: 201, body: user };
       },
@@ -92,8 +82,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'PATCH',
       path: '/users/:userId',
       body: UpdateUserDto,
-      handle: async (ctx) => {
-        const { events, ...user } = await deps.rpc.call<{ events: EventRef[] }>('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body });
+      handle: async (ctx: AdminContext<UpdateUserDto>) => {
+        const { events, ...user } = await deps.rpc.call('chat-sim', 'users.update', ctx.caller, { userId: ctx.params.userId, ...ctx.body });
         // A deletion opts the user out of every app: return once consent and messaging have it.
         await platform.afterChatEvents(ctx.caller, events);
         return { status: 200, body: user };
@@ -103,8 +93,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'POST',
       path: '/apps',
       body: CreateAppDto,
-      handle: async (ctx) => {
-        const created = await deps.rpc.call<AppReply>('profile', 'apps.create', ctx.caller, ctx.body);
+      handle: async (ctx: AdminContext<CreateAppDto>) => {
+        const created = await deps.rpc.call('profile', 'apps.create', ctx.caller, ctx.body);
         await settle(created.id, created.version, ctx.caller);
         return { status: 201, body: { id: created.id, orgId: created.orgId, handle: created.handle, status: created.status } };
       },
@@ -112,14 +102,14 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
     {
       method: 'GET',
       path: '/apps/:appId',
-      handle: async (ctx) => ({ status: 200, body: publicApp(await deps.rpc.call<AppReply>('profile', 'apps.get', ctx.caller, { appId: ctx.params.appId })) }),
+      handle: async (ctx) => ({ status: 200, body: publicApp(await deps.rpc.call('profile', 'apps.get', ctx.caller, { appId: ctx.params.appId })) }),
     },
     {
       method: 'POST',
       path: '/apps/:appId/status',
       body: ChangeAppStatusDto,
-      handle: async (ctx) => {
-        const moved = await deps.rpc.call<{ status: string; previousStatus: string; version: number }>('profile', 'apps.changeStatus', ctx.caller, {
+      handle: async (ctx: AdminContext<ChangeAppStatusDto>) => {
+        const moved = await deps.rpc.call('profile', 'apps.changeStatus', ctx.caller, {
           appId: ctx.params.appId,
           action: ctx.body.action,
           reason: ctx.body.reason ?? null,
@@ -132,8 +122,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'POST',
       path: '/apps/:appId/verification',
       body: ChangeVerificationDto,
-      handle: async (ctx) => {
-        const { profile, version } = await deps.rpc.call<{ profile: unknown; version: number }>('profile', 'apps.setVerification', ctx.caller, {
+      handle: async (ctx: AdminContext<ChangeVerificationDto>) => {
+        const { profile, version } = await deps.rpc.call('profile', 'apps.setVerification', ctx.caller, {
           appId: ctx.params.appId,
           status: ctx.body.status,
         });
@@ -145,8 +135,8 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       method: 'PATCH',
       path: '/apps/:appId',
       body: UpdateAppDto,
-      handle: async (ctx) => {
-        const updated = await deps.rpc.call<AppReply>('profile', 'apps.update', ctx.caller, { appId: ctx.params.appId, dailyQuota: ctx.body.dailyQuota });
+      handle: async (ctx: AdminContext<UpdateAppDto>) => {
+        const updated = await deps.rpc.call('profile', 'apps.update', ctx.caller, { appId: ctx.params.appId, dailyQuota: ctx.body.dailyQuota });
         await settle(updated.id, updated.version, ctx.caller);
         return { status: 200, body: publicApp(updated) };
       },

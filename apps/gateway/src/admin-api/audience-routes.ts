@@ -1,9 +1,9 @@
-import { appUserIdFor, type EventRef, type RpcCaller } from '@platform/contracts';
+import { appUserIdFor, SIM_APP_ACTIONS, type RpcCaller, type SimAppAction, type SimOutcome } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import type { AppAccessCache } from '../app-status/app-access.cache';
-import type { AdminRoute } from './admin-route';
-import type { PlatformSettle } from './platform-settle';
+import type { AdminContext, AdminRoute } from './admin-route';
+import type { PlatformSettle, Settled } from './platform-settle';
 import { InviteTesterDto, SimMediaDto, SimReceiptDto, SimSendMessageDto } from './sim.dto';
 
 export interface AudienceDeps {
@@ -13,11 +13,7 @@ export interface AudienceDeps {
   settle: PlatformSettle;
 }
 
-interface Published {
-  events: EventRef[];
-}
-
-const APP_ACTIONS = ['allow', 'stop', 'block', 'unblock', 'accept-tester'];
+const isSimAppAction = (action: string): action is SimAppAction => (SIM_APP_ACTIONS as readonly string[]).includes(action);
 
 /**
  * Testers and the simulator's user actions (DESIGN section 8). chat-sim records what the user did
@@ -28,14 +24,14 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
   const knownApp = async (appId: string) => {
     if (!(await deps.apps.get(appId))) throw new DomainError('not_found', 'No such app.');
   };
-  const settle = (caller: RpcCaller, published: Published, appId?: string, userId?: string) => deps.settle.afterChatEvents(caller, published.events, appId, userId);
-  const consentOf = (settled: { consent: unknown }) => {
+  const settle = (caller: RpcCaller, published: SimOutcome, appId?: string, userId?: string) => deps.settle.afterChatEvents(caller, published.events, appId, userId);
+  const consentOf = (settled: Settled) => {
     if (settled.consent === null) throw new DomainError('not_found', 'The user has no consent for this app.');
     return settled.consent;
   };
   /** The app an opt-in link points at, read from the link as the chat product would. */
   const linkApp = async (caller: RpcCaller, token: string) => {
-    const { appId } = await deps.rpc.call<{ appId: string }>('consent', 'optinLinks.describe', caller, { token });
+    const { appId } = await deps.rpc.call('consent', 'optinLinks.describe', caller, { token });
     await knownApp(appId);
     return appId;
   };
@@ -45,10 +41,10 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       method: 'POST',
       path: '/apps/:appId/testers',
       body: InviteTesterDto,
-      handle: async (ctx) => {
+      handle: async (ctx: AdminContext<InviteTesterDto>) => {
         const { appId } = ctx.params;
         await knownApp(appId);
-        const published = await deps.rpc.call<Published>('chat-sim', 'sim.inviteTester', ctx.caller, { appId, userId: ctx.body.userId });
+        const published = await deps.rpc.call('chat-sim', 'sim.inviteTester', ctx.caller, { appId, userId: ctx.body.userId });
         await settle(ctx.caller, published, appId, ctx.body.userId);
         return { status: 201, body: { appId, userId: ctx.body.userId, status: 'invited' } };
       },
@@ -57,10 +53,10 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       method: 'POST',
       path: '/sim/users/:userId/messages',
       body: SimSendMessageDto,
-      handle: async (ctx) => {
+      handle: async (ctx: AdminContext<SimSendMessageDto>) => {
         const { userId } = ctx.params;
         await knownApp(ctx.body.appId);
-        const sent = await deps.rpc.call<Published & { messageId: string }>('chat-sim', 'sim.sendMessage', ctx.caller, {
+        const sent = await deps.rpc.call('chat-sim', 'sim.sendMessage', ctx.caller, {
           userId,
           appId: ctx.body.appId,
           type: ctx.body.type,
@@ -76,8 +72,8 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       method: 'POST',
       path: '/sim/users/:userId/receipts',
       body: SimReceiptDto,
-      handle: async (ctx) => {
-        const published = await deps.rpc.call<Published>('chat-sim', 'sim.receipt', ctx.caller, { userId: ctx.params.userId, messageId: ctx.body.messageId, status: ctx.body.status });
+      handle: async (ctx: AdminContext<SimReceiptDto>) => {
+        const published = await deps.rpc.call('chat-sim', 'sim.receipt', ctx.caller, { userId: ctx.params.userId, messageId: ctx.body.messageId, status: ctx.body.status });
         await settle(ctx.caller, published);
         return { status: 200, body: { messageId: ctx.body.messageId, status: ctx.body.status } };
       },
@@ -98,7 +94,7 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       handle: async (ctx) => {
         const { userId, token } = ctx.params;
         const appId = await linkApp(ctx.caller, token);
-        const published = await deps.rpc.call<Published>('chat-sim', 'sim.openLink', ctx.caller, { userId, appId, token });
+        const published = await deps.rpc.call('chat-sim', 'sim.openLink', ctx.caller, { userId, appId, token });
         await settle(ctx.caller, published, appId, userId);
         return { status: 200, body: await deps.rpc.call('profile', 'profile.get', ctx.caller, { appId }) };
       },
@@ -109,7 +105,7 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       handle: async (ctx) => {
         const { userId, token } = ctx.params;
         const appId = await linkApp(ctx.caller, token);
-        const published = await deps.rpc.call<Published>('chat-sim', 'sim.allowLink', ctx.caller, { userId, appId, token });
+        const published = await deps.rpc.call('chat-sim', 'sim.allowLink', ctx.caller, { userId, appId, token });
         return { status: 200, body: consentOf(await settle(ctx.caller, published, appId, userId)) };
       },
     },
@@ -118,9 +114,9 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       path: '/sim/users/:userId/apps/:appId/:action',
       handle: async (ctx) => {
         const { userId, appId, action } = ctx.params;
-        if (!APP_ACTIONS.includes(action)) throw new DomainError('route_not_found', `No simulator action ${action}.`);
+        if (!isSimAppAction(action)) throw new DomainError('route_not_found', `No simulator action ${action}.`);
         await knownApp(appId);
-        const published = await deps.rpc.call<Published>('chat-sim', 'sim.appAction', ctx.caller, { userId, appId, action });
+        const published = await deps.rpc.call('chat-sim', 'sim.appAction', ctx.caller, { userId, appId, action });
         return { status: 200, body: consentOf(await settle(ctx.caller, published, appId, userId)) };
       },
     },

@@ -1,12 +1,9 @@
-import type { EventRef, RpcCaller } from '@platform/contracts';
+import type { EventRef, RpcCaller, SettledUserActions } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 
 /** The consent a user action left (null when the user has none for the app). */
-export interface Settled {
-  appUserId: string | null;
-  consent: unknown;
-}
+export type Settled = Omit<SettledUserActions, 'events'>;
 
 /**
  * Admin and simulator calls return once the platform has taken their effect in (DESIGN section 8):
@@ -18,7 +15,7 @@ export interface Settled {
 export function platformSettle(rpc: RpcClient) {
   return {
     async afterChatEvents(caller: RpcCaller, events: EventRef[], appId?: string, userId?: string): Promise<Settled> {
-      const settled = await rpc.call<Settled & { events: EventRef[] }>('consent', 'userActions.settle', caller, { events, appId, userId });
+      const settled = await rpc.call('consent', 'userActions.settle', caller, { events, appId, userId });
       await Promise.all([
         rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'user-events', events }),
         rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'consent', events: settled.events }),
@@ -30,7 +27,7 @@ export function platformSettle(rpc: RpcClient) {
 
     /** An app change (creation, status, quota) is in messaging's projection at `version` or later. */
     async afterAppChange(caller: RpcCaller, appId: string, version: number): Promise<void> {
-      const { caughtUp } = await rpc.call<{ caughtUp: boolean }>('messaging', 'apps.awaitVersion', caller, { appId, version });
+      const { caughtUp } = await rpc.call('messaging', 'apps.awaitVersion', caller, { appId, version });
       if (!caughtUp) throw new DomainError('internal_error', 'The change was made but has not reached every service yet; retry the read.');
     },
   };

@@ -1,4 +1,4 @@
-import { LISTEN_EVENT_TYPES } from '@platform/contracts';
+import { LISTEN_EVENT_TYPES, type ListenEventType } from '@platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 
 /** Where a stream resumes: the Last-Event-ID it was given, `<sessionId>.<seq>`. */
@@ -14,9 +14,9 @@ export const LISTEN_QUERY: QuerySpec = {
 };
 
 /** GET /listen's query: `events`, a comma-separated list of listen types (default all); anything else is 400 invalid_request. */
-export function parseListenQuery(query: URLSearchParams): { events: string[] } {
+export function parseListenQuery(query: URLSearchParams): { events: ListenEventType[] } {
   const { events } = readQuery(LISTEN_QUERY, query);
-  return { events: (events as string[] | null) ?? [...LISTEN_EVENT_TYPES].sort() };
+  return { events: (events as ListenEventType[] | null) ?? [...LISTEN_EVENT_TYPES].sort() };
 }
 
 /** The cursor in a Last-Event-ID header, or null when there is none or it is not one of ours (the stream then starts afresh). */

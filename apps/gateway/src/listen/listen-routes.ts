@@ -2,7 +2,7 @@ import { DomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import type { PublicRoute } from '../public-api/public-route';
 import { LISTEN_QUERY, parseLastEventId, parseListenQuery } from './listen-query';
-import { serveListenStream, type OpenedSession } from './listen-stream';
+import { serveListenStream } from './listen-stream';
 import { MAX_LISTEN_STREAMS_PER_APP, type ListenStreams } from './listen-streams';
 
 /**
@@ -43,7 +43,7 @@ export function listenRoutes(deps: { rpc: RpcClient; streams: ListenStreams }): 
         if (!place) throw DomainError.rateLimited(`An app may have ${MAX_LISTEN_STREAMS_PER_APP} listen streams open at once; end one first.`, 5);
         try {
           const resume = parseLastEventId(ctx.headers['last-event-id']);
-          const opened = await deps.rpc.call<OpenedSession>('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
+          const opened = await deps.rpc.call('webhooks', 'listen.open', ctx.caller, { appId: ctx.app.appId, keyId: ctx.key.id, events, resume });
           return { status: 200, stream: (res) => serveListenStream(res, { rpc: deps.rpc, caller: ctx.caller, appId: ctx.app.appId, session: opened, place }) };
         } catch (error) {
           place.release();

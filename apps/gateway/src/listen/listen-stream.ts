@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RpcCaller } from '@platform/contracts';
+import type { ListenEvent, ListenSession, RpcCaller } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import type { RpcClient } from '@platform/kafka';
 import { log } from '@platform/service-kit';
@@ -25,27 +25,13 @@ const MAX_STREAM_MS = 10 * 60_000;
 /** Failed polls in a row before the stream ends (the client reconnects, perhaps to a healthier replica). */
 const MAX_FAILED_POLLS = 3;
 
-export interface OpenedSession {
-  sessionId: string;
-  secret: string;
-  events: string[];
-  after: number;
-}
-
-interface PolledEvent {
-  seq: number;
-  eventId: string;
-  type: string;
-  payload: string;
-}
-
 /**
  * Serves one listen session as Server-Sent Events: first a `session` event (its id, signing secret,
  * types and starting cursor; no `id:` line, which browsers' EventSource would take as a resume point), then each public event as `id: <cursor>`,
  * `event: <type>`, `data: <the exact body a delivery sends>`, read from the dispatcher with long
  * polls. Never throws: the response has begun, so a failure ends the stream and the client resumes.
  */
-export async function serveListenStream(res: ServerResponse, args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: OpenedSession; place: ListenPlace }): Promise<void> {
+export async function serveListenStream(res: ServerResponse, args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: ListenSession; place: ListenPlace }): Promise<void> {
   const { rpc, caller, appId, session, place } = args;
   let ended = false;
   let wakeDrain: (() => void) | null = null;
@@ -78,9 +64,9 @@ export async function serveListenStream(res: ServerResponse, args: { rpc: RpcCli
     const cursor = formatCursor({ sessionId: session.sessionId, seq: after });
     write(sseEvent({ event: 'session', data: JSON.stringify({ sessionId: session.sessionId, secret: session.secret, events: session.events, cursor }) }));
     while (!ended) {
-      let events: PolledEvent[];
+      let events: ListenEvent[];
       try {
-        ({ events } = await rpc.call<{ events: PolledEvent[] }>('webhooks', 'listen.poll', caller, { appId, sessionId: session.sessionId, after, limit: POLL_LIMIT, waitMs: POLL_WAIT_MS }, POLL_TIMEOUT_MS));
+        ({ events } = await rpc.call('webhooks', 'listen.poll', caller, { appId, sessionId: session.sessionId, after, limit: POLL_LIMIT, waitMs: POLL_WAIT_MS }, POLL_TIMEOUT_MS));
         failures = 0;
       } catch (error) {
         failures += 1;

@@ -1,7 +1,7 @@
 import type { RpcClient } from '@platform/kafka';
 import { CONSENTS_QUERY, parseConsentsQuery } from './consents-query';
 import { CreateOptInLinkDto } from './create-optin-link.dto';
-import type { PublicRoute } from './public-route';
+import type { PublicContext, PublicRoute } from './public-route';
 
 /** GET /users/{appUserId}, GET /consents, POST /optin-links: answered by the consent service. */
 export function consentRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
@@ -51,7 +51,7 @@ export function consentRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         description: 'A signed link to the business profile. Opening it never opts the user in; the user must tap Allow.',
         success: { status: 201, schema: 'OptInLink', description: 'The link.' },
       },
-      handle: async (ctx) => ({
+      handle: async (ctx: PublicContext<CreateOptInLinkDto>) => ({
         status: 201,
         body: await deps.rpc.call('consent', 'optinLinks.create', ctx.caller, {
           appId: ctx.app.appId,

@@ -1,4 +1,4 @@
-import type { EventRef, RpcCaller } from '@platform/contracts';
+import type { RpcCaller } from '@platform/contracts';
 import type { RpcClient } from '@platform/kafka';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
@@ -9,7 +9,7 @@ import { SendMessageDto } from './send-message.dto';
  * An unknown id has no events; messaging then answers 400 on mediaId in D9 order.
  */
 async function prepareMedia(rpc: RpcClient, caller: RpcCaller, appId: string, mediaId: string): Promise<void> {
-  const { events } = await rpc.call<{ events: EventRef[] }>('media', 'media.prepare', caller, { appId, mediaId });
+  const { events } = await rpc.call('media', 'media.prepare', caller, { appId, mediaId });
   if (events.length > 0) await rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'media', events });
 }
 
@@ -44,7 +44,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       },
       idempotent: {
         heldKey: async (caller, appId, idempotency) => {
-          const { held } = await deps.rpc.call<{ held: { acceptance: unknown } | null }>('messaging', 'messages.heldKey', caller, {
+          const { held } = await deps.rpc.call('messaging', 'messages.heldKey', caller, {
             appId,
             idempotencyKey: idempotency.key,
             bodyHash: idempotency.bodyHash,
@@ -55,7 +55,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       handle: async (ctx) => {
         const body = ctx.body as SendMessageDto;
         if (body.mediaId) await prepareMedia(deps.rpc, ctx.caller, ctx.app.appId, body.mediaId);
-        const { acceptance, replayed } = await deps.rpc.call<{ acceptance: unknown; replayed: boolean }>('messaging', 'messages.send', ctx.caller, {
+        const { acceptance, replayed } = await deps.rpc.call('messaging', 'messages.send', ctx.caller, {
           appId: ctx.app.appId,
           keyEnvironment: ctx.key.environment,
           idempotencyKey: ctx.idempotency!.key,

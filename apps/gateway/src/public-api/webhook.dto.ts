@@ -1,6 +1,6 @@
 import { JSONSchema } from 'class-validator-jsonschema';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PUBLIC_EVENT_TYPES, WEBHOOKS } from '@platform/contracts';
+import { PUBLIC_EVENT_TYPES, WEBHOOKS, type PublicEventType } from '@platform/contracts';
 
 const VERIFY_TOKEN_ISSUE = 'must be 8-128 printable characters';
 const EVENTS_ISSUE = `each must be one of ${PUBLIC_EVENT_TYPES.join(', ')}`;
@@ -28,7 +28,7 @@ export class CreateWebhookDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(PUBLIC_EVENT_TYPES.length * 2)
   @IsIn(PUBLIC_EVENT_TYPES, { each: true, message: EVENTS_ISSUE })
-  events!: string[];
+  events!: PublicEventType[];
 }
 
 /** PATCH /webhooks/{id}: a new url needs verifyToken (it re-verifies). */
@@ -49,7 +49,7 @@ export class UpdateWebhookDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(PUBLIC_EVENT_TYPES.length * 2)
   @IsIn(PUBLIC_EVENT_TYPES, { each: true, message: EVENTS_ISSUE })
-  events?: string[];
+  events?: PublicEventType[];
 }
 
 /** POST /webhooks/{id}/verify (D21b): the token must equal the endpoint's. */

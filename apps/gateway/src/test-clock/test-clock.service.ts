@@ -29,7 +29,7 @@ export class TestClockService {
     await this.waitFor(async () => this.clock.offset >= offsetMs);
     for (const service of services) {
       await this.waitFor(async () => {
-        const reply = await this.rpc.call<{ offsetMs: number }>(service, 'clock.offset', caller, {});
+        const reply = await this.rpc.call(service, 'clock.offset', caller, {});
         // A reply is computed from two readings of the time; allow for the milliseconds between them.
         return reply.offsetMs >= offsetMs - 50;
       });

@@ -1,16 +1,11 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EventRef, MediaKind, RpcCaller } from '@platform/contracts';
+import type { EventRef, MediaForUse, MediaResource, RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
 import { MediaBucket } from '@platform/storage';
 import { findMedia, publicMedia } from '../media/media.records';
 import { UploadVerification } from '../verification/upload-verification.service';
-
-/** What a service that uses a media file (messaging for sends, profile for avatars) learns of it. */
-export type MediaForUse =
-  | { found: false; events: EventRef[] }
-  | { found: true; source: 'app' | 'user'; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mimeType: string; fileName: string; size: number; objectKey: string; events: EventRef[] };
 
 /**
  * GET /media/{id} (checks a pending upload first, D12) and `media.prepare`: the check on first use.
@@ -21,7 +16,7 @@ export type MediaForUse =
 export class GetMediaHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'media'>,
     @Inject(MediaBucket) private readonly bucket: MediaBucket,
     @Inject(UploadVerification) private readonly verification: UploadVerification,
   ) {}
@@ -31,7 +26,7 @@ export class GetMediaHandler implements OnModuleInit {
     this.rpc.register('media.prepare', (p, caller) => this.prepare(p.appId, p.mediaId, caller));
   }
 
-  async get(appId: string, mediaId: string, caller: RpcCaller) {
+  async get(appId: string, mediaId: string, caller: RpcCaller): Promise<MediaResource> {
     const row = await findMedia(this.runtime.em(), appId, String(mediaId));
     if (!row) throw new DomainError('not_found', 'No such media for this app.');
     row.status = await this.verification.verify(row, caller.requestId ?? null);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DOWNLOAD_URL_TTL_SECONDS, type MediaKind } from '@platform/contracts';
+import { DOWNLOAD_URL_TTL_SECONDS, type MediaKind, type MediaResource } from '@platform/contracts';
 import type { Clock } from '@platform/clock';
 import { isoTime, type DbTimestamp } from '@platform/service-kit';
 import type { MediaBucket } from '@platform/storage';
@@ -32,7 +32,7 @@ export async function findMedia(em: EntityManager, appId: string, mediaId: strin
  * shown as 1 hour past the platform clock. Bytes that did not match their declaration never became
  * ready: the resource stays `pending_upload` (the spec has no other status), and sends say 422.
  */
-export async function publicMedia(row: MediaRow, bucket: MediaBucket, clock: Clock) {
+export async function publicMedia(row: MediaRow, bucket: MediaBucket, clock: Clock): Promise<MediaResource> {
   const ready = row.status === 'ready';
   return {
     id: row.media_id,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type MediaUploadRequested, type RpcCaller } from '@platform/contracts';
+import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type CreateMediaCall, type CreateMediaResponse, type MediaUploadRequested, type RpcCaller } from '@platform/contracts';
 import { decideInTransaction } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
@@ -8,14 +8,6 @@ import { MediaBucket } from '@platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
 import { publicMedia, type MediaRow } from '../media/media.records';
-
-/** What the gateway passes after validating the body (fileName 1–255, size a positive integer). */
-export interface CreateUploadRequest {
-  appId: string;
-  fileName: string;
-  mimeType: string;
-  size: number;
-}
 
 const HOUR_MS = 3600 * 1000;
 
@@ -28,7 +20,7 @@ const HOUR_MS = 3600 * 1000;
 export class CreateUploadHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'media'>,
     @Inject(MediaBucket) private readonly bucket: MediaBucket,
   ) {}
 
@@ -36,7 +28,7 @@ export class CreateUploadHandler implements OnModuleInit {
     this.rpc.register('media.create', (p, caller) => this.create(p, caller));
   }
 
-  async create(request: CreateUploadRequest, caller: RpcCaller) {
+  async create(request: CreateMediaCall, caller: RpcCaller): Promise<CreateMediaResponse> {
     const now = this.runtime.clock.now();
     const mediaId = newId(ID_PREFIX.media, now.getTime());
     const expiresAt = new Date(now.getTime() + UPLOAD_URL_TTL_SECONDS * 1000);

@@ -7,11 +7,11 @@ import { pollUntil, ServiceRuntime } from '@platform/service-kit';
 export class AppsVersionHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'messaging'>,
   ) {}
 
   onModuleInit(): void {
-    this.rpc.register('apps.awaitVersion', async (p: { appId: string; version: number }) => ({
+    this.rpc.register('apps.awaitVersion', async (p) => ({
       caughtUp: await pollUntil(
         async () => {
           const [row]: { version: number }[] = await this.runtime.em().execute(`select version from messaging.apps where app_id = ?`, [p.appId]);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RPC_SERVICES } from '@platform/contracts';
+import { RPC_SERVICES, type SendMessageCall } from '@platform/contracts';
 import { RpcClient } from '@platform/kafka';
 import { api, createTestApp, createTestUser, eventually, expectStatus, simSendText, spawnApp, stackPid, unique, waitForExit, waitReady, admin, simAppAction, appWithTester, sendMessage, simInbox } from '@platform/testing';
 
@@ -37,7 +37,7 @@ describe('messaging when things go wrong (e2e)', () => {
     await rpc.connect();
     try {
       const { app, userId, appUserId } = await appWithTester();
-      const request = {
+      const request: SendMessageCall = {
         appId: app.appId,
         keyEnvironment: 'sandbox',
         idempotencyKey: unique('idem-'),
@@ -45,7 +45,7 @@ describe('messaging when things go wrong (e2e)', () => {
         body: { to: { appUserId }, type: 'text', text: 'once only', mediaId: null, clientReference: null },
       };
       const send = (body = request, requestId = unique('req_')) =>
-        rpc.call<{ acceptance: { id: string }; replayed: boolean }>('messaging', 'messages.send', { requestId, appId: app.appId }, body);
+        rpc.call('messaging', 'messages.send', { requestId, appId: app.appId }, body);
       // A redelivered request is the same request (its request id too), here arriving beside its first run; then a later retry.
       const redelivered = unique('req_');
       const runs = [...(await Promise.all([send(request, redelivered), send(request, redelivered)])), await send()];

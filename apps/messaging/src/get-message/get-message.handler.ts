@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { MessageMediaFile } from '@platform/contracts';
+import type { ChatMessageType, MessageMediaFile, MessageResource, MessageStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
@@ -9,22 +9,22 @@ import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '@platf
 export class GetMessageHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'messaging'>,
   ) {}
 
   onModuleInit(): void {
     this.rpc.register('messages.get', (p) => this.get(p.appId, p.messageId));
   }
 
-  async get(appId: string, messageId: string) {
+  async get(appId: string, messageId: string): Promise<MessageResource> {
     const [row]: {
       message_id: string;
       direction: 'outbound' | 'inbound';
       app_user_id: string;
-      type: string;
+      type: ChatMessageType;
       text: string | null;
       media: MessageMediaFile[];
-      status: string;
+      status: MessageStatus;
       client_reference: string | null;
       created_at: DbTimestamp;
       delivered_at: DbTimestamp | null;

@@ -1,4 +1,4 @@
-import { appUserIdFor } from '@platform/contracts';
+import { appUserIdFor, type SendMessageOutcome } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { jsonRows, jsonTexts, PipelinedTransaction, type GroupOutcome } from '@platform/event-store';
 import type { ServiceRuntime } from '@platform/service-kit';
@@ -11,15 +11,15 @@ import { handover } from './message-handover';
 import { claimStatement, countersStatement, dayCounters, factsStatement, heldStatement, mediaStatement, mediaWanted, releaseStatements, settleStatements } from './send-batch.sql';
 import { mediaFiles, withFacts, type FactsRow } from './send-facts';
 import { claimKey, compare, dayKey, rowKey, userKey } from './send-keys';
-import type { Addressed, ClaimedSend, PendingSend, SendResult } from './send-message.types';
+import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
 import { replayOutcome, type HeldRow } from './send-replay';
 
 /**
  * One batch of sends (group commit), decided together in one transaction; see SendMessageHandler.
  * Returns each send's outcome by its position in the batch.
  */
-export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig, batch: PendingSend[]): Promise<GroupOutcome<SendResult>[]> {
-  const outcomes: GroupOutcome<SendResult>[] = new Array(batch.length);
+export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig, batch: PendingSend[]): Promise<GroupOutcome<SendMessageOutcome>[]> {
+  const outcomes: GroupOutcome<SendMessageOutcome>[] = new Array(batch.length);
   const sends = batch.map((send, at) => ({ ...send, at }));
   await PipelinedTransaction.run(runtime.em(), async (tx) => {
     const addressed = await address(config, tx, sends);

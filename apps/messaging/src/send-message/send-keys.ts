@@ -1,5 +1,6 @@
+import type { SendMessageCall } from '@platform/contracts';
 import { utcDay } from '../messages/send-rules';
-import type { ClaimedSend, SendMessageRequest } from './send-message.types';
+import type { ClaimedSend } from './send-message.types';
 
 /** Map keys of a batch's rows, and the key order that locks are taken in (so batches never wait in a circle). */
 
@@ -8,7 +9,7 @@ export function rowKey(appId: string, second: string): string {
   return `${appId}\u0000${second}`;
 }
 
-export function claimKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey'>): string {
+export function claimKey(request: Pick<SendMessageCall, 'appId' | 'idempotencyKey'>): string {
   return rowKey(request.appId, request.idempotencyKey);
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
-import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller } from '@platform/contracts';
+import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller, type SendMessageCall, type SendMessageOutcome } from '@platform/contracts';
 import { GroupCommit } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
@@ -8,7 +8,7 @@ import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 import { sendBatch } from './send-batch';
 import { HELD_COLUMNS, HOLDER_MESSAGE } from './send-batch.sql';
 import { claimKey } from './send-keys';
-import type { PendingSend, SendMessageRequest, SendResult } from './send-message.types';
+import type { PendingSend } from './send-message.types';
 import { replayOutcome, twinRefusal, type HeldRow } from './send-replay';
 
 /** Sends one batch takes at most; RPC_MAX_IN_FLIGHT (64 by default) bounds what is waiting anyway. */
@@ -30,7 +30,7 @@ export class SendMessageHandler implements OnModuleInit {
   // One batch at a time: a second one beside it mostly waits on the first's D8 counter rows (one
   // app's sends all share a row) and splits the load into smaller, costlier batches
   // (docs/adr/0066-sends-decided-in-shared-batches.md).
-  private readonly sends = new GroupCommit<PendingSend, SendResult>((batch) => sendBatch(this.runtime, this.config, batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
+  private readonly sends = new GroupCommit<PendingSend, SendMessageOutcome>((batch) => sendBatch(this.runtime, this.config, batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
   /**
    * The sends this process has under way, by app and key: a twin from another request arriving
    * meanwhile is 409 idempotency_in_progress (422 with another body), as DESIGN section 3 answers a
@@ -39,11 +39,11 @@ export class SendMessageHandler implements OnModuleInit {
    * way, as a replay. A twin in another process waits in the claim statement for the first to
    * commit, then replays it.
    */
-  private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendResult> }>();
+  private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendMessageOutcome> }>();
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'messaging'>,
     @Inject(MESSAGING_CONFIG) private readonly config: MessagingConfig,
   ) {}
 
@@ -52,7 +52,7 @@ export class SendMessageHandler implements OnModuleInit {
     this.rpc.register('messages.heldKey', (p) => this.heldKey(p));
   }
 
-  send(request: SendMessageRequest, caller: RpcCaller): Promise<SendResult> {
+  send(request: SendMessageCall, caller: RpcCaller): Promise<SendMessageOutcome> {
     const key = claimKey(request);
     const twin = this.running.get(key);
     if (twin !== undefined) {
@@ -73,7 +73,7 @@ export class SendMessageHandler implements OnModuleInit {
    * another body is 422 whatever this body is, and a running twin 409. `held` is the replay of the
    * holder's acceptance, or null for a free key.
    */
-  async heldKey(request: Pick<SendMessageRequest, 'appId' | 'idempotencyKey' | 'bodyHash'>): Promise<{ held: SendResult | null }> {
+  async heldKey(request: Pick<SendMessageCall, 'appId' | 'idempotencyKey' | 'bodyHash'>): Promise<{ held: SendMessageOutcome | null }> {
     const twin = this.running.get(claimKey(request));
     if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
     const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);

@@ -1,8 +1,8 @@
-import type { ChatMessageType } from '@platform/contracts';
+import type { ChatMessageType, SendMessageCall, SendMessageOutcome } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import type { GroupOutcome } from '@platform/event-store';
 import { isoTime, type DbTimestamp } from '@platform/service-kit';
-import type { SendMessageRequest, SendResult } from './send-message.types';
+
 
 /** The answers to a send whose Idempotency-Key is already taken: by a running twin, or by a send recorded before. */
 
@@ -24,7 +24,7 @@ export function twinRefusal(runningBodyHash: string, bodyHash: string): DomainEr
 }
 
 /** A send whose key another send holds: the same body replays that send's acceptance, another body is 422. */
-export function replayOutcome(request: Pick<SendMessageRequest, 'bodyHash'>, held: HeldRow): GroupOutcome<SendResult> {
+export function replayOutcome(request: Pick<SendMessageCall, 'bodyHash'>, held: HeldRow): GroupOutcome<SendMessageOutcome> {
   if (held.body_hash !== request.bodyHash) return { ok: false, error: new DomainError('idempotency_key_reused') };
   if (held.app_user_id === null) return { ok: false, error: new DomainError('internal_error', 'The message holding this Idempotency-Key is missing.') };
   return {

@@ -1,5 +1,18 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ID_PREFIX, newId, type AppStatusChanged, type RpcCaller, type VerificationStatus } from '@platform/contracts';
+import {
+  ID_PREFIX,
+  newId,
+  type AppRecord,
+  type AppStatusAction,
+  type AppStatusChanged,
+  type BusinessProfile,
+  type BusinessProfilePatch,
+  type CreateAppCall,
+  type MediaForUse,
+  type RpcCaller,
+  type RpcReplyOf,
+  type VerificationStatus,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -8,8 +21,7 @@ import { MediaBucket } from '@platform/storage';
 import { toBusinessProfile } from '../business-profile/business-profile.view';
 import { AppView } from '../persistence/app-view.entity';
 import { OrgView } from '../persistence/org-view.entity';
-import { appDecider, type AppCommand, type AppStatusAction, type AvatarFacts } from './app.decider';
-import type { BusinessProfileFields } from './app.state';
+import { appDecider, type AppCommand } from './app.decider';
 import { projectAppEvents } from './app-view.projection';
 
 const DEFAULT_DAILY_QUOTA = 10000;
@@ -20,7 +32,7 @@ const AVATAR_URL_TTL_SECONDS = 2 * 3600;
 export class AppLifecycleHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'profile'>,
     @Inject(MediaBucket) private readonly bucket: MediaBucket,
   ) {}
 
@@ -37,7 +49,7 @@ export class AppLifecycleHandler implements OnModuleInit {
     });
   }
 
-  async createApp(p: { orgId: string; handle: string; displayName: string; creatorEmail?: string | null }, caller: RpcCaller) {
+  async createApp(p: CreateAppCall, caller: RpcCaller): Promise<AppRecord> {
     const em = this.runtime.em();
     if ((await em.count(OrgView, { orgId: p.orgId })) === 0) throw new DomainError('not_found', 'No such organization.');
     if ((await em.count(AppView, { handle: p.handle })) > 0) throw new DomainError('handle_taken');
@@ -55,37 +67,38 @@ export class AppLifecycleHandler implements OnModuleInit {
     return this.getApp(appId);
   }
 
-  async getApp(appId: string) {
+  async getApp(appId: string): Promise<AppRecord> {
     const view = await this.view(appId);
     return { id: view.appId, orgId: view.orgId, handle: view.handle, status: view.status, verificationStatus: view.verificationStatus, dailyQuota: view.dailyQuota, version: view.version };
   }
 
-  async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller) {
+  async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller): Promise<RpcReplyOf<'profile', 'apps.changeStatus'>> {
     const { events, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, metadata: { now: this.runtime.clock.now() } }, caller);
     const moved = events[0].data as AppStatusChanged['data'];
     return { status: moved.status, previousStatus: moved.previousStatus, version };
   }
 
-  async setVerification(appId: string, status: VerificationStatus, caller: RpcCaller) {
+  async setVerification(appId: string, status: VerificationStatus, caller: RpcCaller): Promise<RpcReplyOf<'profile', 'apps.setVerification'>> {
     const { version } = await this.execute(appId, { type: 'ChangeVerificationStatus', data: { status }, metadata: { now: this.runtime.clock.now() } }, caller);
     return { profile: await this.getProfile(appId), version };
   }
 
-  async updateApp(appId: string, dailyQuota: number | undefined, caller: RpcCaller) {
+  async updateApp(appId: string, dailyQuota: number | undefined, caller: RpcCaller): Promise<AppRecord> {
     if (dailyQuota !== undefined) {
       await this.execute(appId, { type: 'SetDailyQuota', data: { dailyQuota }, metadata: { now: this.runtime.clock.now() } }, caller);
     }
     return this.getApp(appId);
   }
 
-  async getProfile(appId: string) {
+  async getProfile(appId: string): Promise<BusinessProfile> {
     const view = await this.view(appId);
     // Signed for two hours at each read, so the URL outlives the hour D17 promises.
     const avatarUrl = view.avatarObjectKey ? await this.bucket.presignDownload(view.avatarObjectKey, AVATAR_URL_TTL_SECONDS) : null;
     return toBusinessProfile(view, avatarUrl);
   }
 
-  async updateProfile(appId: string, patch: Partial<Omit<BusinessProfileFields, 'avatarObjectKey'>>, caller: RpcCaller, avatar?: AvatarFacts) {
+  /** `avatar` is media.prepare's answer for the patch's avatarMediaId; the decider checks it (D10). */
+  async updateProfile(appId: string, patch: BusinessProfilePatch, caller: RpcCaller, avatar?: MediaForUse): Promise<BusinessProfile> {
     await this.execute(appId, { type: 'UpdateBusinessProfile', data: { ...patch, avatar }, metadata: { now: this.runtime.clock.now() } }, caller);
     return this.getProfile(appId);
   }

@@ -1,4 +1,4 @@
-import { AVATAR_MAX_BYTES, type AppStatus, type VerificationStatus } from '@platform/contracts';
+import { AVATAR_MAX_BYTES, type AppStatus, type AppStatusAction, type VerificationStatus } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveApp, initialAppState, type AppEvent, type AppState, type BusinessProfileFields } from './app.state';
@@ -14,8 +14,6 @@ export type AppCommand =
 export type AvatarFacts =
   | { found: false }
   | { found: true; source: 'app' | 'user'; kind: string; status: 'pending_upload' | 'ready' | 'invalid'; size: number; objectKey: string };
-
-export type AppStatusAction = 'approve' | 'suspend' | 'reinstate' | 'reject';
 
 /** D19: the admin moves of business verification. */
 const VERIFICATION_MOVES: Record<VerificationStatus, VerificationStatus[]> = {

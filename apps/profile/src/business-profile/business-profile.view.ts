@@ -1,19 +1,5 @@
+import type { BusinessProfile } from '@platform/contracts';
 import type { AppView } from '../persistence/app-view.entity';
-
-/** The spec's Business profile resource. */
-export interface BusinessProfile {
-  appId: string;
-  handle: string;
-  displayName: string;
-  avatarUrl: string | null;
-  about: string | null;
-  websiteUrl: string | null;
-  domain: string | null;
-  category: string | null;
-  verificationStatus: string;
-  verifiedAt: string | null;
-  updatedAt: string;
-}
 
 /** D17: avatarUrl needs no auth and works for at least an hour after each read (`avatarUrl` is signed per read). */
 export function toBusinessProfile(view: AppView, avatarUrl: string | null): BusinessProfile {

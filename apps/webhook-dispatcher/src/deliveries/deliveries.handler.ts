@@ -1,18 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WEBHOOKS, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+import { WEBHOOKS, type ListDeliveriesCall, type PublicEventType, type WebhookDelivery, type WebhookDeliveryPage } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { RpcDispatcher } from '@platform/kafka';
 import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
 import { createDeliveries, DELIVERY_COLUMNS, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
-
-export interface ListDeliveriesRequest {
-  appId: string;
-  status: WebhookDeliveryStatus | null;
-  subscriptionId: string | null;
-  limit: number;
-  cursor: string | null;
-}
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
 function decodeCursor(cursor: string): string {
@@ -31,7 +23,7 @@ export class DeliveriesHandler implements OnModuleInit {
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'webhooks'>,
   ) {
     this.retention = new BackgroundJob('webhook payload retention', () => this.dropExpiredPayloads());
   }
@@ -44,7 +36,7 @@ export class DeliveriesHandler implements OnModuleInit {
     this.retention.start(3600 * 1000, this.runtime.clock);
   }
 
-  async list(q: ListDeliveriesRequest) {
+  async list(q: ListDeliveriesCall): Promise<WebhookDeliveryPage> {
     const where = ['app_id = ?'];
     const params: unknown[] = [q.appId];
     if (q.status) {
@@ -67,7 +59,7 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 
   /** D24: a new delivery of the same event (same id, same bytes) to the same endpoint. */
-  async replay(appId: string, deliveryId: string) {
+  async replay(appId: string, deliveryId: string): Promise<WebhookDelivery> {
     const now = this.runtime.clock.now();
     const newId = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDeliveryStatus } from '@platform/contracts';
+import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '@platform/contracts';
 import type { Statement } from '@platform/event-store';
 import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
@@ -29,7 +29,7 @@ export const DELIVERY_COLUMNS =
   'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at, traceparent';
 
 /** The delivery record (D23). */
-export function publicDelivery(row: DeliveryRow) {
+export function publicDelivery(row: DeliveryRow): WebhookDelivery {
   return {
     id: row.delivery_id,
     eventId: row.event_id,

@@ -1,4 +1,4 @@
-import type { PublicEventType, WebhookEndpointState } from '@platform/contracts';
+import type { PublicEventType, WebhookEndpoint, WebhookEndpointState } from '@platform/contracts';
 import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
 export interface EndpointRow {
@@ -15,19 +15,7 @@ export interface EndpointRow {
 }
 
 /** The endpoint record (D20); the secret is never part of it. */
-export interface PublicEndpoint {
-  id: string;
-  url: string;
-  events: PublicEventType[];
-  state: WebhookEndpointState;
-  createdAt: string;
-  updatedAt: string;
-  verifiedAt: string | null;
-  disabledAt: string | null;
-  lastVerificationError: string | null;
-}
-
-export function publicEndpoint(row: EndpointRow): PublicEndpoint {
+export function publicEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.endpoint_id,
     url: row.url,

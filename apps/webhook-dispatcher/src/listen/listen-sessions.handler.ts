@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LISTEN_EVENT_TYPES, newId, type RpcCaller } from '@platform/contracts';
+import { LISTEN_EVENT_TYPES, newId, type ListenEvent, type ListenSession, type OpenListenCall, type PollListenCall, type PublicEventType, type RpcCaller } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { pgTextArray, PgListener } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -17,29 +17,6 @@ const SEQUENCE_BATCH = 1000;
 const MAX_WAIT_MS = 25_000;
 /** A poll looks again this often while waiting, whatever the notifications (one may be lost while the listener reconnects, or media may have arrived). */
 const RECHECK_MS = 1000;
-
-export interface OpenListenRequest {
-  appId: string;
-  keyId: string;
-  events: string[];
-  /** The stream's Last-Event-ID when it resumes: `<sessionId>.<seq>`, already parsed. */
-  resume: { sessionId: string; seq: number } | null;
-}
-
-export interface PollListenRequest {
-  appId: string;
-  sessionId: string;
-  after: number;
-  limit: number;
-  waitMs: number;
-}
-
-export interface ListenEvent {
-  seq: number;
-  eventId: string;
-  type: string;
-  payload: string;
-}
 
 /**
  * `platformctl listen` sessions (`listen.open`, `listen.poll`). A session is kept like an endpoint
@@ -59,7 +36,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'webhooks'>,
   ) {
     this.serverSecret = listenServerSecret(runtime.config.env, runtime.config.production);
     this.sweeper = new BackgroundJob('listen session expiry', () => this.sweep());
@@ -92,7 +69,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
   }
 
   /** Opens (or reopens) the key's session for these types; returns its secret and the cursor to read after. */
-  async open(p: OpenListenRequest, caller: RpcCaller) {
+  async open(p: OpenListenCall, caller: RpcCaller): Promise<ListenSession> {
     // The gateway refuses live keys; this is the owner's own check.
     if (caller.keyEnvironment !== 'sandbox') throw new DomainError('key_environment_mismatch', 'platformctl listen takes sandbox keys only.');
     const events = [...new Set(p.events)].sort();
@@ -124,7 +101,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
   }
 
   /** Events after the cursor, waiting up to waitMs for the first; the session's life restarts with each poll. */
-  async poll(p: PollListenRequest): Promise<{ events: ListenEvent[] }> {
+  async poll(p: PollListenCall): Promise<{ events: ListenEvent[] }> {
     const limit = Math.min(Math.max(1, Math.floor(Number(p.limit) || 100)), SEQUENCE_BATCH);
     const deadline = Date.now() + Math.min(Math.max(0, Number(p.waitMs) || 0), MAX_WAIT_MS);
     for (;;) {
@@ -155,7 +132,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
       );
       if (!session || new Date(session.expires_at).getTime() <= now.getTime()) throw new DomainError('not_found', 'The listen session expired; start listening again.');
       await this.sequence(tx, sessionId, Number(session.last_seq), now, new Date(session.connected_at));
-      const rows: { seq: string; event_id: string; type: string; payload: string }[] = await tx.execute(
+      const rows: { seq: string; event_id: string; type: PublicEventType; payload: string }[] = await tx.execute(
         `select le.seq, e.event_id, e.type, e.payload
          from webhook_dispatcher.listen_events le join webhook_dispatcher.public_events e on e.event_id = le.event_id
          where le.session_id = ? and le.seq > ? and e.payload is not null

@@ -1,7 +1,20 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, randomBase62, WEBHOOKS, type DomainEvent, type PublicEventType, type RpcCaller } from '@platform/contracts';
+import {
+  ID_PREFIX,
+  newId,
+  randomBase62,
+  WEBHOOKS,
+  type CreateWebhookEndpointCall,
+  type DomainEvent,
+  type RpcCaller,
+  type RpcReplyOf,
+  type UpdateWebhookEndpointCall,
+  type WebhookEndpoint,
+  type WebhookEndpointRef,
+  type WebhookEndpointWithSecret,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -10,16 +23,11 @@ import { openCredential, sealCredential, type CredentialKind } from '../endpoint
 import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
-import { ENDPOINT_COLUMNS, publicEndpoint, type EndpointRow, type PublicEndpoint } from '../endpoints/endpoint.records';
+import { ENDPOINT_COLUMNS, publicEndpoint, type EndpointRow } from '../endpoints/endpoint.records';
 import { WebhookNetwork } from '../network/webhook-network';
 import { envelopeOf } from '../public-events/public-event.mapper';
 import { newWebhookSecret } from '../signing/webhook-signature';
 import type { CheckedTarget } from '../url-safety/url-safety';
-
-interface EndpointRef {
-  appId: string;
-  endpointId: string;
-}
 
 /** Constant-time equality of two strings of any length (their hashes are compared). */
 function sameSecret(a: string, b: string): boolean {
@@ -35,7 +43,7 @@ function sameSecret(a: string, b: string): boolean {
 export class EndpointsHandler implements OnModuleInit {
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher,
+    @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'webhooks'>,
     @Inject(WebhookNetwork) private readonly network: WebhookNetwork,
   ) {}
 
@@ -52,7 +60,7 @@ export class EndpointsHandler implements OnModuleInit {
     });
   }
 
-  async create(p: { appId: string; url: string; verifyToken: string; events: PublicEventType[] }, caller: RpcCaller) {
+  async create(p: CreateWebhookEndpointCall, caller: RpcCaller): Promise<WebhookEndpointWithSecret> {
     // Cheap refusals first: no DNS or handshake for an app that is at its limit.
     if ((await this.countEndpoints(this.runtime.em(), p.appId)) >= WEBHOOKS.maxEndpointsPerApp) throw new DomainError('subscription_limit_reached');
     const target = await this.checkedUrl(p.url);
@@ -83,12 +91,12 @@ export class EndpointsHandler implements OnModuleInit {
     return { ...(await this.get({ appId: p.appId, endpointId })), secret };
   }
 
-  async list(appId: string) {
+  async list(appId: string): Promise<{ data: WebhookEndpoint[] }> {
     const rows: EndpointRow[] = await this.runtime.em().execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where app_id = ? order by created_at, endpoint_id`, [appId]);
     return { data: rows.map(publicEndpoint) };
   }
 
-  async get(ref: EndpointRef): Promise<PublicEndpoint> {
+  async get(ref: WebhookEndpointRef): Promise<WebhookEndpoint> {
     const rows: EndpointRow[] = await this.runtime
       .em()
       .execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where endpoint_id = ? and app_id = ?`, [String(ref.endpointId), ref.appId]);
@@ -96,7 +104,7 @@ export class EndpointsHandler implements OnModuleInit {
     return publicEndpoint(rows[0]);
   }
 
-  async update(p: EndpointRef & { url?: string; verifyToken?: string; events?: PublicEventType[] }, caller: RpcCaller) {
+  async update(p: UpdateWebhookEndpointCall, caller: RpcCaller): Promise<WebhookEndpoint> {
     await this.get(p);
     let url: { url: string; handshake: HandshakeResult } | undefined;
     if (p.url !== undefined) {
@@ -113,13 +121,13 @@ export class EndpointsHandler implements OnModuleInit {
     return this.get(p);
   }
 
-  async delete(p: EndpointRef, caller: RpcCaller) {
+  async delete(p: WebhookEndpointRef, caller: RpcCaller): Promise<{ deleted: true }> {
     await this.get(p);
     await this.decide(p, { type: 'DeleteEndpoint', data: {}, metadata: { now: this.runtime.clock.now() } }, caller);
     return { deleted: true };
   }
 
-  async verify(p: EndpointRef & { verifyToken: string }, caller: RpcCaller) {
+  async verify(p: WebhookEndpointRef & { verifyToken: string }, caller: RpcCaller): Promise<WebhookEndpoint> {
     const endpoint = await this.get(p);
     const stored = await this.credentials(p.endpointId);
     const storedToken = openCredential(this.secretKeys, p.endpointId, 'verify-token', stored.verify_token);
@@ -134,7 +142,7 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   /** D26: a signed webhook.test to this endpoint only; 409 subscription_not_verified unless it is enabled. */
-  async test(p: EndpointRef, caller: RpcCaller) {
+  async test(p: WebhookEndpointRef, caller: RpcCaller): Promise<RpcReplyOf<'webhooks', 'endpoints.test'>> {
     await this.get(p);
     const now = this.runtime.clock.now();
     const eventId = newId(ID_PREFIX.event, now.getTime());
@@ -157,7 +165,7 @@ export class EndpointsHandler implements OnModuleInit {
     return { deliveryId, eventId };
   }
 
-  async rotateSecret(p: EndpointRef, caller: RpcCaller) {
+  async rotateSecret(p: WebhookEndpointRef, caller: RpcCaller): Promise<RpcReplyOf<'webhooks', 'endpoints.rotateSecret'>> {
     await this.get(p);
     const secret = newWebhookSecret();
     let previousSecretExpiresAt = '';
@@ -185,7 +193,7 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   /** Decides a command on the endpoint's stream; `alongside` writes what belongs to the same transaction. */
-  private async decide(ref: EndpointRef, command: EndpointCommand, caller: RpcCaller, alongside?: (tx: EntityManager, events: DomainEvent[]) => Promise<void>): Promise<void> {
+  private async decide(ref: WebhookEndpointRef, command: EndpointCommand, caller: RpcCaller, alongside?: (tx: EntityManager, events: DomainEvent[]) => Promise<void>): Promise<void> {
     await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,

@@ -1,3 +1,5 @@
+// Over 300 lines because one attempt's lifecycle (connection pool per host, SSRF check at connect,
+// timeouts, bounded response read, handshake) is one client whose parts share the sockets' state.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';

@@ -16,6 +16,7 @@ import { MEDIA_KINDS } from '../media';
 import { SCOPES } from '../scopes';
 import { PUBLIC_EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATES } from '../webhooks';
 import { APP_USER_ID_PATTERN } from '../ids';
+import { MESSAGE_STATUSES } from '../rpc-operations';
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const text = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra });
@@ -214,14 +215,7 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       type: enumOf('Message type.', CHAT_MESSAGE_TYPES),
       text: nullableText('Text, or a media caption.'),
       media: { type: 'array', description: 'Attached files.', items: ref('MediaFile') },
-      status: enumOf('accepted until handed to the chat product; then sent, delivered, read, or failed. Inbound messages are received.', [
-        'accepted',
-        'sent',
-        'delivered',
-        'read',
-        'received',
-        'failed',
-      ]),
+      status: enumOf('accepted until handed to the chat product; then sent, delivered, read, or failed. Inbound messages are received.', MESSAGE_STATUSES),
       clientReference: nullableText('The value given at send.'),
       createdAt: time('When it was accepted or received.'),
       deliveredAt: nullableTime('When it reached a device.'),
