@@ -24,7 +24,33 @@ try {
 
 /** The globals a Node ES module script may use (the `globals` package is not a dependency of the project). */
 const NODE_GLOBALS = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'performance', 'structuredClone', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'queueMicrotask', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Response', 'Request', 'Headers', 'WebSocket', 'Blob', 'FormData'].map((name) => [name, 'readonly']),
+  [
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'fetch',
+    'performance',
+    'structuredClone',
+    'AbortController',
+    'AbortSignal',
+    'TextEncoder',
+    'TextDecoder',
+    'queueMicrotask',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'Response',
+    'Request',
+    'Headers',
+    'WebSocket',
+    'Blob',
+    'FormData',
+  ].map((name) => [name, 'readonly']),
 );
 
 const APPS = ['gateway', 'messaging', 'consent', 'media', 'profile', 'webhook-dispatcher', 'chat-sim'];

@@ -29,10 +29,16 @@ const NOT_IN_COMPOSE: Record<string, string> = {
   WEBHOOK_CA_FILE: 'dev/test only and needs a mounted file; see the comment on webhook-dispatcher',
   WEBHOOK_DNS_SERVERS: 'dev/test only, refused in production; see the comment on webhook-dispatcher',
   ...Object.fromEntries(
-    ['KAFKA_SSL', 'KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_REJECT_UNAUTHORIZED', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'].map((name) => [
-      name,
-      "the stack's broker has plaintext listeners only; TLS and SASL are for brokers that offer them (the prod overlay)",
-    ]),
+    [
+      'KAFKA_SSL',
+      'KAFKA_SSL_CA_FILE',
+      'KAFKA_SSL_CERT_FILE',
+      'KAFKA_SSL_KEY_FILE',
+      'KAFKA_SSL_REJECT_UNAUTHORIZED',
+      'KAFKA_SASL_MECHANISM',
+      'KAFKA_SASL_USERNAME',
+      'KAFKA_SASL_PASSWORD',
+    ].map((name) => [name, "the stack's broker has plaintext listeners only; TLS and SASL are for brokers that offer them (the prod overlay)"]),
   ),
 };
 
@@ -48,7 +54,8 @@ function sourceFiles(dir: string): string[] {
 function variablesReadIn(files: string[]): Set<string> {
   const names = new Set<string>();
   for (const file of files) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/\benv\??\.([A-Z][A-Z0-9_]+)\b|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]|\(env, ['"]([A-Z][A-Z0-9_]+)['"]/g)) names.add(m[1] ?? m[2] ?? m[3]);
+    for (const m of readFileSync(file, 'utf8').matchAll(/\benv\??\.([A-Z][A-Z0-9_]+)\b|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]|\(env, ['"]([A-Z][A-Z0-9_]+)['"]/g))
+      names.add(m[1] ?? m[2] ?? m[3]);
   }
   return names;
 }
@@ -102,7 +109,12 @@ describe('docker-compose.yml', () => {
     const built = Object.entries(services).filter(([, s]) => s.build);
     expect(built.map(([name]) => name).sort()).toEqual([...APPS].sort());
     for (const [name, service] of built) {
-      expect({ name, context: service.build.context, dockerfile: service.build.dockerfile, APP: service.build.args?.APP }).toEqual({ name, context: '.', dockerfile: 'Dockerfile', APP: name });
+      expect({ name, context: service.build.context, dockerfile: service.build.dockerfile, APP: service.build.args?.APP }).toEqual({
+        name,
+        context: '.',
+        dockerfile: 'Dockerfile',
+        APP: name,
+      });
     }
   });
 
@@ -135,7 +147,8 @@ describe('docker-compose.yml', () => {
         expect({ name, target, condition: spec.condition }).toEqual({ name, target, condition: expected });
       }
     }
-    for (const app of APPS) expect({ app, dependsOn: Object.keys(services[app].depends_on ?? {}).sort() }).toEqual({ app, dependsOn: expect.arrayContaining(['kafka', 'postgres']) });
+    for (const app of APPS)
+      expect({ app, dependsOn: Object.keys(services[app].depends_on ?? {}).sort() }).toEqual({ app, dependsOn: expect.arrayContaining(['kafka', 'postgres']) });
   });
 
   it('passes each app every variable it reads, under the names of .env.example, and no name no app reads', () => {
@@ -148,7 +161,8 @@ describe('docker-compose.yml', () => {
       const unknown = Object.keys(env).filter((name) => !readByAny.has(name) || !DOCUMENTED_ENV.has(name));
       expect({ app, unknown }).toEqual({ app, unknown: [] });
     }
-    for (const name of Object.keys(NOT_IN_COMPOSE)) expect({ name, readByAnApp: APPS.some((app) => appReads(app).has(name)) }).toEqual({ name, readByAnApp: true });
+    for (const name of Object.keys(NOT_IN_COMPOSE))
+      expect({ name, readByAnApp: APPS.some((app) => appReads(app).has(name)) }).toEqual({ name, readByAnApp: true });
   });
 
   it('documents in .env.example every variable it substitutes from the shell or ./.env', () => {
@@ -157,12 +171,17 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes each app on the PORT it listens on, a port the image exposes', () => {
-    const exposed = new Set(instructions(DOCKERFILE_TEXT).filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(/\s+/).map(Number)));
+    const exposed = new Set(
+      instructions(DOCKERFILE_TEXT)
+        .filter((i) => i.keyword === 'EXPOSE')
+        .flatMap((i) => i.args.split(/\s+/).map(Number)),
+    );
     for (const app of APPS) {
       const env = environmentOf(services[app]);
       const ports = [env.PORT, env.ADMIN_PORT].filter((p) => p !== undefined).map(Number);
       const targets = (services[app].ports ?? []).map((p: string) => Number(String(p).split(':').pop()));
-      for (const port of ports) expect({ app, port, exposed: exposed.has(port), published: targets.includes(port) }).toEqual({ app, port, exposed: true, published: true });
+      for (const port of ports)
+        expect({ app, port, exposed: exposed.has(port), published: targets.includes(port) }).toEqual({ app, port, exposed: true, published: true });
     }
   });
 });
@@ -208,7 +227,11 @@ function stages(text: string): Stage[] {
   for (const instruction of all.slice(firstFrom)) {
     if (instruction.keyword === 'FROM') {
       const [image, as, name] = instruction.args.replace(/--platform=\S+\s+/, '').split(/\s+/);
-      result.push({ name: as?.toUpperCase() === 'AS' ? name : String(result.length), image: image.replace(/\$\{?(\w+)\}?/g, (_, arg: string) => globalArgs[arg] ?? ''), body: [] });
+      result.push({
+        name: as?.toUpperCase() === 'AS' ? name : String(result.length),
+        image: image.replace(/\$\{?(\w+)\}?/g, (_, arg: string) => globalArgs[arg] ?? ''),
+        body: [],
+      });
     } else result[result.length - 1].body.push(instruction);
   }
   return result;
@@ -221,7 +244,11 @@ describe('Dockerfile', () => {
 
   it('is multi-stage, every stage FROM a pinned node:24 image (never latest)', () => {
     expect(all.length).toBeGreaterThan(1);
-    for (const stage of all) expect({ stage: stage.name, image: stage.image }).toEqual({ stage: stage.name, image: expect.stringMatching(/^node:24(?:[.-][A-Za-z0-9.-]+)?(?:@sha256:[0-9a-f]{64})?$/) });
+    for (const stage of all)
+      expect({ stage: stage.name, image: stage.image }).toEqual({
+        stage: stage.name,
+        image: expect.stringMatching(/^node:24(?:[.-][A-Za-z0-9.-]+)?(?:@sha256:[0-9a-f]{64})?$/),
+      });
   });
 
   it('runs the app as a non-root user, in production mode', () => {
@@ -234,13 +261,17 @@ describe('Dockerfile', () => {
   });
 
   it('ships production dependencies only: node_modules from an `npm ci --omit=dev` stage, no dev install in the runtime stage', () => {
-    const installsDev = (stage: Stage) => stage.body.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.args) && !/--omit[= ]dev\b/.test(i.args));
+    const installsDev = (stage: Stage) =>
+      stage.body.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.args) && !/--omit[= ]dev\b/.test(i.args));
     expect(installsDev(runtime)).toBe(false);
     const sources = runtime.body.filter((i) => i.keyword === 'COPY' && /node_modules/.test(i.args)).map((i) => /--from=(\S+)/.exec(i.args)?.[1]);
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       const stage = source ? byName(source) : runtime;
-      expect({ source, omitsDev: stage !== undefined && stage.body.some((i) => i.keyword === 'RUN' && /\bnpm ci\b.*--omit[= ]dev\b/.test(i.args)) && !installsDev(stage) }).toEqual({
+      expect({
+        source,
+        omitsDev: stage !== undefined && stage.body.some((i) => i.keyword === 'RUN' && /\bnpm ci\b.*--omit[= ]dev\b/.test(i.args)) && !installsDev(stage),
+      }).toEqual({
         source,
         omitsDev: true,
       });

@@ -38,7 +38,9 @@ function render(overlay: string): K8s[] {
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') {
-      throw new Error(`'${KUBECTL}' not found: deploy/manifests.spec.ts renders the Kustomize overlays with \`kubectl kustomize\`; install kubectl (or set KUBECTL to its path).`);
+      throw new Error(
+        `'${KUBECTL}' not found: deploy/manifests.spec.ts renders the Kustomize overlays with \`kubectl kustomize\`; install kubectl (or set KUBECTL to its path).`,
+      );
     }
     throw new Error(`kubectl kustomize deploy/overlays/${overlay} failed:\n${e.stderr || e.message}`);
   }
@@ -59,7 +61,12 @@ function topicSpecs(): TopicSpec[] {
 }
 
 /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-const headingAnchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+const headingAnchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 
 /** The alerts docs/operations.md describes: the `###` headings of its "Alerts" section. */
 function documentedAlerts(): { alerts: string[]; anchors: Set<string> } {
@@ -128,7 +135,8 @@ function selects(selector: K8s | undefined, labels: Record<string, string> = {})
   return Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
 }
 /** A Service's selector is a plain label map (and an empty one would select nothing useful). */
-const serviceSelects = (service: K8s, labels: Record<string, string>) => Object.keys(service.spec.selector ?? {}).length > 0 && selects({ matchLabels: service.spec.selector }, labels);
+const serviceSelects = (service: K8s, labels: Record<string, string>) =>
+  Object.keys(service.spec.selector ?? {}).length > 0 && selects({ matchLabels: service.spec.selector }, labels);
 const podLabels = (workload: K8s): Record<string, string> => workload.spec.template.metadata.labels;
 const containersOf = (workload: K8s): K8s[] => [...(workload.spec.template.spec.initContainers ?? []), ...workload.spec.template.spec.containers];
 /** The app a Deployment or Job runs (its app.kubernetes.io/name). */
@@ -142,9 +150,9 @@ function containerPort(container: K8s, port: string | number): number | undefine
 
 describe('metricsIn (the PromQL check of the PrometheusRule test)', () => {
   it('finds the selected metrics, not functions, labels, keywords or durations', () => {
-    expect(metricsIn('histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{route="/a", method="POST"}[5m]))) > 1')).toEqual([
-      'http_request_duration_seconds_bucket',
-    ]);
+    expect(
+      metricsIn('histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{route="/a", method="POST"}[5m]))) > 1'),
+    ).toEqual(['http_request_duration_seconds_bucket']);
     expect(metricsIn('sum by (ns) (rate(a_total[5m])) > 1 and sum(rate(a_total[5m])) > 3 * sum(rate(b_total[1h] offset 5m))')).toEqual(['a_total', 'b_total']);
     expect(metricsIn('deriv(sum by (c) (kafka_consumer_lag)[10m:1m]) > 0 unless on (c) up{job="x"} == 0')).toEqual(['kafka_consumer_lag', 'up']);
   });
@@ -183,7 +191,11 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
     }
     for (const absent of ALL_APPS.filter((app) => !apps.includes(app))) {
       // Its RPC topics stay: the gateway subscribes to the replies of every RPC service.
-      expect(objects.filter((o) => o.kind !== 'KafkaTopic' && (o.metadata.labels?.['app.kubernetes.io/name'] === absent || o.metadata.name.startsWith(absent))).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([]);
+      expect(
+        objects
+          .filter((o) => o.kind !== 'KafkaTopic' && (o.metadata.labels?.['app.kubernetes.io/name'] === absent || o.metadata.name.startsWith(absent)))
+          .map((o) => `${o.kind}/${o.metadata.name}`),
+      ).toEqual([]);
     }
   });
 
@@ -215,7 +227,9 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
       const pod = workload.spec.template.spec;
       for (const container of containersOf(workload)) {
         const where = `${workload.kind}/${workload.metadata.name} ${container.name}`;
-        for (const bound of ['requests', 'limits']) for (const resource of ['cpu', 'memory']) expect([where, bound, resource, container.resources?.[bound]?.[resource]]).toEqual([where, bound, resource, expect.anything()]);
+        for (const bound of ['requests', 'limits'])
+          for (const resource of ['cpu', 'memory'])
+            expect([where, bound, resource, container.resources?.[bound]?.[resource]]).toEqual([where, bound, resource, expect.anything()]);
         const security = { ...pod.securityContext, ...container.securityContext };
         expect([where, security.runAsNonRoot, security.readOnlyRootFilesystem, security.allowPrivilegeEscalation]).toEqual([where, true, true, false]);
         expect(Number.isInteger(security.runAsUser) && security.runAsUser > 0).toBe(true);
@@ -262,7 +276,8 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
   });
 
   it('covers every Deployment running more than one replica with a PodDisruptionBudget', () => {
-    const minReplicas = (d: K8s) => d.spec.replicas ?? ofKind(objects, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas ?? 1;
+    const minReplicas = (d: K8s) =>
+      d.spec.replicas ?? ofKind(objects, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas ?? 1;
     if (overlay === 'prod') for (const d of deployments) expect([d.metadata.name, minReplicas(d) >= 2]).toEqual([d.metadata.name, true]);
     for (const deployment of deployments.filter((d) => minReplicas(d) > 1)) {
       const pdbs = ofKind(objects, 'PodDisruptionBudget').filter((p) => selects(p.spec.selector, podLabels(deployment)));
@@ -285,13 +300,19 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           expect(rule.to?.length).toBeGreaterThan(0); // no rule without destinations (= anywhere)
           for (const peer of rule.to.filter((p: K8s) => ['0.0.0.0/0', '::/0'].includes(p.ipBlock?.cidr))) {
             const selected = deployments.filter((d) => selects(policy.spec.podSelector, podLabels(d))).map((d) => d.metadata.name);
-            expect([policy.metadata.name, selected, workloads.filter((w) => selects(policy.spec.podSelector, podLabels(w))).length]).toEqual([policy.metadata.name, ['webhook-dispatcher'], 1]);
+            expect([policy.metadata.name, selected, workloads.filter((w) => selects(policy.spec.podSelector, podLabels(w))).length]).toEqual([
+              policy.metadata.name,
+              ['webhook-dispatcher'],
+              1,
+            ]);
             if (peer.ipBlock.cidr === '0.0.0.0/0') expect(peer.ipBlock.except).toEqual(expect.arrayContaining(PRIVATE_RANGES));
           }
         }
       }
       const dispatcher = named(objects, 'Deployment', 'webhook-dispatcher');
-      expect(policiesFor(podLabels(dispatcher)).some((p) => p.spec.egress?.some((r: K8s) => r.to.some((peer: K8s) => peer.ipBlock?.cidr === '0.0.0.0/0')))).toBe(true);
+      expect(
+        policiesFor(podLabels(dispatcher)).some((p) => p.spec.egress?.some((r: K8s) => r.to.some((peer: K8s) => peer.ipBlock?.cidr === '0.0.0.0/0'))),
+      ).toBe(true);
     });
 
     it('give every app DNS egress and let Prometheus in `monitoring` reach its /metrics port', () => {
@@ -299,7 +320,12 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
         const [container] = deployment.spec.template.spec.containers;
         const policies = policiesFor(podLabels(deployment));
         const name = deployment.metadata.name;
-        const scraped = policies.some((p) => p.spec.ingress?.some((r: K8s) => coversPort(r, container, healthPort(container)) && (!r.from || r.from.some((peer: K8s) => JSON.stringify(peer) === JSON.stringify(MONITORING)))));
+        const scraped = policies.some((p) =>
+          p.spec.ingress?.some(
+            (r: K8s) =>
+              coversPort(r, container, healthPort(container)) && (!r.from || r.from.some((peer: K8s) => JSON.stringify(peer) === JSON.stringify(MONITORING))),
+          ),
+        );
         const dns = policies.some((p) => p.spec.egress?.some((r: K8s) => r.ports?.some((port: K8s) => port.port === 53)));
         expect({ name, scraped, dns }).toEqual({ name, scraped: true, dns: true });
       }
@@ -329,7 +355,12 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
     for (const service of services) {
       const target = deployments.find((d) => serviceSelects(service, podLabels(d)));
       expect([service.metadata.name, target?.metadata.name]).toEqual([service.metadata.name, expect.any(String)]);
-      for (const port of service.spec.ports) expect([service.metadata.name, port.name, containerPort(target!.spec.template.spec.containers[0], port.targetPort ?? port.port)]).toEqual([service.metadata.name, port.name, expect.any(Number)]);
+      for (const port of service.spec.ports)
+        expect([service.metadata.name, port.name, containerPort(target!.spec.template.spec.containers[0], port.targetPort ?? port.port)]).toEqual([
+          service.metadata.name,
+          port.name,
+          expect.any(Number),
+        ]);
     }
     const [monitor, ...more] = ofKind(objects, 'ServiceMonitor');
     expect(more).toEqual([]);
@@ -362,7 +393,13 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
     const exported = registeredMetrics();
     for (const r of rules) {
       const anchor = headingAnchor(r.alert);
-      expect({ alert: r.alert, severity: r.labels?.severity, runbook: r.annotations?.runbook_url, documented: anchors.has(anchor), summary: typeof r.annotations?.summary }).toEqual({
+      expect({
+        alert: r.alert,
+        severity: r.labels?.severity,
+        runbook: r.annotations?.runbook_url,
+        documented: anchors.has(anchor),
+        summary: typeof r.annotations?.summary,
+      }).toEqual({
         alert: r.alert,
         severity: expect.stringMatching(/^(critical|warning|info)$/),
         runbook: `docs/operations.md#${anchor}`,
@@ -392,8 +429,14 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           const ref = variable.valueFrom?.secretKeyRef;
           if (!ref) continue;
           // In prod: the operator's platform-secrets, or the Kafka password of the app's own KafkaUser.
-          if (overlay === 'prod') expect([variable.name, ref.name]).toEqual([variable.name, variable.name === 'KAFKA_SASL_PASSWORD' ? appOf(workload) : 'platform-secrets']);
-          else expect([ref.name, ref.key, secrets.some((s) => s.metadata.name === ref.name && s.data?.[ref.key] !== undefined)]).toEqual([ref.name, ref.key, true]);
+          if (overlay === 'prod')
+            expect([variable.name, ref.name]).toEqual([variable.name, variable.name === 'KAFKA_SASL_PASSWORD' ? appOf(workload) : 'platform-secrets']);
+          else
+            expect([ref.name, ref.key, secrets.some((s) => s.metadata.name === ref.name && s.data?.[ref.key] !== undefined)]).toEqual([
+              ref.name,
+              ref.key,
+              true,
+            ]);
         }
       }
     }
@@ -412,9 +455,15 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
       for (const workload of workloads) {
         const app = appOf(workload);
         for (const container of containersOf(workload)) {
-          const env = (name: string) => (container.env ?? []).find((v: K8s) => v.name === name) ?? (config?.data[name] !== undefined ? { value: config.data[name] } : undefined);
+          const env = (name: string) =>
+            (container.env ?? []).find((v: K8s) => v.name === name) ?? (config?.data[name] !== undefined ? { value: config.data[name] } : undefined);
           const where = `${workload.kind}/${workload.metadata.name}`;
-          expect([where, env('KAFKA_SSL')?.value, env('KAFKA_SASL_MECHANISM')?.value, env('KAFKA_SASL_USERNAME')?.value]).toEqual([where, 'true', 'scram-sha-512', app]);
+          expect([where, env('KAFKA_SSL')?.value, env('KAFKA_SASL_MECHANISM')?.value, env('KAFKA_SASL_USERNAME')?.value]).toEqual([
+            where,
+            'true',
+            'scram-sha-512',
+            app,
+          ]);
           expect([where, env('KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef]).toEqual([where, { name: app, key: 'password' }]);
           // The cluster CA, mounted where KAFKA_SSL_CA_FILE points.
           const caFile = env('KAFKA_SSL_CA_FILE')?.value as string;

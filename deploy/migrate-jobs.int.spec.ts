@@ -56,7 +56,8 @@ function jobEnvironment(objects: K8s[], job: K8s): Record<string, string> {
   for (const variable of container.env ?? []) {
     const key = variable.valueFrom?.secretKeyRef?.key;
     if (variable.value !== undefined) env[variable.name] = variable.value;
-    else if (key === 'DB_SERVICE_PASSWORD') continue; // see below
+    else if (key === 'DB_SERVICE_PASSWORD')
+      continue; // see below
     else if (key && TEST_SECRETS[key] !== undefined) env[variable.name] = TEST_SECRETS[key];
     else throw new Error(`${job.metadata.name}: no test value for ${variable.name}`);
   }
@@ -70,7 +71,8 @@ function jobEnvironment(objects: K8s[], job: K8s): Record<string, string> {
     const dir = path.join(MOUNTS_DIR, job.metadata.name, mount.name);
     mkdirSync(dir, { recursive: true });
     for (const item of volume.secret.items ?? []) writeFileSync(path.join(dir, item.path), `placeholder of ${volume.secret.secretName}/${item.key}\n`);
-    for (const [name, value] of Object.entries(env)) if (value.startsWith(`${mount.mountPath}/`)) env[name] = path.join(dir, value.slice(mount.mountPath.length + 1));
+    for (const [name, value] of Object.entries(env))
+      if (value.startsWith(`${mount.mountPath}/`)) env[name] = path.join(dir, value.slice(mount.mountPath.length + 1));
   }
   return env;
 }
@@ -110,7 +112,11 @@ function runJob(app: string, env: Record<string, string>): Promise<JobRun> {
   const [command, ...args] = imageCommand();
   return new Promise((resolve, reject) => {
     // PATH first holds this Node, which the image's `node` stands for.
-    const child = spawn(command, args, { cwd: ROOT, env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -152,7 +158,13 @@ describe('migrations Jobs (MIGRATE_ONLY=true) on an empty database', () => {
     jobs = APPS.map((app) => {
       const objects = [prod, dev].find((o) => o.some((job) => job.kind === 'Job' && job.metadata.name === `${app}-migrate`));
       if (!objects) throw new Error(`no ${app}-migrate Job in the prod or dev overlay`);
-      return { app, env: jobEnvironment(objects, objects.find((o) => o.kind === 'Job' && o.metadata.name === `${app}-migrate`)!) };
+      return {
+        app,
+        env: jobEnvironment(
+          objects,
+          objects.find((o) => o.kind === 'Job' && o.metadata.name === `${app}-migrate`)!,
+        ),
+      };
     });
     [kafka, http, adminHttp] = await Promise.all([trap(), trap(), trap()]);
     await queryDatabase(`drop database if exists ${FRESH_DATABASE} with (force)`, [], adminUrl);
@@ -190,7 +202,11 @@ describe('migrations Jobs (MIGRATE_ONLY=true) on an empty database', () => {
 
     const first = await runAll();
     for (const run of first) expect(summary(run)).toEqual({ app: run.app, code: 0, signal: null, done: true, started: false, output: '' });
-    const created = await queryDatabase<{ nspname: string }>(`select nspname from pg_namespace where nspname = any($1) order by nspname`, [APPS.map(schemaOf)], freshUrl);
+    const created = await queryDatabase<{ nspname: string }>(
+      `select nspname from pg_namespace where nspname = any($1) order by nspname`,
+      [APPS.map(schemaOf)],
+      freshUrl,
+    );
     expect(created.map((s) => s.nspname)).toEqual(APPS.map(schemaOf).sort());
     const after = new Map<string, { name: string; executed_at: Date }[]>();
     for (const app of APPS) {

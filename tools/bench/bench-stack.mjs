@@ -142,7 +142,15 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
   const reports = [];
   for (let window = 0; window < windows; window++) reports.push(await measureWindow(window));
   if (windows > 1) {
-    const summary = { bench: name, offeredPerSecond: rate, seconds, windows, p50Ms: reports.map((r) => r.latencyMs.p50), p99Ms: reports.map((r) => r.latencyMs.p99), failed: reports.reduce((sum, r) => sum + r.failed, 0) };
+    const summary = {
+      bench: name,
+      offeredPerSecond: rate,
+      seconds,
+      windows,
+      p50Ms: reports.map((r) => r.latencyMs.p50),
+      p99Ms: reports.map((r) => r.latencyMs.p99),
+      failed: reports.reduce((sum, r) => sum + r.failed, 0),
+    };
     console.log(JSON.stringify(summary, null, 2));
     return summary;
   }
@@ -180,7 +188,9 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
       gatewayStagesMeanMs: stageMeans(stagesBefore?.gateway, stagesAfter?.gateway),
       messagingStagesMeanMs: stageMeans(stagesBefore?.messaging, stagesAfter?.messaging),
       gcPauses: gcPauseReport(stagesBefore?.gc, stagesAfter?.gc, result.seconds),
-      ...(process.env.BENCH_REQUEST_STAGES ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) } : {}),
+      ...(process.env.BENCH_REQUEST_STAGES
+        ? { requestStagesMs: requestStages(appLogFile(BENCH_TAG, 'gateway'), appLogFile(BENCH_TAG, 'messaging'), measuredFrom, measuredTo) }
+        : {}),
       ...extra,
       ...(windows > 1 ? { window: window + 1 } : {}),
     };
@@ -234,7 +244,12 @@ function gcPauseReport(before, after, seconds) {
     Object.entries(after).map(([service, kinds]) => {
       const meanMs = stageMeans(before[service], kinds);
       const pauses = Object.entries(kinds).map(([kind, { count }]) => [kind, count - (before[service][kind]?.count ?? 0)]);
-      return [service, Object.fromEntries(pauses.filter(([, n]) => n > 0).map(([kind, n]) => [kind, { perSecond: Math.round((n / seconds) * 100) / 100, meanMs: meanMs[kind] }]))];
+      return [
+        service,
+        Object.fromEntries(
+          pauses.filter(([, n]) => n > 0).map(([kind, n]) => [kind, { perSecond: Math.round((n / seconds) * 100) / 100, meanMs: meanMs[kind] }]),
+        ),
+      ];
     }),
   );
 }
@@ -242,7 +257,12 @@ function gcPauseReport(before, after, seconds) {
 /** Mean milliseconds per stage between two readings of one service's stage histograms (a stage first seen in `after` counts from zero). */
 function stageMeans(before, after) {
   if (!before || !after) return undefined;
-  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round(((after[k].sum - (before[k]?.sum ?? 0)) / Math.max(1, after[k].count - (before[k]?.count ?? 0))) * 10000) / 10]));
+  return Object.fromEntries(
+    Object.keys(after).map((k) => [
+      k,
+      Math.round(((after[k].sum - (before[k]?.sum ?? 0)) / Math.max(1, after[k].count - (before[k]?.count ?? 0))) * 10000) / 10,
+    ]),
+  );
 }
 
 /** Commits and row writes per schema per request between two databaseActivity() readings. */
@@ -250,7 +270,11 @@ function postgresPerRequest(before, after, requests) {
   const perRequest = (x) => Math.round((x / Math.max(1, requests)) * 10) / 10;
   return {
     commits: perRequest(after.commits - before.commits),
-    rowWrites: Object.fromEntries(Object.keys(after.writes).map((schema) => [schema, perRequest(after.writes[schema] - (before.writes[schema] ?? 0))]).filter(([, x]) => x > 0)),
+    rowWrites: Object.fromEntries(
+      Object.keys(after.writes)
+        .map((schema) => [schema, perRequest(after.writes[schema] - (before.writes[schema] ?? 0))])
+        .filter(([, x]) => x > 0),
+    ),
   };
 }
 
@@ -286,7 +310,14 @@ export async function measure(name, options, extra = {}) {
 export async function seedPublicEvents(db, { appId, tag, count, now }) {
   const id = (i) => `evt_${tag}${String(i).padStart(26 - tag.length, '0')}`;
   const payload = (i) =>
-    JSON.stringify({ id: id(i), type: 'message.status', apiVersion: '2026-10-01', created: Math.floor(now / 1000), appId, data: { id: `msg_${i}`, appUserId: 'u_bench', status: 'sent', timestamp: now.toISOString() } });
+    JSON.stringify({
+      id: id(i),
+      type: 'message.status',
+      apiVersion: '2026-10-01',
+      created: Math.floor(now / 1000),
+      appId,
+      data: { id: `msg_${i}`, appUserId: 'u_bench', status: 'sent', timestamp: now.toISOString() },
+    });
   await db.query(
     `insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, created_at)
      select 'evt_' || $4 || lpad(i::text, 26 - length($4), '0'), $1, 'message.status', p, $2 from unnest($3::text[]) with ordinality as t(p, i)`,

@@ -28,7 +28,18 @@ const counts = await withBenchStack(async ({ publicUrl, admin }) => {
   const keys = [];
   for (let i = 0; i < Number(values.apps); i++) keys.push((await seedApp(admin, `Fuzz${i}`)).key);
   // Generated in slices so 100 000 requests never sit in memory at once.
-  const total = { requests: 0, byStatus: {}, byCode: {}, serverErrors: 0, withoutEnvelope: 0, withoutHeaders: 0, hangs: 0, transportErrors: 0, examples: [], seconds: 0 };
+  const total = {
+    requests: 0,
+    byStatus: {},
+    byCode: {},
+    serverErrors: 0,
+    withoutEnvelope: 0,
+    withoutHeaders: 0,
+    hangs: 0,
+    transportErrors: 0,
+    examples: [],
+    seconds: 0,
+  };
   for (let done = 0; done < count; done += 10_000) {
     const requests = sampleRequests(document, Math.min(10_000, count - done), seed + done);
     const part = await runFuzz({ baseUrl: publicUrl, keys, requests, concurrency: Number(values.concurrency) });

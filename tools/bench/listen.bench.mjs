@@ -39,10 +39,25 @@ const stateDir = mkdtempSync(path.join(os.tmpdir(), 'listen-bench-'));
 try {
   await withBenchStack(async ({ publicUrl, admin }) => {
     const { appId, key } = await seedApp(admin, 'Listen');
-    const cli = spawn(process.execPath, [path.join(ROOT, 'tools/platformctl/platformctl.mjs'), 'listen', '--forward-to', forwardTo, '--api-url', publicUrl, '--key', key, '--events', 'message.status'], {
-      env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const cli = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, 'tools/platformctl/platformctl.mjs'),
+        'listen',
+        '--forward-to',
+        forwardTo,
+        '--api-url',
+        publicUrl,
+        '--key',
+        key,
+        '--events',
+        'message.status',
+      ],
+      {
+        env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     trackProcess(cli.pid, 'platformctl listen');
     let lines = 0;
     let ready;
@@ -74,7 +89,10 @@ try {
     while (arrivals.length - arrivedBefore < total) await new Promise((resolve) => setTimeout(resolve, 50));
     const seconds = (performance.now() - started) / 1000;
     const machine = watched();
-    const latencies = arrivals.slice(arrivedBefore).map((t) => t - started).sort((a, b) => a - b);
+    const latencies = arrivals
+      .slice(arrivedBefore)
+      .map((t) => t - started)
+      .sort((a, b) => a - b);
     console.log(
       JSON.stringify(
         {
@@ -82,7 +100,11 @@ try {
           events: total,
           seconds: Number(seconds.toFixed(2)),
           eventsPerSecond: Math.round(total / seconds),
-          sinceCommitMs: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies[latencies.length - 1]) },
+          sinceCommitMs: {
+            p50: Math.round(percentile(latencies, 50)),
+            p99: Math.round(percentile(latencies, 99)),
+            max: Math.round(latencies[latencies.length - 1]),
+          },
           cliLinesPrinted: lines,
           ...machine,
         },

@@ -44,7 +44,17 @@ export function cpuSnapshot() {
     // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-    const group = stackPids.get(pid) ?? (pid === process.pid ? 'bench client' : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline) ? 'kafka' : /s3proxy/i.test(cmdline) ? 's3proxy' : stat.includes('(postgres)') ? 'postgres' : null);
+    const group =
+      stackPids.get(pid) ??
+      (pid === process.pid
+        ? 'bench client'
+        : /kafka\.Kafka|kafka-server|kafka_/.test(cmdline)
+          ? 'kafka'
+          : /s3proxy/i.test(cmdline)
+            ? 's3proxy'
+            : stat.includes('(postgres)')
+              ? 'postgres'
+              : null);
     if (group) processes.set(pid, { group, seconds, waiting: waitingForCore(pid) });
   }
   return processes;
@@ -99,7 +109,8 @@ export async function databaseActivity() {
     // Statistics reach the views when a backend reports them; a short pause lets the last ones in.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const [{ commits }] = (await client.query(`select xact_commit::bigint as commits from pg_stat_database where datname = current_database()`)).rows;
-    const writes = (await client.query(`select schemaname, sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint as n from pg_stat_user_tables group by schemaname`)).rows;
+    const writes = (await client.query(`select schemaname, sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint as n from pg_stat_user_tables group by schemaname`))
+      .rows;
     return { commits: Number(commits), writes: Object.fromEntries(writes.map((r) => [r.schemaname, Number(r.n)])) };
   } finally {
     await client.end();

@@ -12,7 +12,11 @@ const { values } = parseArgs({
 });
 
 await withBenchStack(async ({ publicUrl, admin }) => {
-  const keys = await inParallel(Array.from({ length: Number(values.apps) }, (_, i) => i), 8, async (i) => (await seedApp(admin, `Media${i}`)).key);
+  const keys = await inParallel(
+    Array.from({ length: Number(values.apps) }, (_, i) => i),
+    8,
+    async (i) => (await seedApp(admin, `Media${i}`)).key,
+  );
   const body = JSON.stringify({ fileName: 'photo.jpg', mimeType: 'image/jpeg', size: 245_760 });
   let n = 0;
   await measure(

@@ -16,7 +16,15 @@ import { parseArgs } from 'node:util';
 import { inParallel, measure, paced, postJson, seedApp, withBenchStack } from './bench-stack.mjs';
 
 const { values } = parseArgs({
-  options: { users: { type: 'string', default: '200' }, seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, apps: { type: 'string', default: '1' }, rate: { type: 'string', default: '0' }, warmup: { type: 'string', default: '10' }, windows: { type: 'string', default: '1' } },
+  options: {
+    users: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '20' },
+    connections: { type: 'string', default: '50' },
+    apps: { type: 'string', default: '1' },
+    rate: { type: 'string', default: '0' },
+    warmup: { type: 'string', default: '10' },
+    windows: { type: 'string', default: '1' },
+  },
 });
 
 await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
@@ -27,15 +35,20 @@ await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
     apps.push(app);
   }
   // Accepted testers who wrote first: opted in, reply window open (no business-initiated cap).
-  const recipients = await inParallel(Array.from({ length: Number(values.users) }, (_, i) => i), 8, async (i) => {
-    const { orgId, appId, key } = apps[i % apps.length];
-    const user = await admin('POST', '/users', { orgId, email: `send-bench-${i}-${Date.now()}@example.test` });
-    await admin('POST', `/apps/${appId}/testers`, { userId: user.id });
-    await admin('POST', `/sim/users/${user.id}/apps/${appId}/accept-tester`);
-    return { key, appUserId: (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId };
-  });
+  const recipients = await inParallel(
+    Array.from({ length: Number(values.users) }, (_, i) => i),
+    8,
+    async (i) => {
+      const { orgId, appId, key } = apps[i % apps.length];
+      const user = await admin('POST', '/users', { orgId, email: `send-bench-${i}-${Date.now()}@example.test` });
+      await admin('POST', `/apps/${appId}/testers`, { userId: user.id });
+      await admin('POST', `/sim/users/${user.id}/apps/${appId}/accept-tester`);
+      return { key, appUserId: (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId };
+    },
+  );
 
-  const body = (i) => JSON.stringify({ to: { appUserId: recipients[i % recipients.length].appUserId }, type: 'text', text: `bench message ${i}`, clientReference: `b-${i}` });
+  const body = (i) =>
+    JSON.stringify({ to: { appUserId: recipients[i % recipients.length].appUserId }, type: 'text', text: `bench message ${i}`, clientReference: `b-${i}` });
   if (Number(values.rate) > 0) {
     await paced(
       'POST /messages at an even rate',
@@ -45,7 +58,8 @@ await withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
         warmupSeconds: Number(values.warmup),
         windows: Number(values.windows),
         metricsUrl: adminMetricsUrl,
-        send: (i) => postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
+        send: (i) =>
+          postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
       },
       { recipients: recipients.length, apps: apps.length },
     );

@@ -31,7 +31,13 @@ export const idleSockets = new Map();
 export function postJson(url, headers, body) {
   const { hostname, port, pathname, host } = new URL(url);
   const key = `${hostname}:${port}`;
-  const head = [`POST ${pathname} HTTP/1.1`, `host: ${host}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const head = [
+    `POST ${pathname} HTTP/1.1`,
+    `host: ${host}`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
     const socket = idleSockets.get(key)?.pop() ?? openSocket(key, hostname, Number(port));
     socket.ref();

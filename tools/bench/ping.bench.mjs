@@ -14,7 +14,12 @@ await withBenchStack(async ({ publicUrl, adminMetricsUrl, admin }) => {
     const text = await (await fetch(adminMetricsUrl)).text();
     return Number(/gateway_api_key_db_lookups_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
   };
-  const options = { url: `${publicUrl}/ping`, headers: { authorization: `Bearer ${key}` }, connections: Number(values.connections), duration: Number(values.seconds) };
+  const options = {
+    url: `${publicUrl}/ping`,
+    headers: { authorization: `Bearer ${key}` },
+    connections: Number(values.connections),
+    duration: Number(values.seconds),
+  };
   const before = await lookups();
   const report = await measure('GET /ping', options);
   // The key cache should answer every request: Postgres sees at most the first lookup.

@@ -49,10 +49,14 @@ await withBenchStack(async ({ admin }) => {
   );
   const [{ n: events }] = (await db.query(`select count(*)::int as n from messaging.events`)).rows;
   const before = (await db.query(`select count(*)::int as n from messaging.messages`)).rows[0].n;
-  const out = execFileSync(process.execPath, [path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'), '--service', 'messaging', '--page-size', values['page-size'] ?? '10000'], {
-    env: { ...process.env, DATABASE_URL: benchEnv.DATABASE_URL },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'), '--service', 'messaging', '--page-size', values['page-size'] ?? '10000'],
+    {
+      env: { ...process.env, DATABASE_URL: benchEnv.DATABASE_URL },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const report = JSON.parse(out.toString().trim().split('\n').pop());
   const { rows } = await db.query(`select status, count(*)::int as n from messaging.messages group by status order by status`);
   await db.end();
@@ -99,7 +103,17 @@ async function fromTopics(db, appId) {
         causationId: null,
         streamId: `consent-${appId}-${appUserId}`,
         streamVersion: 1,
-        data: { appUserId, userId, status: 'opted_in', previousStatus: null, source: 'user_initiated', ref: null, reason: null, optedInAt: at, optedOutAt: null },
+        data: {
+          appUserId,
+          userId,
+          status: 'opted_in',
+          previousStatus: null,
+          source: 'user_initiated',
+          ref: null,
+          reason: null,
+          optedInAt: at,
+          optedOutAt: null,
+        },
       };
       messages.push({ key: `${appId}:${appUserId}`, value: JSON.stringify(event) });
     }
@@ -118,7 +132,14 @@ async function fromTopics(db, appId) {
   process.stderr.write('\n');
   const out = execFileSync(
     process.execPath,
-    [path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'), '--service', 'messaging', '--from-offset', '0', ...(values['page-size'] ? ['--page-size', values['page-size']] : [])],
+    [
+      path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'),
+      '--service',
+      'messaging',
+      '--from-offset',
+      '0',
+      ...(values['page-size'] ? ['--page-size', values['page-size']] : []),
+    ],
     { env: { ...process.env, ...benchEnv, APP_USER_ID_SECRET: BENCH_APP_USER_ID_SECRET }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const report = JSON.parse(out.toString().trim().split('\n').pop());

@@ -14,25 +14,37 @@ await withBenchStack(async ({ publicUrl, admin }) => {
   const { orgId, appId, key } = await seedApp(admin, 'Consents');
   const started = Date.now();
   // Each user's first message is their opt-in (user_initiated) and opens their reply window.
-  const appUserIds = await inParallel(Array.from({ length: Number(values.users) }, (_, i) => i), 16, async (i) => {
-    const user = await admin('POST', '/users', { orgId, email: `bench-${i}-${Date.now()}@example.test` });
-    return (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId;
-  });
+  const appUserIds = await inParallel(
+    Array.from({ length: Number(values.users) }, (_, i) => i),
+    16,
+    async (i) => {
+      const user = await admin('POST', '/users', { orgId, email: `bench-${i}-${Date.now()}@example.test` });
+      return (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId;
+    },
+  );
   console.log(JSON.stringify({ seeded: appUserIds.length, seedSeconds: (Date.now() - started) / 1000 }));
 
   const headers = { authorization: `Bearer ${key}` };
   let n = 0;
-  await measure('GET /users/{appUserId}', {
-    url: `${publicUrl}/users/${appUserIds[0]}`,
-    headers,
-    connections: Number(values.connections),
-    duration: Number(values.seconds),
-    requests: [{ setupRequest: (req) => ({ ...req, path: `/platform/v1/users/${appUserIds[n++ % appUserIds.length]}` }) }],
-  }, { users: appUserIds.length });
-  await measure('GET /consents?limit=100', {
-    url: `${publicUrl}/consents?limit=100`,
-    headers,
-    connections: Number(values.connections),
-    duration: Number(values.seconds),
-  }, { users: appUserIds.length });
+  await measure(
+    'GET /users/{appUserId}',
+    {
+      url: `${publicUrl}/users/${appUserIds[0]}`,
+      headers,
+      connections: Number(values.connections),
+      duration: Number(values.seconds),
+      requests: [{ setupRequest: (req) => ({ ...req, path: `/platform/v1/users/${appUserIds[n++ % appUserIds.length]}` }) }],
+    },
+    { users: appUserIds.length },
+  );
+  await measure(
+    'GET /consents?limit=100',
+    {
+      url: `${publicUrl}/consents?limit=100`,
+      headers,
+      connections: Number(values.connections),
+      duration: Number(values.seconds),
+    },
+    { users: appUserIds.length },
+  );
 });

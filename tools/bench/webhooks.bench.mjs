@@ -47,7 +47,9 @@ try {
     await admin('PATCH', `/apps/${appId}`, { dailyQuota: 100_000_000 });
     const endpoints = [];
     for (let i = 0; i < 5; i++) {
-      endpoints.push(await api('POST', '/webhooks', key, { url: `https://hooks.local.test/bench-${i}`, verifyToken: 'bench-verify-token', events: ['message.status'] }));
+      endpoints.push(
+        await api('POST', '/webhooks', key, { url: `https://hooks.local.test/bench-${i}`, verifyToken: 'bench-verify-token', events: ['message.status'] }),
+      );
     }
 
     // 1. Throughput: seed the backlog in one transaction, then time the drain.
@@ -97,12 +99,16 @@ try {
     await db.end();
 
     // 2. End to end at a steady rate: POST /messages → message.status `sent` at the receiver.
-    const recipients = await inParallel(Array.from({ length: 100 }, (_, i) => i), 8, async (i) => {
-      const user = await admin('POST', '/users', { orgId, email: `hook-bench-${i}-${Date.now()}@example.test` });
-      await admin('POST', `/apps/${appId}/testers`, { userId: user.id });
-      await admin('POST', `/sim/users/${user.id}/apps/${appId}/accept-tester`);
-      return (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId;
-    });
+    const recipients = await inParallel(
+      Array.from({ length: 100 }, (_, i) => i),
+      8,
+      async (i) => {
+        const user = await admin('POST', '/users', { orgId, email: `hook-bench-${i}-${Date.now()}@example.test` });
+        await admin('POST', `/apps/${appId}/testers`, { userId: user.id });
+        await admin('POST', `/sim/users/${user.id}/apps/${appId}/accept-tester`);
+        return (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId;
+      },
+    );
     for (const endpoint of endpoints.slice(1)) await api('DELETE', `/webhooks/${endpoint.id}`, key);
     const sentAt = new Map();
     const answeredAt = new Map();
@@ -110,7 +116,8 @@ try {
     receiver.respond((req) => {
       if (req.method === 'POST') {
         const body = JSON.parse(req.rawBody.toString('utf8'));
-        if (body.data?.status === 'sent' && body.data.clientReference && !arrived.has(body.data.clientReference)) arrived.set(body.data.clientReference, req.receivedAt);
+        if (body.data?.status === 'sent' && body.data.clientReference && !arrived.has(body.data.clientReference))
+          arrived.set(body.data.clientReference, req.receivedAt);
       }
       return undefined;
     });
@@ -120,7 +127,13 @@ try {
     const results = await atEvenPace(rate, count, (i) => {
       const ref = `e2e-${i}`;
       sentAt.set(ref, Date.now());
-      return api('POST', '/messages', key, { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref }, { 'idempotency-key': randomUUID() }).then(
+      return api(
+        'POST',
+        '/messages',
+        key,
+        { to: { appUserId: recipients[i % recipients.length] }, type: 'text', text: `e2e ${i}`, clientReference: ref },
+        { 'idempotency-key': randomUUID() },
+      ).then(
         (res) => {
           answeredAt.set(ref, Date.now());
           return res;
@@ -134,7 +147,10 @@ try {
     const latencies = [...arrived].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
     // Where the time goes: until the 202, and from the 202 to the webhook.
     const accepted = [...answeredAt].map(([ref, at]) => at - sentAt.get(ref)).sort((a, b) => a - b);
-    const afterAccepted = [...arrived].filter(([ref]) => answeredAt.has(ref)).map(([ref, at]) => at - answeredAt.get(ref)).sort((a, b) => a - b);
+    const afterAccepted = [...arrived]
+      .filter(([ref]) => answeredAt.has(ref))
+      .map(([ref, at]) => at - answeredAt.get(ref))
+      .sort((a, b) => a - b);
     console.log(
       JSON.stringify(
         {

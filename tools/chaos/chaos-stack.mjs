@@ -33,7 +33,12 @@ export class ChaosStack {
   constructor(basePort) {
     this.ports = chaosPorts(basePort);
     this.kafkaDir = mkdtempSync(path.join(tmpdir(), 'chaos-kafka-'));
-    this.kafkaEnv = { ...process.env, KAFKA_DIR: this.kafkaDir, KAFKA_PORT: String(this.ports.kafka), KAFKA_CONTROLLER_PORT: String(this.ports.kafkaController) };
+    this.kafkaEnv = {
+      ...process.env,
+      KAFKA_DIR: this.kafkaDir,
+      KAFKA_PORT: String(this.ports.kafka),
+      KAFKA_CONTROLLER_PORT: String(this.ports.kafkaController),
+    };
     this.databaseUrl = `postgres://postgres@127.0.0.1:${this.ports.postgres}/chaos`;
     this.publicUrl = `http://127.0.0.1:${basePort}/platform/v1`;
     this.adminUrl = `http://127.0.0.1:${basePort + 1}/admin/v1`;

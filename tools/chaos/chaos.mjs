@@ -29,7 +29,10 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
   },
 });
-const scenarios = opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean);
+const scenarios = opts.scenarios
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 for (const name of scenarios) if (!scenarioNames().includes(name)) throw new Error(`unknown scenario ${name} (known: ${scenarioNames().join(', ')})`);
 const TARGET_SERVE_AGAIN_MS = 10_000;
 // Tighter for what the platform controls alone: a restarted replica ready, sends after the broker's return.
@@ -48,8 +51,20 @@ const COLUMNS = [
   ['redelivered (same event id)', (r) => r.redelivered],
   ['gave up', (r) => r.gaveUp],
   ['refused', (r) => r.refused],
-  ['serving again', (r) => (r.serveAgainMs === null ? 'never' : `${(r.serveAgainMs / 1000).toFixed(1)} s${r.serveAgainTargetMet ? '' : ` (> ${serveAgainTarget(r.scenario) / 1000} s)`}`)],
-  ['restarted app ready', (r) => (r.restartedReadyMs === undefined ? '' : `${(r.restartedReadyMs / 1000).toFixed(1)} s${r.restartedReadyMs <= TARGET_READY_MS ? '' : ` (> ${TARGET_READY_MS / 1000} s)`}`)],
+  [
+    'serving again',
+    (r) =>
+      r.serveAgainMs === null
+        ? 'never'
+        : `${(r.serveAgainMs / 1000).toFixed(1)} s${r.serveAgainTargetMet ? '' : ` (> ${serveAgainTarget(r.scenario) / 1000} s)`}`,
+  ],
+  [
+    'restarted app ready',
+    (r) =>
+      r.restartedReadyMs === undefined
+        ? ''
+        : `${(r.restartedReadyMs / 1000).toFixed(1)} s${r.restartedReadyMs <= TARGET_READY_MS ? '' : ` (> ${TARGET_READY_MS / 1000} s)`}`,
+  ],
 ];
 
 const stack = new ChaosStack(Number(opts.port));
@@ -75,7 +90,13 @@ try {
     rows.push(await runScenario(name, { recipients, keys, webhooks }));
     printRow(rows.at(-1));
   }
-  const report = { command: `npm run chaos -- ${process.argv.slice(2).join(' ')}`.trim(), at: new Date().toISOString(), rate: Number(opts.rate), scenarios: rows, supervisorRestarts: stack.restarts };
+  const report = {
+    command: `npm run chaos -- ${process.argv.slice(2).join(' ')}`.trim(),
+    at: new Date().toISOString(),
+    rate: Number(opts.rate),
+    scenarios: rows,
+    supervisorRestarts: stack.restarts,
+  };
   console.log(`\n${table(rows)}`);
   if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
   const failed = rows.filter((r) => r.lost > 0 || r.duplicated > 0 || r.gaveUp > 0);
@@ -96,7 +117,8 @@ async function runScenario(name, { recipients, keys, webhooks }) {
   const fault = await injectFault(name, stack, { faultSeconds: Number(opts['fault-seconds']) });
   log(`${name}: fault over after ${((fault.faultEnd - fault.faultStart) / 1000).toFixed(1)} s`);
   // A send begun after the fault's end and accepted: the platform serves again.
-  const servedAgain = () => load.sends.filter((s) => s.firstAt >= fault.faultEnd && s.outcome === 'accepted').reduce((min, s) => Math.min(min, s.endedAt), Infinity);
+  const servedAgain = () =>
+    load.sends.filter((s) => s.firstAt >= fault.faultEnd && s.outcome === 'accepted').reduce((min, s) => Math.min(min, s.endedAt), Infinity);
   const deadline = Date.now() + 90_000;
   while (servedAgain() === Infinity && Date.now() < deadline) await sleep(100);
   await sleep(Number(opts.seconds) * 1000);
@@ -162,9 +184,12 @@ function tally(values) {
   return out;
 }
 
-
 function printRow(r) {
-  log(`${r.scenario}: ${COLUMNS.slice(1).map(([h, f]) => `${h} ${f(r)}`).join(', ')}`);
+  log(
+    `${r.scenario}: ${COLUMNS.slice(1)
+      .map(([h, f]) => `${h} ${f(r)}`)
+      .join(', ')}`,
+  );
 }
 
 function table(rows) {

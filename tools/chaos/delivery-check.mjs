@@ -66,7 +66,12 @@ export async function checkDeliveries({ stack, webhooks, sends, keys, deadlineMs
       notSent: lost.filter((s) => !SENT_OR_LATER.has(status.get(s.messageId))).length,
       notInInbox: lost.filter((s) => !inbox.get(s.messageId)).length,
       noSentWebhook: lost.filter((s) => !webhooks.sent.get(s.messageId)?.length).length,
-      examples: lost.slice(0, 5).map((s) => ({ messageId: s.messageId, status: status.get(s.messageId) ?? null, inbox: inbox.get(s.messageId) ?? 0, webhooks: webhooks.sent.get(s.messageId)?.length ?? 0 })),
+      examples: lost.slice(0, 5).map((s) => ({
+        messageId: s.messageId,
+        status: status.get(s.messageId) ?? null,
+        inbox: inbox.get(s.messageId) ?? 0,
+        webhooks: webhooks.sent.get(s.messageId)?.length ?? 0,
+      })),
     },
     duplicatedDetail: {
       inInboxTwice: duplicated.filter((s) => (inbox.get(s.messageId) ?? 0) > 1).length,

@@ -53,7 +53,18 @@ export class SendLoad {
     const n = this.counter++;
     const recipient = this.recipients[n % this.recipients.length];
     const key = randomUUID();
-    const record = { key, n, appId: recipient.appId, userId: recipient.userId, firstAt: Date.now(), attempts: 0, outcome: 'pending', messageId: null, endedAt: null, last: null };
+    const record = {
+      key,
+      n,
+      appId: recipient.appId,
+      userId: recipient.userId,
+      firstAt: Date.now(),
+      attempts: 0,
+      outcome: 'pending',
+      messageId: null,
+      endedAt: null,
+      last: null,
+    };
     this.sends.push(record);
     const body = JSON.stringify({ to: { appUserId: recipient.appUserId }, type: 'text', text: `chaos ${key}`, clientReference: `chaos-${n}` });
     for (let retry = 0; ; retry++) {

@@ -36,7 +36,9 @@ const TAG = opts.tag;
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token';
 const env = {
   NODE_ENV: process.env.NODE_ENV ?? 'development',
-  DATABASE_URL: opts.database ? `postgres://postgres@127.0.0.1:5432/${opts.database}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform'),
+  DATABASE_URL: opts.database
+    ? `postgres://postgres@127.0.0.1:5432/${opts.database}`
+    : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform'),
   KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
   CLOCK_MODE: process.env.CLOCK_MODE ?? 'system',
   ADMIN_TOKEN,
@@ -119,7 +121,14 @@ try {
   rmSync(pidFile(TAG), { force: true });
   throw error;
 }
-supervisor = new Supervisor({ children, ports, env, tag: TAG, logDir: LOG_DIR, onRestart: () => recordStack(TAG, { supervisor: process.pid, ports, children }) });
+supervisor = new Supervisor({
+  children,
+  ports,
+  env,
+  tag: TAG,
+  logDir: LOG_DIR,
+  onRestart: () => recordStack(TAG, { supervisor: process.pid, ports, children }),
+});
 const demo = opts['skip-seed'] ? null : await seed();
 
 const demoLines = demo
@@ -144,5 +153,3 @@ Business Messaging Platform is running.
   Logs         .data/logs/${TAG}-<app>.log
 ${tryIt}
 Ctrl-C (or ${stopCommand}) stops the apps; a crashed app is restarted.`);
-
-

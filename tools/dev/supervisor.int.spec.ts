@@ -77,10 +77,14 @@ describe('dev supervisor (npm start / npm stop)', () => {
     const victim = first.pids.profile;
     process.kill(victim, 'SIGKILL');
 
-    const restarted = await eventually(async () => {
-      const now = readPidFile();
-      return now && now.pids.profile !== victim && alive(now.pids.profile) ? now : null;
-    }, 15_000, 100);
+    const restarted = await eventually(
+      async () => {
+        const now = readPidFile();
+        return now && now.pids.profile !== victim && alive(now.pids.profile) ? now : null;
+      },
+      15_000,
+      100,
+    );
     await eventually(async () => (await fetch(`http://127.0.0.1:${first.ports.profile}/healthz`).catch(() => null))?.ok, 20_000, 100);
     expect(output).toMatch(/profile exited \(SIGKILL\); restarting in 0 s/);
     expect(readFileSync(path.join(ROOT, '.data/logs', `${TAG}-profile.log`), 'utf8')).toMatch(/profile exited \(SIGKILL\); restarting in 0 s/);

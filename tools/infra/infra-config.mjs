@@ -106,9 +106,7 @@ export function connectionValues(cfg) {
     S3_SECRET_ACCESS_KEY: cfg.s3.secretAccessKey,
     S3_FORCE_PATH_STYLE: 'true',
     DATABASE_URL: pgUrl(cfg.pg.databases[0]),
-    ...(cfg.pg.databases.includes('platform_test') && cfg.pg.databases[0] !== 'platform_test'
-      ? { TEST_DATABASE_URL: pgUrl('platform_test') }
-      : {}),
+    ...(cfg.pg.databases.includes('platform_test') && cfg.pg.databases[0] !== 'platform_test' ? { TEST_DATABASE_URL: pgUrl('platform_test') } : {}),
   };
 }
 

@@ -131,17 +131,27 @@ export async function infraStatus() {
   const k = ourProcess('kafka', kafkaMarkers());
   const kUp = await kafkaAnswers(cfg.kafka.port);
   out.push({
-    component: 'kafka', running: kUp, ours: !!k, pid: k?.pid ?? null, port: cfg.kafka.port,
+    component: 'kafka',
+    running: kUp,
+    ours: !!k,
+    pid: k?.pid ?? null,
+    port: cfg.kafka.port,
     detail: k
       ? `${HOST}:${cfg.kafka.port} (controller ${cfg.kafka.controllerPort})${kUp ? '' : ', process alive but not answering'}`
-      : kUp ? `${HOST}:${cfg.kafka.port} (external broker)` : `${HOST}:${cfg.kafka.port}`,
+      : kUp
+        ? `${HOST}:${cfg.kafka.port} (external broker)`
+        : `${HOST}:${cfg.kafka.port}`,
   });
 
   const s = ourProcess('s3proxy', s3Markers());
   const sOpen = await portOpen(cfg.s3.port);
   const sUp = sOpen && (await s3Request(cfg.s3, 'GET', `/${cfg.s3.bucket}?list-type=2&max-keys=1`)).status === 200;
   out.push({
-    component: 's3proxy', running: sUp, ours: !!s, pid: s?.pid ?? null, port: cfg.s3.port,
+    component: 's3proxy',
+    running: sUp,
+    ours: !!s,
+    pid: s?.pid ?? null,
+    port: cfg.s3.port,
     detail: `${cfg.s3.endpoint} bucket ${cfg.s3.bucket}${s ? '' : sUp ? ' (external endpoint)' : ''}${(s || sOpen) && !sUp ? ', not answering a signed ListObjects' : ''}`,
   });
 
@@ -153,7 +163,11 @@ export async function infraStatus() {
     pUp = r.error ? true : r.code === 0;
   }
   out.push({
-    component: 'postgres', running: pUp, ours: !!p?.pid, pid: p?.pid ?? null, port: cfg.pg.port,
+    component: 'postgres',
+    running: pUp,
+    ours: !!p?.pid,
+    pid: p?.pid ?? null,
+    port: cfg.pg.port,
     detail: `${HOST}:${cfg.pg.port}${p?.pid ? ` (data ${rel(PG.dataDir)})` : pUp ? ' (external server)' : ''}`,
   });
   return out;
@@ -223,7 +237,9 @@ function isMain() {
 
 if (isMain()) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err) => {
       console.error(`\nerror: ${err instanceof InfraError ? err.message : err?.stack || err}`);
       process.exitCode = 1;

@@ -53,8 +53,7 @@ export async function ensureLibs(lib, log) {
   const mvnVersion = await run('mvn', ['-v'], { timeoutMs: 60_000 });
   if (mvnVersion.error) {
     throw new InfraError(
-      `${lib.label} jars are not in ${rel(lib.dir)} yet and Maven ("mvn") was not found to download them.\n` +
-        '  Debian/Ubuntu: apt-get install -y maven',
+      `${lib.label} jars are not in ${rel(lib.dir)} yet and Maven ("mvn") was not found to download them.\n` + '  Debian/Ubuntu: apt-get install -y maven',
     );
   }
   log.act(`${lib.label}: downloading jars from Maven Central into ${rel(lib.dir)} (first run only)...`);

@@ -67,20 +67,74 @@ function writeCertificates(files, host) {
   const file = (name) => path.join(scratch, name);
   const openssl = (args) => execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-sha256', '-days', '3650',
-      '-subj', '/CN=platform dev Kafka CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-      '-keyout', file('ca.key'), '-out', file('ca.pem')]);
+    openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=platform dev Kafka CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.pem'),
+    ]);
     const names = [...new Set(['localhost', host])].map((name) => (/^[\d.]+$|:/.test(name) ? `IP:${name}` : `DNS:${name}`));
-    fs.writeFileSync(file('leaf.ext'), [
-      `subjectAltName=${[...new Set([...names, 'IP:127.0.0.1'])].join(',')}`,
-      'basicConstraints=CA:FALSE',
-      'keyUsage=critical,digitalSignature',
-      'extendedKeyUsage=serverAuth',
-      '',
-    ].join('\n'));
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-keyout', file('broker.key'), '-out', file('broker.csr')]);
-    openssl(['x509', '-req', '-in', file('broker.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', `0x${crypto.randomBytes(12).toString('hex')}`,
-      '-sha256', '-days', '825', '-extfile', file('leaf.ext'), '-out', file('broker.crt')]);
+    fs.writeFileSync(
+      file('leaf.ext'),
+      [
+        `subjectAltName=${[...new Set([...names, 'IP:127.0.0.1'])].join(',')}`,
+        'basicConstraints=CA:FALSE',
+        'keyUsage=critical,digitalSignature',
+        'extendedKeyUsage=serverAuth',
+        '',
+      ].join('\n'),
+    );
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      file('broker.key'),
+      '-out',
+      file('broker.csr'),
+    ]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      file('broker.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-set_serial',
+      `0x${crypto.randomBytes(12).toString('hex')}`,
+      '-sha256',
+      '-days',
+      '825',
+      '-extfile',
+      file('leaf.ext'),
+      '-out',
+      file('broker.crt'),
+    ]);
     const ca = fs.readFileSync(file('ca.pem'), 'utf8');
     // Key (PKCS#8, unencrypted: Kafka reads it without ssl.key.password), then the chain up to the CA.
     fs.writeFileSync(files.keystoreFile, `${fs.readFileSync(file('broker.key'), 'utf8')}${fs.readFileSync(file('broker.crt'), 'utf8')}${ca}`, { mode: 0o600 });

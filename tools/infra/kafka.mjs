@@ -6,7 +6,24 @@ import net from 'node:net';
 import path from 'node:path';
 import { ensureSecureListenerFiles, SCRAM_USER, scramCredential, secureListenerFiles, secureListenerProperties } from './kafka-secure-listener.mjs';
 import { DIRS, HOST, infraConfig, InfraError, KAFKA, KAFKA_READY_TIMEOUT_MS, LIBS } from './infra-config.mjs';
-import { ensureDir, freshLog, indent, isAlive, makeLogger, ourProcess, portOpen, portTakenError, readText, rel, removePid, run, sleep, spawnDetached, tailFile, writePid } from './process-utils.mjs';
+import {
+  ensureDir,
+  freshLog,
+  indent,
+  isAlive,
+  makeLogger,
+  ourProcess,
+  portOpen,
+  portTakenError,
+  readText,
+  rel,
+  removePid,
+  run,
+  sleep,
+  spawnDetached,
+  tailFile,
+  writePid,
+} from './process-utils.mjs';
 import { checkJava, classpath, ensureLibs, extraJavaOpts, libsComplete } from './java-libs.mjs';
 
 // ---------------------------------------------------------------------------
@@ -35,7 +52,10 @@ export function kafkaAnswers(port, host = HOST, timeoutMs = 2000) {
 
     const sock = net.connect({ port, host });
     let buf = Buffer.alloc(0);
-    const done = (v) => { sock.destroy(); resolve(v); };
+    const done = (v) => {
+      sock.destroy();
+      resolve(v);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.once('error', () => done(false));
     sock.once('connect', () => sock.write(frame));
@@ -112,9 +132,15 @@ export async function formatKafkaIfNeeded(java, cfg, log) {
     java,
     [
       `-Dlog4j2.configurationFile=${KAFKA.log4j}`,
-      '-cp', classpath(LIBS.kafka),
-      'kafka.tools.StorageTool', 'format', '--ignore-formatted',
-      '-t', clusterId, '-c', KAFKA.serverProps,
+      '-cp',
+      classpath(LIBS.kafka),
+      'kafka.tools.StorageTool',
+      'format',
+      '--ignore-formatted',
+      '-t',
+      clusterId,
+      '-c',
+      KAFKA.serverProps,
       ...(secure ? ['--add-scram', scramCredential(secure, true)] : []),
     ],
     { cwd: KAFKA.home, timeoutMs: 120_000 },
@@ -137,13 +163,25 @@ export async function addScramUserIfNeeded(java, cfg, log) {
     java,
     [
       `-Dlog4j2.configurationFile=${KAFKA.log4j}`,
-      '-cp', classpath(LIBS.kafka),
-      'kafka.admin.ConfigCommand', '--bootstrap-server', `${HOST}:${cfg.kafka.port}`,
-      '--alter', '--add-config', scramCredential(secure, false), '--entity-type', 'users', '--entity-name', SCRAM_USER,
+      '-cp',
+      classpath(LIBS.kafka),
+      'kafka.admin.ConfigCommand',
+      '--bootstrap-server',
+      `${HOST}:${cfg.kafka.port}`,
+      '--alter',
+      '--add-config',
+      scramCredential(secure, false),
+      '--entity-type',
+      'users',
+      '--entity-name',
+      SCRAM_USER,
     ],
     { cwd: KAFKA.home, timeoutMs: 120_000 },
   );
-  if (r.code !== 0) throw new InfraError(`kafka: adding the SCRAM user failed (exit ${r.code ?? r.signal}):\n${indent(`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-30).join('\n'))}`);
+  if (r.code !== 0)
+    throw new InfraError(
+      `kafka: adding the SCRAM user failed (exit ${r.code ?? r.signal}):\n${indent(`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-30).join('\n'))}`,
+    );
   fs.writeFileSync(secure.userAddedFile, `${new Date().toISOString()}\n`);
 }
 
@@ -203,8 +241,11 @@ export async function startKafka(cfg, log) {
 
   const logFile = freshLog('kafka', path.dirname(KAFKA.logFile));
   const args = [
-    '-Xms256m', '-Xmx768m',
-    '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
+    '-Xms256m',
+    '-Xmx768m',
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-XX:InitiatingHeapOccupancyPercent=35',
     '-XX:+ExplicitGCInvokesConcurrent',
     // Full tiered compilation (C1, then C2 for hot code). C1 alone (-XX:TieredStopAtLevel=1) leaves the
     // broker's request path about a third costlier: at 100 sends/s (bench:messages --rate 100) the broker
@@ -215,8 +256,10 @@ export async function startKafka(cfg, log) {
     `-Dlog4j2.configurationFile=${KAFKA.log4j}`,
     `-Dkafka.logs.dir=${KAFKA.ownDir ? KAFKA.home : DIRS.logs}`,
     ...extraJavaOpts('KAFKA_JAVA_OPTS'),
-    '-cp', classpath(LIBS.kafka),
-    'kafka.Kafka', KAFKA.serverProps,
+    '-cp',
+    classpath(LIBS.kafka),
+    'kafka.Kafka',
+    KAFKA.serverProps,
   ];
   log.act(`kafka: starting broker on ${addr} (controller ${HOST}:${cfg.kafka.controllerPort}), log ${rel(logFile)}`);
   const child = spawnDetached(java, args, logFile, KAFKA.home);
@@ -224,10 +267,11 @@ export async function startKafka(cfg, log) {
   writePid('kafka', { pid: child.pid, port: cfg.kafka.port, controllerPort: cfg.kafka.controllerPort, startedAt: new Date().toISOString() });
   await waitForKafka(cfg, child, child.pid, log, t0);
   await addScramUserIfNeeded(java, cfg, log);
-  log.act(`kafka: ready on ${addr}${cfg.kafka.securePort === null ? '' : ` and SASL_SSL ${HOST}:${cfg.kafka.securePort} (CA and password in ${rel(secureListenerFiles(KAFKA.home).dir)})`} (pid ${child.pid}, ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  log.act(
+    `kafka: ready on ${addr}${cfg.kafka.securePort === null ? '' : ` and SASL_SSL ${HOST}:${cfg.kafka.securePort} (CA and password in ${rel(secureListenerFiles(KAFKA.home).dir)})`} (pid ${child.pid}, ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   return { started: true, external: false };
 }
-
 
 /** Runs Kafka's TopicCommand (kafka-topics) against our broker; resolves to its exit code. */
 export async function kafkaTopics(args) {

@@ -29,11 +29,10 @@ export function runAsPg(bin, args, opts = {}) {
 }
 
 export async function psql(cfg, sql, db = 'postgres') {
-  return run(
-    'psql',
-    ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', HOST, '-p', String(cfg.pg.port), '-U', cfg.pg.user, '-d', db, '-c', sql],
-    { env: { ...process.env, PGCONNECT_TIMEOUT: '5' }, timeoutMs: 30_000 },
-  );
+  return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', HOST, '-p', String(cfg.pg.port), '-U', cfg.pg.user, '-d', db, '-c', sql], {
+    env: { ...process.env, PGCONNECT_TIMEOUT: '5' },
+    timeoutMs: 30_000,
+  });
 }
 
 export function pgBinDirs() {
@@ -41,7 +40,9 @@ export function pgBinDirs() {
   let versions = [];
   try {
     versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')));
-  } catch { /* none */ }
+  } catch {
+    /* none */
+  }
   return versions.sort((a, b) => Number(b) - Number(a)).map((v) => path.join(base, v, 'bin'));
 }
 
@@ -119,7 +120,9 @@ export async function startOwnPg(cfg, log) {
 
   if (!fs.existsSync(path.join(PG.dataDir, 'PG_VERSION'))) {
     log.act(`postgres: creating a cluster in ${rel(PG.dataDir)} (${path.basename(path.dirname(bin))})`);
-    const r = await runAsPg(path.join(bin, 'initdb'), ['-D', PG.dataDir, '-U', cfg.pg.user, '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], { timeoutMs: 120_000 });
+    const r = await runAsPg(path.join(bin, 'initdb'), ['-D', PG.dataDir, '-U', cfg.pg.user, '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], {
+      timeoutMs: 120_000,
+    });
     if (r.code !== 0) throw new InfraError(`postgres: initdb failed:\n${indent(`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-20).join('\n'))}`);
   }
   log.act(`postgres: starting on ${HOST}:${cfg.pg.port}, log ${rel(PG.logFile)}`);
@@ -129,7 +132,9 @@ export async function startOwnPg(cfg, log) {
     { timeoutMs: PG_READY_TIMEOUT_MS + 10_000 },
   );
   if (r.code !== 0) {
-    throw new InfraError(`postgres: pg_ctl start failed:\n${indent(`${r.stdout}\n${r.stderr}`.trim())}\nLast lines of ${rel(PG.logFile)}:\n${indent(tailFile(PG.logFile))}`);
+    throw new InfraError(
+      `postgres: pg_ctl start failed:\n${indent(`${r.stdout}\n${r.stderr}`.trim())}\nLast lines of ${rel(PG.logFile)}:\n${indent(tailFile(PG.logFile))}`,
+    );
   }
   const pmPid = Number((readText(path.join(PG.dataDir, 'postmaster.pid')) || '').split('\n')[0]);
   writePid('postgres', { pid: pmPid, port: cfg.pg.port, bin, dataDir: PG.dataDir, startedAt: new Date().toISOString() });
@@ -185,7 +190,9 @@ export async function stopPostgres(log) {
   const bin = own.bin || pgBinDirs()[0];
   log.act(`postgres: stopping (pid ${own.pid})...`);
   const r = bin
-    ? await runAsPg(path.join(bin, 'pg_ctl'), ['-D', own.dataDir || PG.dataDir, '-m', 'fast', '-w', '-t', String(STOP_TIMEOUT_MS / 1000), 'stop'], { timeoutMs: STOP_TIMEOUT_MS + 10_000 })
+    ? await runAsPg(path.join(bin, 'pg_ctl'), ['-D', own.dataDir || PG.dataDir, '-m', 'fast', '-w', '-t', String(STOP_TIMEOUT_MS / 1000), 'stop'], {
+        timeoutMs: STOP_TIMEOUT_MS + 10_000,
+      })
     : { code: 1 };
   if (r.code !== 0) await killAndWait(own.pid);
   removePid('postgres');

@@ -13,7 +13,9 @@ export function makeLogger(quiet) {
   return {
     quiet,
     /** progress / state that is only interesting when not quiet */
-    info: (msg) => { if (!quiet) process.stdout.write(`${msg}\n`); },
+    info: (msg) => {
+      if (!quiet) process.stdout.write(`${msg}\n`);
+    },
     /** something is being done (started, downloaded, created): always shown */
     act: (msg) => process.stdout.write(`${msg}\n`),
     warn: (msg) => process.stderr.write(`warning: ${msg}\n`),
@@ -47,7 +49,10 @@ export function tailFile(file, lines = 30) {
 }
 
 export function indent(text, prefix = '    ') {
-  return text.split('\n').map((l) => prefix + l).join('\n');
+  return text
+    .split('\n')
+    .map((l) => prefix + l)
+    .join('\n');
 }
 
 export function rel(p) {
@@ -67,12 +72,23 @@ export function run(cmd, args, { cwd, env, timeoutMs = 0, input } = {}) {
     let stdout = '';
     let stderr = '';
     let timer;
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', (error) => { clearTimeout(timer); resolve({ code: null, stdout, stderr, error }); });
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr, error });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
     if (timeoutMs) timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    if (input != null) child.stdin.end(input); else child.stdin.end();
+    if (input != null) child.stdin.end(input);
+    else child.stdin.end();
   });
 }
 
@@ -101,7 +117,10 @@ export function cmdlineOf(pid) {
 export function portOpen(port, host = HOST, timeoutMs = 1000) {
   return new Promise((resolve) => {
     const sock = net.connect({ port, host });
-    const done = (v) => { sock.destroy(); resolve(v); };
+    const done = (v) => {
+      sock.destroy();
+      resolve(v);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.once('connect', () => done(true));
     sock.once('error', () => done(false));
@@ -178,13 +197,21 @@ export function ourProcess(name, markers, log) {
 
 export async function killAndWait(pid, timeoutMs = STOP_TIMEOUT_MS) {
   if (!isAlive(pid)) return 'gone';
-  try { process.kill(pid, 'SIGTERM'); } catch { return 'gone'; }
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return 'gone';
+  }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isAlive(pid)) return 'terminated';
     await sleep(200);
   }
-  try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
   for (let i = 0; i < 25 && isAlive(pid); i++) await sleep(200);
   return 'killed';
 }
@@ -226,14 +253,15 @@ export async function withLock(log, fn) {
   }
 }
 
-
 /** Moves the previous log aside (keeps one generation) and opens a fresh one. */
 export function freshLog(name, dir = DIRS.logs) {
   ensureDir(dir);
   const file = path.join(dir, `${name}.log`);
   try {
     if (fs.statSync(file).size > 0) fs.renameSync(file, `${file}.1`);
-  } catch { /* no previous log */ }
+  } catch {
+    /* no previous log */
+  }
   return file;
 }
 
@@ -247,8 +275,14 @@ export function spawnDetached(cmd, args, logFile, cwd) {
     fs.closeSync(fd);
   }
   const state = { exited: false, code: null, error: null };
-  child.on('exit', (code, signal) => { state.exited = true; state.code = code ?? signal; });
-  child.on('error', (error) => { state.exited = true; state.error = error; });
+  child.on('exit', (code, signal) => {
+    state.exited = true;
+    state.code = code ?? signal;
+  });
+  child.on('error', (error) => {
+    state.exited = true;
+    state.error = error;
+  });
   child.unref();
   return { pid: child.pid, state };
 }

@@ -5,7 +5,21 @@ import http from 'node:http';
 import path from 'node:path';
 import { checkJava, classpath, ensureLibs, extraJavaOpts } from './java-libs.mjs';
 import { DATA, DIRS, HOST, InfraError, LIBS, S3_READY_TIMEOUT_MS, SCRIPT_DIR } from './infra-config.mjs';
-import { ensureDir, freshLog, indent, isAlive, ourProcess, portOpen, portTakenError, rel, removePid, sleep, spawnDetached, tailFile, writePid } from './process-utils.mjs';
+import {
+  ensureDir,
+  freshLog,
+  indent,
+  isAlive,
+  ourProcess,
+  portOpen,
+  portTakenError,
+  rel,
+  removePid,
+  sleep,
+  spawnDetached,
+  tailFile,
+  writePid,
+} from './process-utils.mjs';
 
 // ---------------------------------------------------------------------------
 // S3 (S3Proxy, filesystem backend)
@@ -38,7 +52,11 @@ export function signS3Request({ method, url, headers = {}, body = '', region, ac
   h['x-amz-content-sha256'] = payloadHash;
   const names = Object.keys(h).sort();
   const canonicalHeaders = names.map((k) => `${k}:${h[k].trim().replace(/\s+/g, ' ')}\n`).join('');
-  const canonicalUri = u.pathname.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/') || '/';
+  const canonicalUri =
+    u.pathname
+      .split('/')
+      .map((seg) => rfc3986(decodeURIComponent(seg)))
+      .join('/') || '/';
   const canonicalQuery = [...u.searchParams]
     .map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1))
@@ -61,8 +79,13 @@ export function s3Request(s3cfg, method, pathAndQuery, { body = '', headers = {}
   const url = `${s3cfg.endpoint}${pathAndQuery}`;
   const payload = typeof body === 'string' ? Buffer.from(body) : body;
   const signed = signS3Request({
-    method, url, body: payload, headers, region: s3cfg.region,
-    accessKeyId: s3cfg.accessKeyId, secretAccessKey: s3cfg.secretAccessKey,
+    method,
+    url,
+    body: payload,
+    headers,
+    region: s3cfg.region,
+    accessKeyId: s3cfg.accessKeyId,
+    secretAccessKey: s3cfg.secretAccessKey,
   });
   if (payload.length || method === 'PUT' || method === 'POST') signed['content-length'] = String(payload.length);
   return new Promise((resolve) => {
@@ -157,7 +180,9 @@ export async function startS3(cfg, log) {
       return { started: false, external: true };
     }
     throw await portTakenError(
-      's3proxy', cfg.s3.port, 'S3_PORT',
+      's3proxy',
+      cfg.s3.port,
+      'S3_PORT',
       `and it is not an S3 endpoint that accepts our credentials (signed ListObjects of bucket "${cfg.s3.bucket}" got ${b.status ? `HTTP ${b.status}` : b.detail})`,
     );
   }
@@ -170,15 +195,19 @@ export async function startS3(cfg, log) {
 
   const logFile = freshLog('s3proxy');
   const args = [
-    '-Xms64m', '-Xmx512m',
+    '-Xms64m',
+    '-Xmx512m',
     '-XX:+UseSerialGC',
     '-XX:TieredStopAtLevel=1',
     '-Xshare:auto',
     '-Djava.awt.headless=true',
     `-Dlogback.configurationFile=${S3.logback}`,
     ...extraJavaOpts('S3PROXY_JAVA_OPTS'),
-    '-cp', classpath(LIBS.s3proxy),
-    'org.gaul.s3proxy.Main', '--properties', S3.props,
+    '-cp',
+    classpath(LIBS.s3proxy),
+    'org.gaul.s3proxy.Main',
+    '--properties',
+    S3.props,
   ];
   log.act(`s3proxy: starting on ${ep} (data ${rel(DIRS.s3)}), log ${rel(logFile)}`);
   const child = spawnDetached(java, args, logFile, DATA);

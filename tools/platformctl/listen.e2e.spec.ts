@@ -63,7 +63,10 @@ interface Listener {
 
 /** `platformctl listen` as a developer runs it, its cursor file in `stateDir`. */
 function listen(args: string[], stateDir: string): Listener {
-  const child = spawn(process.execPath, [CLI, 'listen', ...args], { env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'listen', ...args], {
+    env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -85,7 +88,8 @@ async function secretOf(listener: Listener): Promise<string> {
 }
 
 /** The message.status `sent` event of a message among the forwarded requests. */
-const sentEventOf = (requests: Forwarded[], messageId: string) => requests.filter((r) => r.json.type === 'message.status' && r.json.data.id === messageId && r.json.data.status === 'sent');
+const sentEventOf = (requests: Forwarded[], messageId: string) =>
+  requests.filter((r) => r.json.type === 'message.status' && r.json.data.id === messageId && r.json.data.status === 'sent');
 
 afterEach(async () => {
   for (const listener of running.splice(0)) {
@@ -151,7 +155,9 @@ describe('platformctl listen (e2e)', () => {
     expect(() => verifyWebhook(forwarded.body, forwarded.headers as Record<string, string>, hook.secret)).toThrow();
     expect(forwarded.headers['webhook-id']).toBe(forwarded.json.id);
     // One line per event: time, type, id, local status, ms.
-    await eventually(async () => new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  message\\.status +${forwarded.json.id}  -> 200 \\(\\d+ ms\\)$`, 'm').test(first.output()));
+    await eventually(async () =>
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  message\\.status +${forwarded.json.id}  -> 200 \\(\\d+ ms\\)$`, 'm').test(first.output()),
+    );
 
     // Killed outright: no chance to save anything on the way out.
     first.child.kill('SIGKILL');
@@ -198,7 +204,13 @@ describe('platformctl listen (e2e)', () => {
     await first.exited;
     const messageId = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'nobody listening' }), 202).body.id as string;
     await eventually(
-      async () => (await queryDatabase(`select 1 from webhook_dispatcher.public_events where app_id = $1 and payload::jsonb #>> '{data,id}' = $2`, [app.appId, messageId])).length > 0,
+      async () =>
+        (
+          await queryDatabase(`select 1 from webhook_dispatcher.public_events where app_id = $1 and payload::jsonb #>> '{data,id}' = $2`, [
+            app.appId,
+            messageId,
+          ])
+        ).length > 0,
       20_000,
     );
     const second = startListening(args, stateDir);
@@ -216,16 +228,30 @@ describe('platformctl listen (e2e)', () => {
     expect(await secretOf(consentOnly)).toBe(await secretOf(everything));
 
     const messageId = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'hi' }), 202).body.id as string;
-    await eventually(async () => sentEventOf(local.requests.filter((r) => r.path === '/all'), messageId).length > 0, 20_000);
+    await eventually(
+      async () =>
+        sentEventOf(
+          local.requests.filter((r) => r.path === '/all'),
+          messageId,
+        ).length > 0,
+      20_000,
+    );
     expectStatus(await simAppAction(userId, app.appId, 'stop'), 200);
     const isStop = (r: Forwarded) => r.json.type === 'consent.updated' && r.json.data.status === 'opted_out';
-    await eventually(async () => local.requests.some((r) => r.path === '/consent' && isStop(r)) && local.requests.some((r) => r.path === '/all' && isStop(r)), 20_000);
+    await eventually(
+      async () => local.requests.some((r) => r.path === '/consent' && isStop(r)) && local.requests.some((r) => r.path === '/all' && isStop(r)),
+      20_000,
+    );
     // Events reach a session in the order they were recorded: the message.status came first, so it would have arrived by now.
     expect(local.requests.filter((r) => r.path === '/consent').map((r) => r.json.type)).toEqual(['consent.updated']);
 
     // Two listen sessions are open; the app still registers its five endpoints, and no sixth.
     for (let i = 0; i < 5; i++) await registerWebhook(app, ['message.status'], { hostIndex: 4 });
-    const sixth = await api('POST', '/webhooks', app.sandboxKey, { url: 'https://hooks5.local.test/sixth', verifyToken: 'token-sixth', events: ['message.status'] });
+    const sixth = await api('POST', '/webhooks', app.sandboxKey, {
+      url: 'https://hooks5.local.test/sixth',
+      verifyToken: 'token-sixth',
+      events: ['message.status'],
+    });
     expectError(sixth, 409, 'subscription_limit_reached');
     expect(expectStatus(await api('GET', '/webhooks', app.sandboxKey), 200).body.data).toHaveLength(5);
   });

@@ -92,16 +92,43 @@ async function committed(groupId: string, topic: string): Promise<Map<number, nu
 
 describe('platformctl (e2e)', () => {
   const COMMANDS: [string[], string[]][] = [
-    [['replay', 'projections'], ['--service', '--from-offset', '--from-time', '--dry-run', '--page-size', '--keep-old', '--lock-timeout']],
-    [['replay', 'topic'], ['--topic', '--group', '--to-time', '--to-offset', '--dry-run', '--yes']],
-    [['outbox', 'redrive'], ['--service', '--since', '--until', '--dry-run', '--yes']],
-    [['webhooks', 'redeliver'], ['--app', '--since', '--until', '--type', '--status', '--dry-run', '--yes']],
-    [['trace', 'message'], ['<messageId>', '--json']],
+    [
+      ['replay', 'projections'],
+      ['--service', '--from-offset', '--from-time', '--dry-run', '--page-size', '--keep-old', '--lock-timeout'],
+    ],
+    [
+      ['replay', 'topic'],
+      ['--topic', '--group', '--to-time', '--to-offset', '--dry-run', '--yes'],
+    ],
+    [
+      ['outbox', 'redrive'],
+      ['--service', '--since', '--until', '--dry-run', '--yes'],
+    ],
+    [
+      ['webhooks', 'redeliver'],
+      ['--app', '--since', '--until', '--type', '--status', '--dry-run', '--yes'],
+    ],
+    [
+      ['trace', 'message'],
+      ['<messageId>', '--json'],
+    ],
     [['dev', 'org', 'create'], ['--name']],
-    [['dev', 'app', 'create'], ['--org', '--handle', '--name']],
-    [['dev', 'key', 'create'], ['--app', '--env']],
-    [['dev', 'user', 'create'], ['--org', '--email']],
-    [['dev', 'user', 'message'], ['--user', '--app', '--text']],
+    [
+      ['dev', 'app', 'create'],
+      ['--org', '--handle', '--name'],
+    ],
+    [
+      ['dev', 'key', 'create'],
+      ['--app', '--env'],
+    ],
+    [
+      ['dev', 'user', 'create'],
+      ['--org', '--email'],
+    ],
+    [
+      ['dev', 'user', 'message'],
+      ['--user', '--app', '--text'],
+    ],
   ];
 
   it('--help of every command exits 0 and names its options; unknown commands and bad options exit 2', async () => {
@@ -202,7 +229,18 @@ describe('platformctl (e2e)', () => {
     expect(applied.stdout).toContain('re-read');
     expect([...(await committed(`${namespace}${groupId}`, topic)).values()].every((o) => o === 0)).toBe(true);
 
-    const byTime = await ctl('replay', 'topic', '--topic', 'messaging.events', '--group', groupId, '--to-time', new Date(Date.now() + 3600_000).toISOString(), '--yes', '--json');
+    const byTime = await ctl(
+      'replay',
+      'topic',
+      '--topic',
+      'messaging.events',
+      '--group',
+      groupId,
+      '--to-time',
+      new Date(Date.now() + 3600_000).toISOString(),
+      '--yes',
+      '--json',
+    );
     expect(byTime.code).toBe(0);
     expect([...(await committed(`${namespace}${groupId}`, topic)).values()].reduce((n, o) => n + o, 0)).toBe(await topicEnd(topic));
   });
@@ -281,7 +319,9 @@ describe('platformctl (e2e)', () => {
     expect(JSON.parse(replayed.rawBody.toString('utf8')).id).toBe(failed.event_id);
 
     // The replay is now the latest delivery of that event and it was delivered: nothing failed is left.
-    await eventually(async () => (await queryDatabase(`select 1 from webhook_dispatcher.deliveries where delivery_id = $1 and status = 'delivered'`, [newId])).length === 1);
+    await eventually(
+      async () => (await queryDatabase(`select 1 from webhook_dispatcher.deliveries where delivery_id = $1 and status = 'delivered'`, [newId])).length === 1,
+    );
     const again = await ctl('webhooks', 'redeliver', '--app', app.appId, '--since', since.toISOString(), '--yes', '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ selected: 0, replayed: 0 });
   });
@@ -297,7 +337,10 @@ describe('platformctl (e2e)', () => {
     }
     const settled = (count: number) =>
       eventually(async () => {
-        const rows = await queryDatabase<Delivery>(`select delivery_id, event_id, status, created_at from webhook_dispatcher.deliveries where app_id = $1 order by delivery_id`, [app.appId]);
+        const rows = await queryDatabase<Delivery>(
+          `select delivery_id, event_id, status, created_at from webhook_dispatcher.deliveries where app_id = $1 order by delivery_id`,
+          [app.appId],
+        );
         return rows.length === count && rows.every((r) => r.status !== 'pending') ? rows : null;
       }, 15_000);
     const send = async (text: string) => expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text }), 202);

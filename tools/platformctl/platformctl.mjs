@@ -25,7 +25,9 @@ async function main(argv) {
   if (!found) {
     const words = argv.filter((a) => !a.startsWith('-')).join(' ');
     const near = COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `  platformctl ${c.name.join(' ')}`);
-    process.stderr.write(`platformctl: unknown command "${words}"\n${near.length ? `Did you mean:\n${near.join('\n')}\n` : ''}Run platformctl --help for the list.\n`);
+    process.stderr.write(
+      `platformctl: unknown command "${words}"\n${near.length ? `Did you mean:\n${near.join('\n')}\n` : ''}Run platformctl --help for the list.\n`,
+    );
     return EXIT.usage;
   }
   const { command, rest } = found;
@@ -48,7 +50,7 @@ async function main(argv) {
 main(process.argv.slice(2)).then(
   (code) => exit(code),
   (error) => {
-    process.stderr.write(`platformctl: ${error.exitCode !== undefined ? error.message : error.stack ?? error}\n`);
+    process.stderr.write(`platformctl: ${error.exitCode !== undefined ? error.message : (error.stack ?? error)}\n`);
     exit(error.exitCode ?? EXIT.failure);
   },
 );

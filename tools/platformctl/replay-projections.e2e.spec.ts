@@ -199,7 +199,9 @@ describe('platformctl replay projections (e2e)', () => {
 
     const growing = grow();
     await eventually(async () => joined.length >= 2);
-    const { stdout } = await run(process.execPath, [COMMAND, '--service', 'messaging', '--from-offset', '0', '--page-size', '50', '--quiet'], { env: process.env });
+    const { stdout } = await run(process.execPath, [COMMAND, '--service', 'messaging', '--from-offset', '0', '--page-size', '50', '--quiet'], {
+      env: process.env,
+    });
     const report = JSON.parse(stdout.trim().split('\n').pop() as string);
     const joinedWhileRebuilding = joined.length;
     await eventually(async () => joined.length >= joinedWhileRebuilding + 2);
@@ -228,8 +230,12 @@ describe('platformctl replay projections (e2e)', () => {
     }
     expect((await queryDatabase(`select 1 from messaging.apps where app_id = $1`, [b.appId])).length).toBe(1);
     // The send rules read the rebuilt tables.
-    expect(expectStatus(await sendMessage(b.sandboxKey, { to: { appUserId: joined[0].appUserId }, type: 'text', text: 'after' }), 202).body.status).toBe('accepted');
-    expect(expectStatus(await sendMessage(a.app.sandboxKey, { to: { appUserId: a.appUserId }, type: 'text', text: 'after' }), 202).body.status).toBe('accepted');
+    expect(expectStatus(await sendMessage(b.sandboxKey, { to: { appUserId: joined[0].appUserId }, type: 'text', text: 'after' }), 202).body.status).toBe(
+      'accepted',
+    );
+    expect(expectStatus(await sendMessage(a.app.sandboxKey, { to: { appUserId: a.appUserId }, type: 'text', text: 'after' }), 202).body.status).toBe(
+      'accepted',
+    );
   });
 
   it('plans a rebuild from a time without changing anything (--dry-run): partitions start at the first message at or after it', async () => {
@@ -256,9 +262,15 @@ describe('platformctl replay projections (e2e)', () => {
   it("rebuilds the gateway's app access from profile.events (its default source) with the same rows", async () => {
     const app = await createTestApp();
     expectStatus(await admin('POST', `/apps/${app.appId}/status`, { action: 'approve' }), 200);
-    await eventually(async () => (await queryDatabase(`select 1 from gateway.app_access where app_id = $1 and status = 'internal_live'`, [app.appId])).length === 1);
+    await eventually(
+      async () => (await queryDatabase(`select 1 from gateway.app_access where app_id = $1 and status = 'internal_live'`, [app.appId])).length === 1,
+    );
     const checksum = async () =>
-      (await queryDatabase<{ n: number; md5: string }>(`select count(*)::int as n, md5(coalesce(string_agg(t::text, '|' order by app_id), '')) as md5 from gateway.app_access t`))[0];
+      (
+        await queryDatabase<{ n: number; md5: string }>(
+          `select count(*)::int as n, md5(coalesce(string_agg(t::text, '|' order by app_id), '')) as md5 from gateway.app_access t`,
+        )
+      )[0];
     await consumersIdle(['gateway.app-access']);
     const before = await checksum();
     const { stdout } = await run(process.execPath, [COMMAND, '--service', 'gateway', '--quiet'], { env: process.env });
@@ -287,7 +299,9 @@ describe('platformctl replay projections (e2e)', () => {
         ['reply_windows', 'app_id, app_user_id'],
         ['apps', 'app_id'],
       ]) {
-        out[table] = (await queryDatabase(`select count(*)::int as n, md5(coalesce(string_agg(t::text, '|' order by ${order}), '')) as md5 from consent.${table} t`))[0];
+        out[table] = (
+          await queryDatabase(`select count(*)::int as n, md5(coalesce(string_agg(t::text, '|' order by ${order}), '')) as md5 from consent.${table} t`)
+        )[0];
       }
       // Sequence numbers are handed out again in event order; what each user's current listing row says is not.
       out.currentVersions = (
@@ -303,13 +317,21 @@ describe('platformctl replay projections (e2e)', () => {
     const before = await tables();
     expect((before.listing as unknown[]).length).toBe(5);
 
-    const fromStore = JSON.parse((await run(process.execPath, [COMMAND, '--service', 'consent', '--page-size', '3', '--quiet'], { env: process.env })).stdout.trim().split('\n').pop() as string);
+    const fromStore = JSON.parse(
+      (await run(process.execPath, [COMMAND, '--service', 'consent', '--page-size', '3', '--quiet'], { env: process.env })).stdout
+        .trim()
+        .split('\n')
+        .pop() as string,
+    );
     expect(fromStore).toMatchObject({ service: 'consent' });
     expect(fromStore.events).toBeGreaterThan(10);
     expect(await tables()).toEqual(before);
 
     const fromTopics = JSON.parse(
-      (await run(process.execPath, [COMMAND, '--service', 'consent', '--from-offset', '0', '--quiet'], { env: process.env })).stdout.trim().split('\n').pop() as string,
+      (await run(process.execPath, [COMMAND, '--service', 'consent', '--from-offset', '0', '--quiet'], { env: process.env })).stdout
+        .trim()
+        .split('\n')
+        .pop() as string,
     );
     expect(fromTopics).toMatchObject({ service: 'consent', source: 'topics' });
     expect(await tables()).toEqual(before);

@@ -2,7 +2,17 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEV_SECRETS_KEYS, SecretKeyRing } from '@platform/service-kit';
-import { api, createTestApp, expectStatus, queryDatabase, registerWebhook, requestsTo, startWebhookReceiver, verifiedSecrets, type HttpsReceiver } from '@platform/testing';
+import {
+  api,
+  createTestApp,
+  expectStatus,
+  queryDatabase,
+  registerWebhook,
+  requestsTo,
+  startWebhookReceiver,
+  verifiedSecrets,
+  type HttpsReceiver,
+} from '@platform/testing';
 
 const CLI = path.resolve(__dirname, 'platformctl.mjs');
 
@@ -18,7 +28,12 @@ function ctl(env: Record<string, string>, ...args: string[]): Promise<{ code: nu
 }
 
 const credentialsOf = async (endpointId: string) =>
-  (await queryDatabase<Record<string, string | null>>('select verify_token, secret, previous_secret from webhook_dispatcher.endpoint_credentials where endpoint_id = $1', [endpointId]))[0];
+  (
+    await queryDatabase<Record<string, string | null>>(
+      'select verify_token, secret, previous_secret from webhook_dispatcher.endpoint_credentials where endpoint_id = $1',
+      [endpointId],
+    )
+  )[0];
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {
@@ -34,7 +49,9 @@ describe('platformctl secrets rotate-key (e2e)', () => {
     const hook = await registerWebhook(app, ['message.status'], { hostIndex: 4 });
     // A row as written before encryption (plaintext), as the migration and the command must seal it.
     const legacyId = `we_legacy${randomBytes(6).toString('hex')}`;
-    await queryDatabase(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values ($1, 'legacy-token', 'whsec_legacy')`, [legacyId]);
+    await queryDatabase(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values ($1, 'legacy-token', 'whsec_legacy')`, [
+      legacyId,
+    ]);
 
     const newKey = randomBytes(32).toString('base64');
     const both = `${DEV_SECRETS_KEYS},k2:${newKey}`;

@@ -22,5 +22,11 @@ const { values } = parseArgs({
 const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
 const seed = Number(values.seed);
 const requests = sampleRequests(document, Number(values.count), seed);
-const counts = await runFuzz({ baseUrl: values.base, keys: values.keys.split(','), requests, concurrency: Number(values.concurrency), timeoutMs: Number(values.timeout) });
+const counts = await runFuzz({
+  baseUrl: values.base,
+  keys: values.keys.split(','),
+  requests,
+  concurrency: Number(values.concurrency),
+  timeoutMs: Number(values.timeout),
+});
 console.log(JSON.stringify({ seed, ...counts }));

@@ -9,21 +9,69 @@
 import http from 'node:http';
 import fc from 'fast-check';
 
-const HOSTILE_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\udc00\ud800', '', ' ', 'x'.repeat(5000), '😀', '\u202e', '%00', '../../etc', "'; drop table x; --", '${jndi:x}', '\r\n'];
+const HOSTILE_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfff',
+  '\udc00\ud800',
+  '',
+  ' ',
+  'x'.repeat(5000),
+  '😀',
+  '\u202e',
+  '%00',
+  '../../etc',
+  "'; drop table x; --",
+  '${jndi:x}',
+  '\r\n',
+];
 const HOSTILE_NUMBERS = [0, -1, 1e308, -1e308, 2 ** 53 + 2, 0.5, -0, 1e-300];
 /** Percent-encoded path segments, sent as they are. */
-const HOSTILE_SEGMENTS = ['%00', 'a%00b', '%ED%A0%80', '%FF', '%C0%AF', '%2F', '%25', '..', '.', 'a'.repeat(65), 'a'.repeat(3000), '%F0%9F%98%80', '%0A', '%7F', 'we_%00', 'x%20y', '%E2%80%AE'];
+const HOSTILE_SEGMENTS = [
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%FF',
+  '%C0%AF',
+  '%2F',
+  '%25',
+  '..',
+  '.',
+  'a'.repeat(65),
+  'a'.repeat(3000),
+  '%F0%9F%98%80',
+  '%0A',
+  '%7F',
+  'we_%00',
+  'x%20y',
+  '%E2%80%AE',
+];
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'unknown', '\u0000', '\ud800', ''];
 
 const hostileString = fc.constantFrom(...HOSTILE_STRINGS);
 /** Any JSON value but a deep one (those come from `deep`). */
-const wrongType = fc.oneof(fc.constant(null), fc.boolean(), fc.constantFrom(...HOSTILE_NUMBERS), fc.constant([]), fc.constant({}), fc.array(hostileString, { maxLength: 3 }), hostileString);
+const wrongType = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.constantFrom(...HOSTILE_NUMBERS),
+  fc.constant([]),
+  fc.constant({}),
+  fc.array(hostileString, { maxLength: 3 }),
+  hostileString,
+);
 /** Raw JSON nested deeper than any limit, as text: JSON.stringify would recurse as deep. */
-const deepText = fc.integer({ min: 30, max: 5000 }).chain((depth) => fc.constantFrom('[', '{"a":').map((open) => open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth)));
+const deepText = fc
+  .integer({ min: 30, max: 5000 })
+  .chain((depth) => fc.constantFrom('[', '{"a":').map((open) => open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth)));
 
 /** Resolves `$ref`s of the document's components. */
 function resolve(document, schema) {
-  while (schema?.$ref) schema = schema.$ref.split('/').slice(1).reduce((node, key) => node[key], document);
+  while (schema?.$ref)
+    schema = schema.$ref
+      .split('/')
+      .slice(1)
+      .reduce((node, key) => node[key], document);
   return schema ?? {};
 }
 
@@ -52,13 +100,17 @@ function validOfType(document, schema, type) {
       if (schema.format === 'email') return fc.emailAddress();
       if (schema.format === 'uri') return fc.webUrl();
       if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 4096));
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) }).filter((s) => s.length >= (schema.minLength ?? 0));
+      return fc
+        .string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) })
+        .filter((s) => s.length >= (schema.minLength ?? 0));
     default: {
       const properties = Object.entries(schema.properties ?? {});
       if (properties.length === 0) return fc.constant({});
       const required = new Set(schema.required ?? []);
       const keys = properties.map(([name]) => name);
-      return fc.record(Object.fromEntries(properties.map(([name, property]) => [name, valid(document, property)])), { requiredKeys: keys.filter((k) => required.has(k)) });
+      return fc.record(Object.fromEntries(properties.map(([name, property]) => [name, valid(document, property)])), {
+        requiredKeys: keys.filter((k) => required.has(k)),
+      });
     }
   }
 }
@@ -69,10 +121,16 @@ function hostileBody(document, schema) {
   return fc.oneof(
     { weight: 2, arbitrary: base.map((body) => JSON.stringify(body)) },
     { weight: 6, arbitrary: fc.tuple(base, fc.nat(), wrongType).map(([body, at, value]) => JSON.stringify(replaceLeaf(body, at, value))) },
-    { weight: 2, arbitrary: fc.tuple(base, fc.nat(), fc.constantFrom(...HOSTILE_KEYS), wrongType).map(([body, at, key, value]) => addKey(body, at, key, value)) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(base, fc.nat(), fc.constantFrom(...HOSTILE_KEYS), wrongType).map(([body, at, key, value]) => addKey(body, at, key, value)),
+    },
     { weight: 1, arbitrary: fc.tuple(base, deepText).map(([body, deep]) => JSON.stringify(body).replace(/^\{/, `{"to":${deep},`)) },
     { weight: 1, arbitrary: deepText },
-    { weight: 1, arbitrary: fc.constantFrom('{', '[1,', 'nul', '"x"', '1e400', '-', '{"a":1e999999}', '\u0000', '{"a":"\\ud800"}', '[' + '0,'.repeat(20_000) + '0]') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{', '[1,', 'nul', '"x"', '1e400', '-', '{"a":1e999999}', '\u0000', '{"a":"\\ud800"}', '[' + '0,'.repeat(20_000) + '0]'),
+    },
   );
 }
 
@@ -116,8 +174,15 @@ function operationArbitrary(document, { template, method, operation }) {
   const queryParams = parameters.filter((p) => p.in === 'query');
   const idempotent = parameters.some((p) => p.name === 'Idempotency-Key');
   const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-  const segment = fc.oneof({ weight: 2, arbitrary: fc.stringMatching(/^[a-z]{2}_[0-9A-Za-z]{10,26}$/) }, { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) });
-  const queryValue = (param) => fc.oneof({ weight: 2, arbitrary: valid(document, param.schema).map((v) => encodeURIComponent(String(v))) }, { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) });
+  const segment = fc.oneof(
+    { weight: 2, arbitrary: fc.stringMatching(/^[a-z]{2}_[0-9A-Za-z]{10,26}$/) },
+    { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
+  );
+  const queryValue = (param) =>
+    fc.oneof(
+      { weight: 2, arbitrary: valid(document, param.schema).map((v) => encodeURIComponent(String(v))) },
+      { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
+    );
   const query = fc.array(
     fc.oneof(
       ...queryParams.map((param) => queryValue(param).map((value) => `${param.name}=${value}`)),
@@ -125,19 +190,26 @@ function operationArbitrary(document, { template, method, operation }) {
     ),
     { maxLength: queryParams.length > 0 ? 4 : 1 },
   );
-  return fc.record({
-    method: fc.oneof({ weight: 20, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'OPTIONS', 'HEAD', 'TRACE') }),
-    params: fc.tuple(...pathParams.map(() => segment)),
-    query,
-    body: bodySchema ? fc.option(hostileBody(document, bodySchema), { freq: 12 }) : fc.option(fc.constantFrom('{}', '{"__proto__":1}', '[]', '\u0000'), { freq: 3 }),
-    contentType: fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded') }),
-    idempotencyKey: idempotent ? fc.option(fc.oneof(fc.uuid(), fc.constantFrom('x'.repeat(300), ' ', 'a\tb')), { freq: 8 }) : fc.constant(null),
-    app: fc.nat(),
-  }).map((r) => {
-    let i = 0;
-    const path = template.replace(/\{[A-Za-z]+\}/g, () => r.params[i++]);
-    return { ...r, operationId: operation.operationId, path: r.query.length > 0 ? `${path}?${r.query.join('&')}` : path };
-  });
+  return fc
+    .record({
+      method: fc.oneof({ weight: 20, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'OPTIONS', 'HEAD', 'TRACE') }),
+      params: fc.tuple(...pathParams.map(() => segment)),
+      query,
+      body: bodySchema
+        ? fc.option(hostileBody(document, bodySchema), { freq: 12 })
+        : fc.option(fc.constantFrom('{}', '{"__proto__":1}', '[]', '\u0000'), { freq: 3 }),
+      contentType: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded') },
+      ),
+      idempotencyKey: idempotent ? fc.option(fc.oneof(fc.uuid(), fc.constantFrom('x'.repeat(300), ' ', 'a\tb')), { freq: 8 }) : fc.constant(null),
+      app: fc.nat(),
+    })
+    .map((r) => {
+      let i = 0;
+      const path = template.replace(/\{[A-Za-z]+\}/g, () => r.params[i++]);
+      return { ...r, operationId: operation.operationId, path: r.query.length > 0 ? `${path}?${r.query.join('&')}` : path };
+    });
 }
 
 /** `count` requests, the same ones for the same seed. */
@@ -154,7 +226,8 @@ export async function runFuzz({ baseUrl, keys, requests, concurrency = 16, timeo
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const counts = { requests: 0, byStatus: {}, byCode: {}, serverErrors: 0, withoutEnvelope: 0, withoutHeaders: 0, hangs: 0, transportErrors: 0, examples: [] };
   const problem = (kind, request, detail) => {
-    if (counts.examples.length < 20) counts.examples.push({ kind, method: request.method, path: request.path, body: request.body?.slice(0, 300) ?? null, detail });
+    if (counts.examples.length < 20)
+      counts.examples.push({ kind, method: request.method, path: request.path, body: request.body?.slice(0, 300) ?? null, detail });
   };
   let next = 0;
   const started = Date.now();
@@ -187,7 +260,13 @@ export async function runFuzz({ baseUrl, keys, requests, concurrency = 16, timeo
         // A HEAD answer has no body to hold the envelope.
         if (answer.status >= 400 && request.method !== 'HEAD') {
           const error = answer.json?.error;
-          if (!error || typeof error.code !== 'string' || error.requestId !== requestId || typeof error.message !== 'string' || typeof error.type !== 'string') {
+          if (
+            !error ||
+            typeof error.code !== 'string' ||
+            error.requestId !== requestId ||
+            typeof error.message !== 'string' ||
+            typeof error.type !== 'string'
+          ) {
             counts.withoutEnvelope++;
             problem('envelope', request, answer.body);
           } else {

@@ -103,14 +103,20 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   const routes = publicRoutes({ rpc, clock: runtime.clock, listenStreams });
   const document = buildOpenApiDocument(routes, { docsUrl: config.docsUrl, rateLimit: { rps: config.rateLimitRps, burst: config.rateLimitBurst } });
   // Buckets shared by every replica, leased in blocks (docs/adr/0038-rate-limits-shared-in-leased-blocks.md).
-  const leases = new Counter({ name: 'gateway_rate_limit_leases_total', help: 'Token leases from the shared rate buckets in Postgres', labelNames: ['limiter', 'outcome'], registers: [runtime.metrics.registry] });
+  const leases = new Counter({
+    name: 'gateway_rate_limit_leases_total',
+    help: 'Token leases from the shared rate buckets in Postgres',
+    labelNames: ['limiter', 'outcome'],
+    registers: [runtime.metrics.registry],
+  });
   const buckets = postgresRateBucketStore(runtime);
   const limiters = [
     new RateLimiter(buckets, 'app', config.rateLimitRps, config.rateLimitBurst, { onLease: (outcome) => leases.inc({ limiter: 'app', outcome }) }),
     new RateLimiter(buckets, 'auth', config.authFailureRps, config.authFailureBurst, { onLease: (outcome) => leases.inc({ limiter: 'auth', outcome }) }),
   ];
   const forgetIdleBuckets = setInterval(() => {
-    for (const limiter of limiters) void limiter.forgetIdle().catch((error) => log('warn', 'rate bucket cleanup failed', { error: String((error as Error)?.message ?? error) }));
+    for (const limiter of limiters)
+      void limiter.forgetIdle().catch((error) => log('warn', 'rate bucket cleanup failed', { error: String((error as Error)?.message ?? error) }));
   }, 60_000);
   forgetIdleBuckets.unref();
   const pipeline = createPublicPipeline({
@@ -154,7 +160,10 @@ function limitSlowClients(server: Server, config: { headersTimeoutMs: number; re
   server.headersTimeout = config.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs;
   // Node checks both only this often (30 s by default), so a short timeout would fire late; read at listen.
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(5_000, Math.max(250, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    5_000,
+    Math.max(250, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
+  );
 }
 
 if (require.main === module) runMain(startGateway);

@@ -60,8 +60,10 @@ describe('rate limits across 3 gateway replicas (e2e)', () => {
     const from = { 'x-forwarded-for': '192.0.2.10' };
     const before = await Promise.all([0, 1, 2].map(keyLookups));
     const startedAt = Date.now();
-    const answers = await inParallel(Array.from({ length: 180 }, (_, i) => i), 12, (i) =>
-      http(url(i % 3, '/ping'), { headers: { ...from, authorization: `Bearer qk_sb_${randomBase62(32)}` } }),
+    const answers = await inParallel(
+      Array.from({ length: 180 }, (_, i) => i),
+      12,
+      (i) => http(url(i % 3, '/ping'), { headers: { ...from, authorization: `Bearer qk_sb_${randomBase62(32)}` } }),
     );
     const elapsedSeconds = (Date.now() - startedAt) / 1000;
     const after = await Promise.all([0, 1, 2].map(keyLookups));
@@ -78,8 +80,10 @@ describe('rate limits across 3 gateway replicas (e2e)', () => {
   it('the media upload limit (D14) holds across replicas: 100 uploads an hour, whichever gateway takes them', async () => {
     const app: TestApp = await createTestApp();
     const body = { fileName: 'a.png', mimeType: 'image/png', size: 10 };
-    const answers = await inParallel(Array.from({ length: 120 }, (_, i) => i), 12, (i) =>
-      http(url(i % 3, '/media'), { method: 'POST', headers: { authorization: `Bearer ${app.sandboxKey}` }, body }),
+    const answers = await inParallel(
+      Array.from({ length: 120 }, (_, i) => i),
+      12,
+      (i) => http(url(i % 3, '/media'), { method: 'POST', headers: { authorization: `Bearer ${app.sandboxKey}` }, body }),
     );
     expect(count(answers, 201)).toBe(100);
     expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body.error.code])).toEqual(Array(20).fill([429, 'media_rate_limited']));

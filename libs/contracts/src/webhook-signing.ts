@@ -36,7 +36,8 @@ export function signatureHeader(secrets: readonly string[], timestampSeconds: nu
 export function standardWebhookSignature(secrets: readonly string[], eventId: string, timestampSeconds: number, rawBody: Buffer | string): string {
   checkArguments('standardWebhookSignature', secrets, timestampSeconds);
   // It is sent as the webhook-id header, which receivers read back to verify.
-  if (!/^[\x21-\x7e]+$/.test(eventId)) throw new Error(`standardWebhookSignature: event id must be printable ASCII without spaces, got ${JSON.stringify(eventId)}`);
+  if (!/^[\x21-\x7e]+$/.test(eventId))
+    throw new Error(`standardWebhookSignature: event id must be printable ASCII without spaces, got ${JSON.stringify(eventId)}`);
   const body = bytesOf(rawBody);
   const prefix = Buffer.from(`${eventId}.${timestampSeconds}.`, 'utf8');
   return secrets.map((secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(prefix).update(body).digest('base64')}`).join(' ');

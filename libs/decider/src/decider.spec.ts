@@ -30,14 +30,27 @@ describe('deciders', () => {
     expect(foldEvents(counter, [])).toBe(0);
   });
 
-  it('take time from the command metadata', () => spec.given([]).when(increment(1, '2026-11-27T08:00:00.000Z')).then([at('2026-11-27T08:00:00.000Z')]));
+  it('take time from the command metadata', () =>
+    spec
+      .given([])
+      .when(increment(1, '2026-11-27T08:00:00.000Z'))
+      .then([at('2026-11-27T08:00:00.000Z')]));
 
-  it('refuse with a DomainError code', () => spec.given([at('2026-11-27T08:00:00.000Z')]).when(increment(1, '2026-11-27T08:00:01.000Z')).thenThrows('invalid_transition'));
+  it('refuse with a DomainError code', () =>
+    spec
+      .given([at('2026-11-27T08:00:00.000Z')])
+      .when(increment(1, '2026-11-27T08:00:01.000Z'))
+      .thenThrows('invalid_transition'));
 
   it('fail a Given/When/Then whose events or error differ', () => {
     expect(() => spec.given([]).when(increment(1, '2026-11-27T08:00:00.000Z')).then([])).toThrow();
     expect(() => spec.given([]).when(increment(1, '2026-11-27T08:00:00.000Z')).thenThrows('invalid_transition')).toThrow();
-    expect(() => spec.given([at('2026-11-27T08:00:00.000Z')]).when(increment(1, '2026-11-27T08:00:01.000Z')).thenThrows('not_found')).toThrow();
+    expect(() =>
+      spec
+        .given([at('2026-11-27T08:00:00.000Z')])
+        .when(increment(1, '2026-11-27T08:00:01.000Z'))
+        .thenThrows('not_found'),
+    ).toThrow();
   });
 
   it('assertNever throws on a case the types said could not happen', () => {

@@ -1,13 +1,7 @@
 import { ERROR_CODES, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@platform/contracts';
 
 /** Builds the spec's `{error:{code,message,type,requestId,docUrl}}` body. */
-export function errorEnvelope(args: {
-  code: ErrorCode;
-  message?: string;
-  requestId: string;
-  docsUrl: string;
-  details?: ErrorDetail[];
-}): ErrorEnvelope {
+export function errorEnvelope(args: { code: ErrorCode; message?: string; requestId: string; docsUrl: string; details?: ErrorDetail[] }): ErrorEnvelope {
   const spec = ERROR_CODES[args.code];
   return {
     error: {

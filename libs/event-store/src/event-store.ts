@@ -179,7 +179,8 @@ export class EventStore {
     try {
       await em.execute(events.sql, events.params);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
+      if (isUniqueViolation(error))
+        throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
       throw error;
     }
     if (outbox) await em.execute(outbox.sql, outbox.params);
@@ -197,7 +198,10 @@ export class EventStore {
    * so a service committing a hundred batches a second woke every other service's relay listener as
    * often, for nothing. Without a relay in this process the NOTIFY stays.
    */
-  appendStatements(appends: StreamAppend[], options: { committedBy?: Pick<PipelinedTransaction, 'afterCommit'> } = {}): { stored: DomainEvent[][]; statements: Statement[] } {
+  appendStatements(
+    appends: StreamAppend[],
+    options: { committedBy?: Pick<PipelinedTransaction, 'afterCommit'> } = {},
+  ): { stored: DomainEvent[][]; statements: Statement[] } {
     const stored = appends.map((append) => this.newEventsOf(append));
     const all = stored.flat();
     if (all.length === 0) return { stored, statements: [] };
@@ -223,7 +227,10 @@ export class EventStore {
       !wakeAfterCommit,
     );
     if (outbox && wakeAfterCommit) options.committedBy!.afterCommit(wakeAfterCommit);
-    const insert = { sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`, params: values };
+    const insert = {
+      sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`,
+      params: values,
+    };
     return { stored, statements: outbox ? [insert, outbox] : [insert] };
   }
 
@@ -245,7 +252,10 @@ export class EventStore {
 
   /** Writes outbox rows for already-built events (also used to publish events that are not stored in a stream). */
   async writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
-    await this.writeOutboxRows(em, events.map((event) => ({ event })));
+    await this.writeOutboxRows(
+      em,
+      events.map((event) => ({ event })),
+    );
   }
 
   /**
@@ -284,8 +294,14 @@ export class EventStore {
 }
 
 /** The state a decider's `evolve` makes of a stream's stored events (their type and data). */
-export function foldStoredEvents<State, Event extends NewEvent>(decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>, events: DomainEvent[]): State {
-  return foldEvents(decider, events.map((e) => ({ type: e.type, data: e.data }) as Event));
+export function foldStoredEvents<State, Event extends NewEvent>(
+  decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>,
+  events: DomainEvent[],
+): State {
+  return foldEvents(
+    decider,
+    events.map((e) => ({ type: e.type, data: e.data }) as Event),
+  );
 }
 
 /** The event a stored row holds (what consumers, replays and redrives see). */

@@ -61,7 +61,10 @@ describe('GroupCommit', () => {
     batches[0].finish();
     await settle();
     const refusal = new Error('refused two');
-    batches[1].finish([{ ok: true, value: 'one' }, { ok: false, error: refusal }]);
+    batches[1].finish([
+      { ok: true, value: 'one' },
+      { ok: false, error: refusal },
+    ]);
     await first;
     expect(await results).toEqual([
       { status: 'fulfilled', value: 'one' },
@@ -82,7 +85,11 @@ describe('GroupCommit', () => {
     const blocker = group.submit(0);
     const results = Promise.allSettled([1, 2, 3].map((i) => group.submit(i)));
     await blocker;
-    expect((await results).map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['done 1', 'item 2 breaks the batch', 'done 3']);
+    expect((await results).map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'done 1',
+      'item 2 breaks the batch',
+      'done 3',
+    ]);
     expect(seen).toEqual([[0], [1, 2, 3], [1], [2], [3]]);
   });
 

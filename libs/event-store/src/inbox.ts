@@ -7,10 +7,10 @@ import { quoteIdent } from './schema.sql';
  * was already recorded: the caller must then skip the effect (at-least-once in, exactly-once out).
  */
 export async function recordInInbox(em: EntityManager, schema: string, consumer: string, eventId: string): Promise<boolean> {
-  const rows = await em.execute(
-    `insert into ${quoteIdent(schema)}.inbox (consumer, event_id) values (?, ?) on conflict do nothing returning event_id`,
-    [consumer, eventId],
-  );
+  const rows = await em.execute(`insert into ${quoteIdent(schema)}.inbox (consumer, event_id) values (?, ?) on conflict do nothing returning event_id`, [
+    consumer,
+    eventId,
+  ]);
   return rows.length === 1;
 }
 

@@ -245,7 +245,19 @@ export class OutboxRelay {
   private publishSpan(tracer: Tracer, row: OutboxRow, spans: Span[]): Record<string, string> {
     const written = row.headers ?? {};
     const parent = propagation.extract(context.active(), written);
-    const span = tracer.startSpan(`${row.topic} publish`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'send', 'messaging.destination.name': row.topic, 'messaging.kafka.message.key': row.aggregate_id } }, parent);
+    const span = tracer.startSpan(
+      `${row.topic} publish`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': row.topic,
+          'messaging.kafka.message.key': row.aggregate_id,
+        },
+      },
+      parent,
+    );
     spans.push(span);
     const headers: Record<string, string> = { ...written };
     delete headers.traceparent;

@@ -11,7 +11,13 @@ export class PgListener {
   private reconnecting = false;
 
   constructor(
-    private readonly options: { databaseUrl: string; channel: string; applicationName: string; onNotify: (payload?: string) => void; onError?: (error: unknown) => void },
+    private readonly options: {
+      databaseUrl: string;
+      channel: string;
+      applicationName: string;
+      onNotify: (payload?: string) => void;
+      onError?: (error: unknown) => void;
+    },
   ) {}
 
   async start(): Promise<void> {

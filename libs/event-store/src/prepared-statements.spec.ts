@@ -13,8 +13,14 @@ describe('preparedForm', () => {
   it('takes dates and plain objects (one literal each), statements without parameters, and the same statement again with other values', () => {
     const at = new Date(0);
     expect(preparedForm(`insert into t (at, doc) values (?, ?)`, [at, { a: 1 }])?.values).toEqual([at, { a: 1 }]);
-    expect(preparedForm(`with x as (delete from t returning 1) select count(*) from x`, [])).toEqual({ text: `with x as (delete from t returning 1) select count(*) from x`, values: [] });
-    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, ['2026-01-01', null])).toEqual({ text: `insert into t (at, doc) values ($1, $2)`, values: ['2026-01-01', null] });
+    expect(preparedForm(`with x as (delete from t returning 1) select count(*) from x`, [])).toEqual({
+      text: `with x as (delete from t returning 1) select count(*) from x`,
+      values: [],
+    });
+    expect(preparedForm(`insert into t (at, doc) values (?, ?)`, ['2026-01-01', null])).toEqual({
+      text: `insert into t (at, doc) values ($1, $2)`,
+      values: ['2026-01-01', null],
+    });
   });
 
   it('leaves as plain statements what would not be one parameter per placeholder, or what prepare does not take', () => {

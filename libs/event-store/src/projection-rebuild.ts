@@ -159,7 +159,11 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
       if (floor === null || f < floor) floor = f;
     }
     if (floor !== null && floor < last) {
-      const rows = await query(`${select} where e.position > $1 and e.position <= $2 and e.type = any($3) order by e.position`, [floor.toString(), last.toString(), spec.eventTypes]);
+      const rows = await query(`${select} where e.position > $1 and e.position <= $2 and e.type = any($3) order by e.position`, [
+        floor.toString(),
+        last.toString(),
+        spec.eventTypes,
+      ]);
       await apply(toEvents(rows).filter((e) => !applied.has(e.position)));
     }
     for (const xid of snap.xip) if (!tracked.has(xid)) tracked.set(xid, previousMax);
@@ -247,7 +251,10 @@ export function inlineProjectionRebuild(o: {
       return {
         applyPage: async (query, _target, events) => {
           const { em, flush } = bufferingRebuildEntityManager(query, redirect);
-          await o.project(em, events.map((e) => e.stored));
+          await o.project(
+            em,
+            events.map((e) => e.stored),
+          );
           await flush();
         },
         flush: async () => undefined,

@@ -2,7 +2,9 @@ import { bufferingRebuildEntityManager, tableRedirect, toNumberedParameters, wit
 
 describe('toNumberedParameters', () => {
   it('numbers each binding in order', () => {
-    expect(toNumberedParameters('insert into t (a, b) values (?, ?) on conflict do nothing')).toBe('insert into t (a, b) values ($1, $2) on conflict do nothing');
+    expect(toNumberedParameters('insert into t (a, b) values (?, ?) on conflict do nothing')).toBe(
+      'insert into t (a, b) values ($1, $2) on conflict do nothing',
+    );
   });
 
   it('leaves question marks inside string literals and quoted identifiers alone', () => {
@@ -23,11 +25,9 @@ describe('tableRedirect', () => {
   const redirect = tableRedirect('messaging', ['consents', 'app_users'], 'messaging_rebuild_1');
 
   it('points every rebuilt table, also as a column qualifier, at the copy', () => {
-    expect(
-      redirect(
-        'insert into messaging.consents (a) values (?) on conflict (a) do update set v = excluded.v where messaging.consents.v < excluded.v',
-      ),
-    ).toBe('insert into "messaging_rebuild_1".consents (a) values (?) on conflict (a) do update set v = excluded.v where "messaging_rebuild_1".consents.v < excluded.v');
+    expect(redirect('insert into messaging.consents (a) values (?) on conflict (a) do update set v = excluded.v where messaging.consents.v < excluded.v')).toBe(
+      'insert into "messaging_rebuild_1".consents (a) values (?) on conflict (a) do update set v = excluded.v where "messaging_rebuild_1".consents.v < excluded.v',
+    );
     expect(redirect('insert into messaging.app_users values (?)')).toBe('insert into "messaging_rebuild_1".app_users values (?)');
   });
 
@@ -56,7 +56,9 @@ describe('withInlineParameters', () => {
   it('writes each parameter as the literal text pg would send for it', () => {
     const at = new Date('2026-11-22T09:50:20.123Z');
     const sql = withInlineParameters('insert into t values (?, ?, ?, ?, ?, ?::jsonb, ?)', ["it's", 42, true, null, at, { a: 'b' }, 'back\\slash']);
-    expect(sql).toMatch(/^insert into t values \('it''s', '42', 'true', null, '2026-11-22T\d\d:\d\d:20\.123[+-]\d\d:\d\d', '\{"a":"b"\}'::jsonb,  E'back\\\\slash'\)$/);
+    expect(sql).toMatch(
+      /^insert into t values \('it''s', '42', 'true', null, '2026-11-22T\d\d:\d\d:20\.123[+-]\d\d:\d\d', '\{"a":"b"\}'::jsonb,  E'back\\\\slash'\)$/,
+    );
   });
 
   it('refuses a statement with more bindings than parameters', () => {

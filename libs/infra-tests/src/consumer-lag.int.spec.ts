@@ -8,7 +8,17 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { uuidv7, type DomainEvent } from '@platform/contracts';
 import { ConsumerLagPoller, InboxConsumer, type EventHandler, type LagSource, type PartitionLag } from '@platform/kafka';
-import { connectProducer, createTestSchema, createTopic, deleteTopics, dropTestSchema, testKafka, uniqueName, waitFor, type TestSchema } from './integration.test-helpers';
+import {
+  connectProducer,
+  createTestSchema,
+  createTopic,
+  deleteTopics,
+  dropTestSchema,
+  testKafka,
+  uniqueName,
+  waitFor,
+  type TestSchema,
+} from './integration.test-helpers';
 
 jest.setTimeout(60_000);
 
@@ -17,7 +27,18 @@ const GATED = 'TestLagGated';
 
 function makeEvent(type: string): DomainEvent {
   const streamId = `lag-${uniqueName('s')}`;
-  return { eventId: uuidv7(Date.now()), type, schemaVersion: 1, occurredAt: new Date().toISOString(), appId: null, correlationId: null, causationId: null, streamId, streamVersion: 1, data: {} };
+  return {
+    eventId: uuidv7(Date.now()),
+    type,
+    schemaVersion: 1,
+    occurredAt: new Date().toISOString(),
+    appId: null,
+    correlationId: null,
+    causationId: null,
+    streamId,
+    streamVersion: 1,
+    data: {},
+  };
 }
 
 describe('ConsumerLagPoller (Kafka)', () => {
@@ -90,7 +111,11 @@ describe('ConsumerLagPoller (Kafka)', () => {
 
     await producer.send({ topic, acks: -1, messages: [{ key: 'g', value: JSON.stringify(makeEvent(GATED)), partition: 0 }] });
     await waitFor('the consumer to be stuck in the gated handler', () => gatedStarted);
-    await producer.send({ topic, acks: -1, messages: Array.from({ length: 4 }, () => ({ key: 'a', value: JSON.stringify(makeEvent(APPLIED)), partition: 0 })) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: Array.from({ length: 4 }, () => ({ key: 'a', value: JSON.stringify(makeEvent(APPLIED)), partition: 0 })),
+    });
     // The batch under way never finishes, yet the lag shows everything behind the last commit.
     await waitFor('partition 0 to show 5 messages of lag', () => lagOf(seen.get(consumerName), 0) === 5, { detail: () => seen.get(consumerName) });
     expect(lagOf(seen.get(consumerName), 1)).toBe(0);
@@ -115,12 +140,16 @@ describe('ConsumerLagPoller (Kafka)', () => {
     const { seen } = startPoller([as('first', first), as('second', second)]);
     await producer.send({ topic, acks: -1, messages: [0, 1].map((partition) => ({ key: 'a', value: JSON.stringify(makeEvent(APPLIED)), partition })) });
 
-    const split = await waitFor('one partition each, both caught up', () => {
-      const a = seen.get('first') ?? [];
-      const b = seen.get('second') ?? [];
-      const ok = a.length === 1 && b.length === 1 && a[0].partition !== b[0].partition && a[0].lag === 0 && b[0].lag === 0;
-      return ok ? { a, b } : null;
-    }, { timeoutMs: 45_000, detail: () => Object.fromEntries(seen) });
+    const split = await waitFor(
+      'one partition each, both caught up',
+      () => {
+        const a = seen.get('first') ?? [];
+        const b = seen.get('second') ?? [];
+        const ok = a.length === 1 && b.length === 1 && a[0].partition !== b[0].partition && a[0].lag === 0 && b[0].lag === 0;
+        return ok ? { a, b } : null;
+      },
+      { timeoutMs: 45_000, detail: () => Object.fromEntries(seen) },
+    );
     expect([split.a[0].partition, split.b[0].partition].sort()).toEqual([0, 1]);
   });
 });

@@ -17,7 +17,8 @@ const TOPIC = 'es-test.events';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Routes every event to TOPIC keyed by stream, except `Private*` events, which stay in the service. */
-const route = (event: DomainEvent): OutboxRoute | null => (event.type.startsWith('Private') ? null : { topic: TOPIC, key: event.streamId, aggregateType: 'counter' });
+const route = (event: DomainEvent): OutboxRoute | null =>
+  event.type.startsWith('Private') ? null : { topic: TOPIC, key: event.streamId, aggregateType: 'counter' };
 
 type CounterEvent = { type: 'CounterIncremented'; data: { by: number; n: number } };
 interface CounterState {
@@ -57,14 +58,27 @@ describe('EventStore (Postgres)', () => {
     const m = meta({ now, appId: 'app_1', correlationId: 'req_1', causationId: 'evt_0' });
 
     const first = await db.em().transactional((em) =>
-      store.append(em as never, stream, 0, [
-        { type: 'Opened', data: { name: 'x', nested: { list: [1, 2, 3], flag: true } } },
-        { type: 'Renamed', data: { name: 'y' } },
-      ], m),
+      store.append(
+        em as never,
+        stream,
+        0,
+        [
+          { type: 'Opened', data: { name: 'x', nested: { list: [1, 2, 3], flag: true } } },
+          { type: 'Renamed', data: { name: 'y' } },
+        ],
+        m,
+      ),
     );
     expect(first.map((e) => e.streamVersion)).toEqual([1, 2]);
     for (const e of first) {
-      expect(e).toMatchObject({ schemaVersion: 1, occurredAt: now.toISOString(), appId: 'app_1', correlationId: 'req_1', causationId: 'evt_0', streamId: stream });
+      expect(e).toMatchObject({
+        schemaVersion: 1,
+        occurredAt: now.toISOString(),
+        appId: 'app_1',
+        correlationId: 'req_1',
+        causationId: 'evt_0',
+        streamId: stream,
+      });
       expect(e.eventId).toMatch(UUID_V7);
     }
     expect(new Set(first.map((e) => e.eventId)).size).toBe(2);
@@ -79,7 +93,9 @@ describe('EventStore (Postgres)', () => {
     expect(read.events).toEqual([...first, ...second, ...third]);
 
     // Appending at a version that is already taken is a conflict, not a silent overwrite.
-    await expect(db.em().transactional((em) => store.append(em as never, stream, 2, [{ type: 'Late', data: {} }], meta()))).rejects.toBeInstanceOf(StreamVersionConflict);
+    await expect(db.em().transactional((em) => store.append(em as never, stream, 2, [{ type: 'Late', data: {} }], meta()))).rejects.toBeInstanceOf(
+      StreamVersionConflict,
+    );
     expect((await store.readStream(db.em(), stream)).version).toBe(4);
 
     expect(await store.readStream(db.em(), uniqueName('missing'))).toEqual({ events: [], version: 0 });
@@ -89,10 +105,16 @@ describe('EventStore (Postgres)', () => {
   it('folds a stream with the decider (aggregate)', async () => {
     const stream = uniqueName('fold');
     await db.em().transactional((em) =>
-      store.append(em as never, stream, 0, [
-        { type: 'CounterIncremented', data: { by: 2, n: 1 } },
-        { type: 'CounterIncremented', data: { by: 5, n: 2 } },
-      ], meta()),
+      store.append(
+        em as never,
+        stream,
+        0,
+        [
+          { type: 'CounterIncremented', data: { by: 2, n: 1 } },
+          { type: 'CounterIncremented', data: { by: 5, n: 2 } },
+        ],
+        meta(),
+      ),
     );
     expect(await store.aggregate(db.em(), stream, counter)).toEqual({ state: { count: 2, total: 7 }, version: 2 });
   });
@@ -174,14 +196,20 @@ describe('EventStore (Postgres)', () => {
       }
     }
     const raced = new RacedStore(db.schema, route);
-    const run = (decider: typeof counter) => handleCommand({ em: db.em(), eventStore: raced, decider, streamId: stream, command: { by: 1 }, meta: meta(), maxRetries: 2 });
+    const run = (decider: typeof counter) =>
+      handleCommand({ em: db.em(), eventStore: raced, decider, streamId: stream, command: { by: 1 }, meta: meta(), maxRetries: 2 });
 
     await expect(run(counter)).rejects.toBeInstanceOf(StreamVersionConflict);
     expect(raced.loads).toBe(3); // first attempt + 2 retries
     expect((await store.readStream(db.em(), stream)).version).toBe(3); // only the competitors' events
 
     raced.loads = 0;
-    const refusing: typeof counter = { ...counter, decide: () => { throw new Error('refused by the decider'); } };
+    const refusing: typeof counter = {
+      ...counter,
+      decide: () => {
+        throw new Error('refused by the decider');
+      },
+    };
     await expect(run(refusing)).rejects.toThrow('refused by the decider');
     expect(raced.loads).toBe(1); // other errors are not retried
   });
@@ -189,16 +217,27 @@ describe('EventStore (Postgres)', () => {
   it('writes outbox rows in the append transaction: commit keeps both, rollback leaves neither', async () => {
     const committed = uniqueName('outbox_ok');
     const events = await db.em().transactional((em) =>
-      store.append(em as never, committed, 0, [
-        { type: 'CounterIncremented', data: { by: 1, n: 1 } },
-        { type: 'PrivateNote', data: { note: 'stays in the service' } },
-        { type: 'CounterIncremented', data: { by: 2, n: 2 } },
-      ], meta({ correlationId: 'req_outbox' })),
+      store.append(
+        em as never,
+        committed,
+        0,
+        [
+          { type: 'CounterIncremented', data: { by: 1, n: 1 } },
+          { type: 'PrivateNote', data: { note: 'stays in the service' } },
+          { type: 'CounterIncremented', data: { by: 2, n: 2 } },
+        ],
+        meta({ correlationId: 'req_outbox' }),
+      ),
     );
-    const rows = await db.query<{ id: string; aggregate_type: string; aggregate_id: string; type: string; topic: string; payload: DomainEvent; headers: Record<string, string> }>(
-      `select id, aggregate_type, aggregate_id, type, topic, payload, headers from "${db.schema}".outbox where aggregate_id = ? order by seq`,
-      [committed],
-    );
+    const rows = await db.query<{
+      id: string;
+      aggregate_type: string;
+      aggregate_id: string;
+      type: string;
+      topic: string;
+      payload: DomainEvent;
+      headers: Record<string, string>;
+    }>(`select id, aggregate_type, aggregate_id, type, topic, payload, headers from "${db.schema}".outbox where aggregate_id = ? order by seq`, [committed]);
     // Private events are stored but not routed to Kafka.
     expect(rows.map((r) => r.id)).toEqual([events[0].eventId, events[2].eventId]);
     rows.forEach((row, i) => {

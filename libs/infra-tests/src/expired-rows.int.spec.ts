@@ -25,10 +25,11 @@ describe('deleteExpiredRows (Postgres)', () => {
   it('deletes every row before the cutoff in batches and keeps the rest', async () => {
     await db.em().execute(`delete from ${t}`);
     // 23 expired rows (one a millisecond before the cutoff), two at or after it.
-    await db.em().execute(
-      `insert into ${t} select 'old' || lpad(i::text, 2, '0'), ?::timestamptz - i * interval '1 millisecond' from generate_series(1, 23) as i`,
-      [cutoff],
-    );
+    await db
+      .em()
+      .execute(`insert into ${t} select 'old' || lpad(i::text, 2, '0'), ?::timestamptz - i * interval '1 millisecond' from generate_series(1, 23) as i`, [
+        cutoff,
+      ]);
     await db.em().execute(`insert into ${t} values ('at', ?), ('new', ?::timestamptz + interval '1 hour')`, [cutoff, cutoff]);
 
     expect(await deleteExpiredRows(db.em(), { table: t, column: 'created_at', before: cutoff, batchSize: 5 })).toBe(23);
@@ -38,7 +39,9 @@ describe('deleteExpiredRows (Postgres)', () => {
 
   it('leaves a row that another transaction renewed while the delete waited for it', async () => {
     await db.em().execute(`delete from ${t}`);
-    await db.em().execute(`insert into ${t} values ('taken-over', ?::timestamptz - interval '1 hour'), ('stale', ?::timestamptz - interval '1 hour')`, [cutoff, cutoff]);
+    await db
+      .em()
+      .execute(`insert into ${t} values ('taken-over', ?::timestamptz - interval '1 hour'), ('stale', ?::timestamptz - interval '1 hour')`, [cutoff, cutoff]);
     const renewing = db.em();
     await renewing.begin();
     await renewing.execute(`update ${t} set created_at = ?::timestamptz + interval '1 day' where key = 'taken-over'`, [cutoff]);
@@ -46,7 +49,9 @@ describe('deleteExpiredRows (Postgres)', () => {
     // The delete picks both rows, then waits on the renewed one's lock until the renewal commits.
     const deleting = deleteExpiredRows(db.em(), { table: t, column: 'created_at', before: cutoff });
     await waitFor('the delete to wait for the row lock', async () => {
-      const [row] = await db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      const [row] = await db.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
       return row.n > 0;
     });
     await renewing.commit();

@@ -84,15 +84,26 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
 
   const handlers: Record<string, EventHandler> = {
     [APPLIED]: async (em, event) => {
-      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [event.eventId, event.streamId, event.streamVersion]);
+      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [
+        event.eventId,
+        event.streamId,
+        event.streamVersion,
+      ]);
     },
     [EXPLODING]: async (em, event) => {
       // The effect is written, then the handler fails: the transaction must take it back.
-      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [event.eventId, event.streamId, event.streamVersion]);
+      await em.execute(`insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, [
+        event.eventId,
+        event.streamId,
+        event.streamVersion,
+      ]);
       throw new Error(`handler refused ${event.eventId}`);
     },
     [TX_RECORDING]: async (em, event) => {
-      await em.execute(`insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, [event.eventId, event.streamVersion]);
+      await em.execute(`insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, [
+        event.eventId,
+        event.streamVersion,
+      ]);
     },
   };
 
@@ -100,22 +111,39 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
   // event the inbox has not seen has no effect yet.
   const pipelined: PipelinedEffect = {
     types: [APPLIED, EXPLODING, TX_RECORDING],
-    read: (events) => [{ sql: `select event_id from "${db.schema}".effects where event_id = any(?::text[])`, params: [pgTextArray(events.map((e) => e.eventId))] }],
+    read: (events) => [
+      { sql: `select event_id from "${db.schema}".effects where event_id = any(?::text[])`, params: [pgTextArray(events.map((e) => e.eventId))] },
+    ],
     decide: ([withEffects]) => {
       const applied = new Set(withEffects.map((row) => row.event_id as string));
       return (event): Statement[] => {
         if (applied.has(event.eventId)) throw new Error(`${event.eventId} is new to the inbox but already has an effect`);
-        const effect = { sql: `insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`, params: [event.eventId, event.streamId, event.streamVersion] };
+        const effect = {
+          sql: `insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`,
+          params: [event.eventId, event.streamId, event.streamVersion],
+        };
         if (event.type === APPLIED) return [effect];
         // The effect is written, then a later statement of the commit fails: the transaction must take it back.
         if (event.type === EXPLODING) return [effect, { sql: `select cast(? as integer)`, params: [`handler refused ${event.eventId}`] }];
-        return [{ sql: `insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, params: [event.eventId, event.streamVersion] }];
+        return [
+          {
+            sql: `insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`,
+            params: [event.eventId, event.streamVersion],
+          },
+        ];
       };
     },
   };
 
   async function startConsumer(options: Partial<InboxConsumerOptions> & Pick<InboxConsumerOptions, 'consumerName' | 'topics'>): Promise<InboxConsumer> {
-    const consumer = new InboxConsumer({ kafka, orm: db.orm, schema: db.schema, ...(mode === 'handlers' ? { handlers } : { pipelined }), fromBeginning: true, ...options });
+    const consumer = new InboxConsumer({
+      kafka,
+      orm: db.orm,
+      schema: db.schema,
+      ...(mode === 'handlers' ? { handlers } : { pipelined }),
+      fromBeginning: true,
+      ...options,
+    });
     consumers.push(consumer);
     await consumer.start();
     return consumer;
@@ -129,10 +157,14 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
   }
 
   async function waitApplied(ids: string[], what: string): Promise<void> {
-    await waitFor(what, async () => {
-      const applied = await appliedIds();
-      return ids.every((id) => applied.has(id));
-    }, { timeoutMs: 30000, detail: async () => ({ applied: (await appliedIds()).size, wanted: ids.length }) });
+    await waitFor(
+      what,
+      async () => {
+        const applied = await appliedIds();
+        return ids.every((id) => applied.has(id));
+      },
+      { timeoutMs: 30000, detail: async () => ({ applied: (await appliedIds()).size, wanted: ids.length }) },
+    );
   }
 
   beforeAll(async () => {
@@ -161,7 +193,9 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     topics.push(topic);
     const consumerName = uniqueName('es-inbox-dedupe');
 
-    const events = Array.from({ length: 6 }, (_, s) => `stream-${s}-${randomUUID()}`).flatMap((stream) => Array.from({ length: 5 }, (_, v) => makeEvent(stream, v + 1)));
+    const events = Array.from({ length: 6 }, (_, s) => `stream-${s}-${randomUUID()}`).flatMap((stream) =>
+      Array.from({ length: 5 }, (_, v) => makeEvent(stream, v + 1)),
+    );
     // Every message twice: back to back in one send, and the whole list once more in a second send.
     await producer.send({ topic, acks: -1, messages: events.flatMap((e) => [message(e), message(e)]) });
     await producer.send({ topic, acks: -1, messages: events.map((e) => message(e)) });
@@ -183,11 +217,15 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await waitFor('the group to accept an offset reset', async () => {
-        // The group id carries the stack's Kafka namespace (KAFKA_NAMESPACE) in front of the consumer name.
-        await admin.resetOffsets({ groupId: kafkaNamespace() + consumerName, topic, earliest: true });
-        return true;
-      }, { timeoutMs: 20000, intervalMs: 500 });
+      await waitFor(
+        'the group to accept an offset reset',
+        async () => {
+          // The group id carries the stack's Kafka namespace (KAFKA_NAMESPACE) in front of the consumer name.
+          await admin.resetOffsets({ groupId: kafkaNamespace() + consumerName, topic, earliest: true });
+          return true;
+        },
+        { timeoutMs: 20000, intervalMs: 500 },
+      );
     } finally {
       await admin.disconnect();
     }
@@ -218,7 +256,10 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
 
     const applied: string[] = [];
     await startConsumer({ consumerName, topics: [topic], onApplied: (e) => applied.push(e.eventId) });
-    await waitFor('the backlog to be applied', async () => applied.length === events.length, { timeoutMs: 30000, detail: async () => ({ applied: applied.length }) });
+    await waitFor('the backlog to be applied', async () => applied.length === events.length, {
+      timeoutMs: 30000,
+      detail: async () => ({ applied: applied.length }),
+    });
 
     const rows = await db.query<{ stream_version: number; txid: string }>(`select stream_version, txid from "${db.schema}".tx_seen order by id`);
     expect(rows.map((r) => r.stream_version)).toEqual(events.map((_, v) => v + 1));
@@ -236,18 +277,31 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     topics.push(topic);
     const consumerName = uniqueName('es-inbox-partitions');
     // A backlog of ten events on every partition, one stream each: one fetch hands all six partitions over at once.
-    const streams = Array.from({ length: partitions }, (_, p) => ({ partition: p, events: Array.from({ length: 10 }, (_, v) => makeEvent(`part-${p}-${randomUUID()}`, v + 1, {}, TX_RECORDING)) }));
+    const streams = Array.from({ length: partitions }, (_, p) => ({
+      partition: p,
+      events: Array.from({ length: 10 }, (_, v) => makeEvent(`part-${p}-${randomUUID()}`, v + 1, {}, TX_RECORDING)),
+    }));
     await producer.send({ topic, acks: -1, messages: streams.flatMap(({ partition, events }) => events.map((e) => message(e, partition))) });
 
     const applied: string[] = [];
     await startConsumer({ consumerName, topics: [topic], partitionsConcurrently: partitions, onApplied: (e) => applied.push(e.eventId) });
-    await waitFor('every partition to be applied', async () => applied.length === partitions * 10, { timeoutMs: 30000, detail: async () => ({ applied: applied.length }) });
+    await waitFor('every partition to be applied', async () => applied.length === partitions * 10, {
+      timeoutMs: 30000,
+      detail: async () => ({ applied: applied.length }),
+    });
 
     const streamOf = new Map(streams.flatMap(({ partition, events }) => events.map((e) => [e.eventId, partition] as const)));
-    const rows = (await db.query<{ event_id: string; stream_version: number; txid: string }>(`select event_id, stream_version, txid from "${db.schema}".tx_seen order by id`)).filter((r) => streamOf.has(r.event_id));
-    for (let p = 0; p < partitions; p++) expect(rows.filter((r) => streamOf.get(r.event_id) === p).map((r) => r.stream_version)).toEqual(Array.from({ length: 10 }, (_, v) => v + 1));
+    const rows = (
+      await db.query<{ event_id: string; stream_version: number; txid: string }>(
+        `select event_id, stream_version, txid from "${db.schema}".tx_seen order by id`,
+      )
+    ).filter((r) => streamOf.has(r.event_id));
+    for (let p = 0; p < partitions; p++)
+      expect(rows.filter((r) => streamOf.get(r.event_id) === p).map((r) => r.stream_version)).toEqual(Array.from({ length: 10 }, (_, v) => v + 1));
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(partitions * 10);
-    const partitionsPerTransaction = [...new Set(rows.map((r) => r.txid))].map((txid) => new Set(rows.filter((r) => r.txid === txid).map((r) => streamOf.get(r.event_id))).size);
+    const partitionsPerTransaction = [...new Set(rows.map((r) => r.txid))].map(
+      (txid) => new Set(rows.filter((r) => r.txid === txid).map((r) => streamOf.get(r.event_id))).size,
+    );
     if (mode === 'handlers') expect(Math.max(...partitionsPerTransaction)).toBe(1);
     else expect(Math.max(...partitionsPerTransaction)).toBeGreaterThan(1);
   });
@@ -283,12 +337,25 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     await startConsumer({ consumerName, topics: [topic], maxAttempts: 2, onError: (_error, context) => errors.push(context) });
     await waitApplied([before.eventId, ...after.map((e) => e.eventId)], 'the valid events around the bad ones to be applied');
 
-    const letters = await db.query<{ consumer: string; topic: string; partition: number; offset: string; event_id: string | null; payload: string; error: string }>(
-      `select consumer, topic, partition, "offset", event_id, payload, error from "${db.schema}".dead_letters where consumer = ? order by id`,
-      [consumerName],
-    );
+    const letters = await db.query<{
+      consumer: string;
+      topic: string;
+      partition: number;
+      offset: string;
+      event_id: string | null;
+      payload: string;
+      error: string;
+    }>(`select consumer, topic, partition, "offset", event_id, payload, error from "${db.schema}".dead_letters where consumer = ? order by id`, [consumerName]);
     expect(letters).toHaveLength(3);
-    expect(letters[0]).toEqual({ consumer: consumerName, topic, partition: 0, offset: '1', event_id: null, payload: 'this is {not JSON', error: 'payload is not JSON' });
+    expect(letters[0]).toEqual({
+      consumer: consumerName,
+      topic,
+      partition: 0,
+      offset: '1',
+      event_id: null,
+      payload: 'this is {not JSON',
+      error: 'payload is not JSON',
+    });
     expect(letters[1]).toEqual({
       consumer: consumerName,
       topic,
@@ -298,7 +365,14 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
       payload: JSON.stringify(noVersion),
       error: 'invalid event: envelope field streamVersion missing',
     });
-    expect(letters[2]).toMatchObject({ consumer: consumerName, topic, partition: 0, offset: '4', event_id: exploding.eventId, payload: JSON.stringify(exploding) });
+    expect(letters[2]).toMatchObject({
+      consumer: consumerName,
+      topic,
+      partition: 0,
+      offset: '4',
+      event_id: exploding.eventId,
+      payload: JSON.stringify(exploding),
+    });
     expect(letters[2].error).toContain(`handler refused ${exploding.eventId}`);
 
     // The failing handler's effect and inbox row were rolled back with it (so it can be redriven).

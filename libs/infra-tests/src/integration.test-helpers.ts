@@ -37,7 +37,11 @@ export interface WaitOptions {
  * Polls `probe` until it returns something other than undefined/null/false and returns that value.
  * On timeout it fails with what it waited for, the last probe error and `detail()`.
  */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, options: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  options: WaitOptions = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 15000;
   const intervalMs = options.intervalMs ?? 25;
   const started = Date.now();

@@ -27,7 +27,11 @@ describe('jsonRows (Postgres)', () => {
     const rows: { 'QUERY PLAN': string }[] = await db.em().execute(`explain ${sql}`, params);
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   };
-  const wanted = [{ app_id: 'app', key: 'k42' }, { app_id: 'app', key: 'k4242' }, { app_id: 'app', key: 'missing' }];
+  const wanted = [
+    { app_id: 'app', key: 'k42' },
+    { app_id: 'app', key: 'k4242' },
+    { app_id: 'app', key: 'missing' },
+  ];
 
   it('joins a few rows with a large table by its index, where the bare function is planned as a scan of the whole table', async () => {
     const join = (from: string) => `select k.key, k.n from ${from} join ${t} k using (app_id, key) order by k.key`;

@@ -57,7 +57,8 @@ function assertPerKeyOrder(messages: ConsumedMessage[], expectedVersions: Map<st
         duplicates++;
         continue;
       }
-      if (event.streamVersion !== highest + 1) throw new Error(`key ${key}: version ${event.streamVersion} after ${highest} (offset ${m.offset}): out of order`);
+      if (event.streamVersion !== highest + 1)
+        throw new Error(`key ${key}: version ${event.streamVersion} after ${highest} (offset ${m.offset}): out of order`);
       highest = event.streamVersion;
     }
     expect(highest).toBe(expectedVersions.get(key));
@@ -162,7 +163,8 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     for (const topic of [mainTopic, auditTopic]) {
       const onTopic = collector.messages.filter((m) => m.topic === topic);
       const expected = new Map<string, number[]>();
-      for (const e of appended.filter((x) => (x.type === 'Audited') === (topic === auditTopic))) expected.set(e.streamId, [...(expected.get(e.streamId) ?? []), e.streamVersion]);
+      for (const e of appended.filter((x) => (x.type === 'Audited') === (topic === auditTopic)))
+        expected.set(e.streamId, [...(expected.get(e.streamId) ?? []), e.streamVersion]);
       for (const [key, list] of byKey(onTopic)) expect(list.map((m) => (JSON.parse(m.value!) as DomainEvent).streamVersion)).toEqual(expected.get(key));
     }
   });
@@ -173,7 +175,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
    */
   async function appendOne(db: TestSchema, store: EventStore, { wakeAfterCommit }: { wakeAfterCommit: boolean }): Promise<DomainEvent> {
     return PipelinedTransaction.run(db.em(), async (tx) => {
-      const { stored, statements } = store.appendStatements([{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], wakeAfterCommit ? { committedBy: tx } : {});
+      const { stored, statements } = store.appendStatements(
+        [{ streamId: uniqueName('appended'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }],
+        wakeAfterCommit ? { committedBy: tx } : {},
+      );
       await tx.commit(statements);
       return stored[0][0];
     });
@@ -189,7 +194,9 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     await relay.start();
     const relayIsIdle = async () => {
       // The last drain has committed and the loop now sleeps on its 60 s timer.
-      const rows = await adminQuery<{ state: string; query: string }>('select state, query from pg_stat_activity where application_name = $1', [`${db.schema}-outbox-relay`]);
+      const rows = await adminQuery<{ state: string; query: string }>('select state, query from pg_stat_activity where application_name = $1', [
+        `${db.schema}-outbox-relay`,
+      ]);
       return rows.length > 0 && rows.every((r) => r.state === 'idle' && /\bcommit$/.test(r.query.trim()));
     };
     return { db, store, relay, collector, relayIsIdle };
@@ -202,7 +209,9 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await waitFor('the relay to be idle', relayIsIdle);
       const started = Date.now();
       const [event] = await db.em().transactional((em) => store.append(em as never, uniqueName('woken'), 0, [{ type: 'Poked', data: { round } }], meta()));
-      await waitFor(`event of round ${round} on Kafka`, () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), { timeoutMs: 10000 });
+      await waitFor(`event of round ${round} on Kafka`, () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), {
+        timeoutMs: 10000,
+      });
       const elapsed = Date.now() - started;
       expect(elapsed).toBeLessThan(5000);
       await waitFor('its outbox row to be deleted', async () => (await countRows(db, 'outbox')) === 0);
@@ -244,7 +253,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       const wakes = jest.spyOn(relay, 'wake');
       await expect(
         PipelinedTransaction.run(db.em(), async (tx) => {
-          const { statements } = store.appendStatements([{ streamId: uniqueName('undone'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }], { committedBy: tx });
+          const { statements } = store.appendStatements(
+            [{ streamId: uniqueName('undone'), expectedVersion: 0, events: [{ type: 'Poked', data: {} }], meta: meta() }],
+            { committedBy: tx },
+          );
           await tx.query(statements);
           throw new Error('decided against it');
         }),
@@ -270,12 +282,21 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       const event = await appendOne(db, store, { wakeAfterCommit: true });
       // It read while the lock was held, found nothing it could take, and committed the empty read.
       const readUnderLock = async () =>
-        (await adminQuery('select 1 from pg_stat_activity where application_name = $1 and state = $2 and query_start > $3 and query ~ $4', [`${db.schema}-outbox-relay`, 'idle', wokenAt, 'commit$'])).length > 0;
+        (
+          await adminQuery('select 1 from pg_stat_activity where application_name = $1 and state = $2 and query_start > $3 and query ~ $4', [
+            `${db.schema}-outbox-relay`,
+            'idle',
+            wokenAt,
+            'commit$',
+          ])
+        ).length > 0;
       await waitFor('the relay to have read under the held lock', readUnderLock);
       expect(await countRows(db, 'outbox')).toBe(1);
       await other.query('select pg_advisory_unlock(hashtext($1))', [`${db.schema}.outbox-relay`]);
       const released = Date.now();
-      await waitFor('the event on Kafka once the lock is free', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), { timeoutMs: 10000 });
+      await waitFor('the event on Kafka once the lock is free', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), {
+        timeoutMs: 10000,
+      });
       expect(Date.now() - released).toBeLessThan(5000);
     } finally {
       await other.end();
@@ -287,12 +308,23 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const db = await newSchema();
     const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
     const vacuums = async () => {
-      const [row] = await adminQuery<{ n: number }>(`select vacuum_count::int as n from pg_stat_user_tables where schemaname = $1 and relname = 'outbox'`, [db.schema]);
+      const [row] = await adminQuery<{ n: number }>(`select vacuum_count::int as n from pg_stat_user_tables where schemaname = $1 and relname = 'outbox'`, [
+        db.schema,
+      ]);
       return row.n;
     };
     const relay = await newRelay(db, { batchSize: 4, pollIntervalMs: 60000, vacuumEveryRows: 10 });
     await relay.start();
-    const append = (n: number) => db.em().transactional((em) => store.append(em as never, uniqueName('vac'), 0, Array.from({ length: n }, (_, i) => ({ type: 'Piled', data: { i } })), meta()));
+    const append = (n: number) =>
+      db.em().transactional((em) =>
+        store.append(
+          em as never,
+          uniqueName('vac'),
+          0,
+          Array.from({ length: n }, (_, i) => ({ type: 'Piled', data: { i } })),
+          meta(),
+        ),
+      );
 
     await append(8);
     await waitFor('8 rows published', async () => (await countRows(db, 'outbox')) === 0);
@@ -327,7 +359,14 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const child = fork(CHILD, [], {
       execPath: process.execPath,
       execArgv: [],
-      env: { ...process.env, RELAY_SCHEMA: db.schema, RELAY_DATABASE_URL: db.url, KAFKA_BROKERS: BROKERS.join(','), RELAY_BATCH_SIZE: '200', RELAY_STALL_AT_BATCH: '6' },
+      env: {
+        ...process.env,
+        RELAY_SCHEMA: db.schema,
+        RELAY_DATABASE_URL: db.url,
+        KAFKA_BROKERS: BROKERS.join(','),
+        RELAY_BATCH_SIZE: '200',
+        RELAY_STALL_AT_BATCH: '6',
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     children.push(child);
@@ -362,7 +401,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     // A fresh relay takes over; it may first find the lock still held until Postgres ends the dead session.
     const relay = await newRelay(db, { batchSize: 500, pollIntervalMs: 200 });
     await relay.start();
-    await waitFor('the second relay to drain the outbox', async () => (await countRows(db, 'outbox')) === 0, { timeoutMs: 30000, detail: () => relay.backlog() });
+    await waitFor('the second relay to drain the outbox', async () => (await countRows(db, 'outbox')) === 0, {
+      timeoutMs: 30000,
+      detail: () => relay.backlog(),
+    });
 
     const collector = await collect([topic]);
     const seen = new Map<string, number>();

@@ -22,7 +22,8 @@ describe('PipelinedTransaction (Postgres)', () => {
   });
   afterAll(() => dropTestSchema(db));
 
-  const count = async (where: string, params: unknown[]) => Number((await db.query<{ n: string }>(`select count(*) as n from ${t} where ${where}`, params))[0].n);
+  const count = async (where: string, params: unknown[]) =>
+    Number((await db.query<{ n: string }>(`select count(*) as n from ${t} where ${where}`, params))[0].n);
   /** Server process and transaction state of the pool's one connection, as seen from inside it. */
   const backend = async () => (await db.query<{ pid: number; xact: boolean }>(`select pg_backend_pid() as pid, now() = statement_timestamp() as xact`))[0];
 
@@ -114,7 +115,12 @@ describe('PipelinedTransaction (Postgres)', () => {
     const store = new EventStore(db.schema, (event: DomainEvent) => ({ topic: 'pt-test.events', key: event.streamId, aggregateType: 'item' }));
     const stream = uniqueName('item');
     const { stored, statements } = store.appendStatements([
-      { streamId: stream, expectedVersion: 0, events: [{ type: 'ItemAdded', data: { n: 1 } }], meta: { now: new Date(), appId: null, correlationId: null, causationId: null } },
+      {
+        streamId: stream,
+        expectedVersion: 0,
+        events: [{ type: 'ItemAdded', data: { n: 1 } }],
+        meta: { now: new Date(), appId: null, correlationId: null, causationId: null },
+      },
     ]);
     await PipelinedTransaction.run(db.em(), (tx) => tx.commit([...statements, { sql: `insert into ${t} (id, n) values (?, 1)`, params: [stream] }]));
     expect(await db.query(`select event_id from "${db.schema}".events where stream_id = ?`, [stream])).toEqual([{ event_id: stored[0][0].eventId }]);
@@ -163,7 +169,8 @@ describe('PipelinedTransaction (Postgres)', () => {
 
     it('a prepared statement reads the table its name means now, after a table was swapped in under that name', async () => {
       const id = uniqueName('sw');
-      const read = () => PipelinedTransaction.run(db.em(), (tx) => tx.query([{ sql: `select count(*)::int as c from "${db.schema}".swapped where id = ?`, params: [id] }]));
+      const read = () =>
+        PipelinedTransaction.run(db.em(), (tx) => tx.query([{ sql: `select count(*)::int as c from "${db.schema}".swapped where id = ?`, params: [id] }]));
       await db.query(`create table "${db.schema}".swapped (id text primary key)`);
       expect(await read()).toEqual([[{ c: 0 }]]);
       expect(await read()).toEqual([[{ c: 0 }]]);

@@ -22,7 +22,13 @@ export async function startBroadcastConsumer(args: {
   let stopped = false;
   let restarts = 0;
   const start = async (): Promise<void> => {
-    const consumer = args.kafka.consumer({ groupId: kafkaNamespace() + args.groupId, maxWaitTimeInMs: 1000, sessionTimeout: groupSessionMs, heartbeatInterval: heartbeatIntervalFor(groupSessionMs), allowAutoTopicCreation: false });
+    const consumer = args.kafka.consumer({
+      groupId: kafkaNamespace() + args.groupId,
+      maxWaitTimeInMs: 1000,
+      sessionTimeout: groupSessionMs,
+      heartbeatInterval: heartbeatIntervalFor(groupSessionMs),
+      allowAutoTopicCreation: false,
+    });
     current = consumer;
     restartWhenCrashed(consumer, restart, (error) => args.onError?.(error));
     await consumer.connect();

@@ -1,7 +1,9 @@
 import { partitionLags, type LagInputs } from './consumer-lag';
 
 const watermarks = (entries: Record<string, [low: number, high: number][]>): LagInputs['watermarks'] =>
-  new Map(Object.entries(entries).map(([topic, parts]) => [topic, parts.map(([low, high], partition) => ({ partition, low: String(low), high: String(high) }))]));
+  new Map(
+    Object.entries(entries).map(([topic, parts]) => [topic, parts.map(([low, high], partition) => ({ partition, low: String(low), high: String(high) }))]),
+  );
 
 describe('partitionLags', () => {
   it('is the high watermark minus the committed offset, for the assigned partitions only', () => {
@@ -9,10 +11,27 @@ describe('partitionLags', () => {
       { a: [0, 2], b: [1] },
       {
         committed: [
-          { topic: 'a', partitions: [{ partition: 0, offset: '7' }, { partition: 1, offset: '3' }, { partition: 2, offset: '10' }] },
+          {
+            topic: 'a',
+            partitions: [
+              { partition: 0, offset: '7' },
+              { partition: 1, offset: '3' },
+              { partition: 2, offset: '10' },
+            ],
+          },
           { topic: 'b', partitions: [{ partition: 1, offset: '4' }] },
         ],
-        watermarks: watermarks({ a: [[0, 10], [0, 9], [0, 10]], b: [[0, 0], [0, 5]] }),
+        watermarks: watermarks({
+          a: [
+            [0, 10],
+            [0, 9],
+            [0, 10],
+          ],
+          b: [
+            [0, 0],
+            [0, 5],
+          ],
+        }),
       },
     );
     expect(lags).toEqual([
@@ -26,8 +45,22 @@ describe('partitionLags', () => {
     const lags = partitionLags(
       { t: [0, 1, 2] },
       {
-        committed: [{ topic: 't', partitions: [{ partition: 0, offset: '-1' }, { partition: 1, offset: '2' }] }],
-        watermarks: watermarks({ t: [[4, 10], [5, 8], [3, 3]] }),
+        committed: [
+          {
+            topic: 't',
+            partitions: [
+              { partition: 0, offset: '-1' },
+              { partition: 1, offset: '2' },
+            ],
+          },
+        ],
+        watermarks: watermarks({
+          t: [
+            [4, 10],
+            [5, 8],
+            [3, 3],
+          ],
+        }),
       },
     );
     expect(lags).toEqual([

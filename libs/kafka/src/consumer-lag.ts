@@ -122,7 +122,9 @@ export class ConsumerLagPoller {
         ),
       ]);
       if (this.stopped) return;
-      assigned.forEach(({ source, assignment }, i) => this.options.onLags(source.consumerName, partitionLags(assignment, { committed: committed[i], watermarks })));
+      assigned.forEach(({ source, assignment }, i) =>
+        this.options.onLags(source.consumerName, partitionLags(assignment, { committed: committed[i], watermarks })),
+      );
       this.failing = false;
     } catch (error) {
       if (this.stopped) return;

@@ -16,7 +16,15 @@ export interface DeadLetterSink {
 export type DeadMessage = Extract<Parsed, { kind: 'dead' }>;
 
 /** Reports a dead letter (onError, with `deadLettered`) and returns its dead_letters row. */
-function reported(o: DeadLetterSink, topic: string, partition: number, message: KafkaMessage, eventId: string | null, payload: string, error: string): DeadLetter {
+function reported(
+  o: DeadLetterSink,
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  eventId: string | null,
+  payload: string,
+  error: string,
+): DeadLetter {
   o.onError?.(new Error(error), { consumer: o.consumerName, topic, partition, offset: message.offset, deadLettered: true });
   return { consumer: o.consumerName, topic, partition, offset: message.offset, eventId, payload, error };
 }
@@ -32,7 +40,15 @@ export function deadLetterWrite(o: DeadLetterSink, topic: string, partition: num
 }
 
 /** Dead-letters a message applied one by one (invalid, or failing every attempt), in a transaction of its own. */
-export async function deadLetterAlone(o: DeadLetterSink, topic: string, partition: number, message: KafkaMessage, eventId: string | null, payload: string, error: string): Promise<void> {
+export async function deadLetterAlone(
+  o: DeadLetterSink,
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  eventId: string | null,
+  payload: string,
+  error: string,
+): Promise<void> {
   const letter = reported(o, topic, partition, message, eventId, payload, error);
   await o.orm.em.fork().transactional(async (em) => {
     await recordDeadLetter(em as unknown as EntityManager, o.schema, letter);

@@ -2,7 +2,11 @@
 import { skipEmptyFetchedPartitions, withoutRecordlessBatches } from './empty-fetch-batches.patch';
 
 // kafkajs' own Batch, built from a partition of a fetch response as its ConsumerGroup builds it.
-const Batch = require('kafkajs/src/consumer/batch') as new (topic: string, fetchedOffset: string, partitionData: Record<string, unknown>) => {
+const Batch = require('kafkajs/src/consumer/batch') as new (
+  topic: string,
+  fetchedOffset: string,
+  partitionData: Record<string, unknown>,
+) => {
   partition: number;
   rawMessages: unknown[];
   isEmpty(): boolean;

@@ -22,15 +22,35 @@ function requests(): { name: string; request: unknown }[] {
       headers: { kafka_correlationId: `corr-${i}`, traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, empty: '' },
     }));
   return [
-    { name: 'one tiny record', request: produceV7({ acks: -1, timeout: 30_000, topicData: [{ topic: 'messaging.rpc', partitions: [{ partition: 0, firstSequence: 0, messages: messages(1, 3) }] }] }) },
-    { name: 'a batch of reply-sized records', request: produceV7({ acks: -1, timeout: 30_000, topicData: [{ topic: 'messaging.rpc.reply', partitions: [{ partition: 3, firstSequence: 0, messages: messages(40, 300) }] }] }) },
+    {
+      name: 'one tiny record',
+      request: produceV7({
+        acks: -1,
+        timeout: 30_000,
+        topicData: [{ topic: 'messaging.rpc', partitions: [{ partition: 0, firstSequence: 0, messages: messages(1, 3) }] }],
+      }),
+    },
+    {
+      name: 'a batch of reply-sized records',
+      request: produceV7({
+        acks: -1,
+        timeout: 30_000,
+        topicData: [{ topic: 'messaging.rpc.reply', partitions: [{ partition: 3, firstSequence: 0, messages: messages(40, 300) }] }],
+      }),
+    },
     {
       name: 'records past the buffer pool (5 KB, 70 KB) on several topics',
       request: produceV7({
         acks: 1,
         timeout: 5_000,
         topicData: [
-          { topic: 'message.events', partitions: [{ partition: 1, firstSequence: 0, messages: messages(3, 5_000) }, { partition: 2, firstSequence: 0, messages: messages(1, 70_000) }] },
+          {
+            topic: 'message.events',
+            partitions: [
+              { partition: 1, firstSequence: 0, messages: messages(3, 5_000) },
+              { partition: 2, firstSequence: 0, messages: messages(1, 70_000) },
+            ],
+          },
           { topic: 'chat.outbound', partitions: [{ partition: 0, firstSequence: 0, messages: messages(2, 10) }] },
         ],
       }),
@@ -44,7 +64,13 @@ function requests(): { name: string; request: unknown }[] {
         maxBytes: 10_485_760,
         topics: ['a.rpc.reply', 'b.rpc.reply', 'c.rpc.reply', 'd.rpc.reply', 'e.rpc.reply', 'f.rpc.reply'].map((topic) => ({
           topic,
-          partitions: Array.from({ length: 6 }, (_, partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: '12345', logStartOffset: '-1', maxBytes: 1_048_576 })),
+          partitions: Array.from({ length: 6 }, (_, partition) => ({
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: '12345',
+            logStartOffset: '-1',
+            maxBytes: 1_048_576,
+          })),
         })),
       }),
     },

@@ -35,7 +35,8 @@ export function parseEventMessage(message: KafkaMessage, handlers: Record<string
   } catch {
     return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not JSON' };
   }
-  if (event === null || typeof event !== 'object' || Array.isArray(event)) return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not a JSON object' };
+  if (event === null || typeof event !== 'object' || Array.isArray(event))
+    return { kind: 'dead', message, eventId: null, raw, reason: 'payload is not a JSON object' };
   // Own properties only: a type such as "constructor" must not find Object.prototype's.
   const handler = typeof event.type === 'string' && Object.hasOwn(handlers, event.type) ? handlers[event.type] : undefined;
   if (!handler) return { kind: 'skip', message };

@@ -80,12 +80,7 @@ export class InboxBatchApplier {
       : null;
     this.applies =
       options.handlers ??
-      Object.fromEntries(
-        (options.pipelined?.types ?? []).map((type) => [
-          type,
-          () => Promise.reject(new Error(`${type} is applied by the pipelined effect`)),
-        ]),
-      );
+      Object.fromEntries((options.pipelined?.types ?? []).map((type) => [type, () => Promise.reject(new Error(`${type} is applied by the pipelined effect`))]));
   }
 
   private parse(message: KafkaMessage): Parsed {
@@ -155,7 +150,17 @@ export class InboxBatchApplier {
     const events = slices.flatMap(({ work }) => work.flatMap((p) => (p.kind === 'apply' ? [p.event] : [])));
     const applied = slices.map((): DomainEvent[] => []);
     await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
-      const [recorded, ...reads] = events.length === 0 ? [[]] : await tx.query([inboxStatement(o.schema, o.consumerName, events.map((e) => e.eventId)), ...effect.read(events)]);
+      const [recorded, ...reads] =
+        events.length === 0
+          ? [[]]
+          : await tx.query([
+              inboxStatement(
+                o.schema,
+                o.consumerName,
+                events.map((e) => e.eventId),
+              ),
+              ...effect.read(events),
+            ]);
       const fresh = new Set(recorded.map((row) => row.event_id as string));
       const decide = events.length === 0 ? null : effect.decide(reads);
       const writes: Statement[] = [];

@@ -112,7 +112,11 @@ export class InboxConsumer implements LagSource {
       this.assigned = event.payload.memberAssignment;
     });
     trackMembership(consumer, (member) => (this.joined = member));
-    restartWhenCrashed(consumer, () => this.restart(), (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }));
+    restartWhenCrashed(
+      consumer,
+      () => this.restart(),
+      (error) => o.onError?.(error, { consumer: o.consumerName, crashed: true }),
+    );
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
     await consumer.run({

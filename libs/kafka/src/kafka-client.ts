@@ -17,12 +17,7 @@ export function silenceKafkaJsTimeoutNegativeWarning(): void {
   silenced = true;
   const original = process.emitWarning.bind(process) as (...args: unknown[]) => void;
   process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
-    const name =
-      warning instanceof Error
-        ? warning.name
-        : typeof rest[0] === 'string'
-          ? rest[0]
-          : ((rest[0] as { type?: string } | undefined)?.type ?? '');
+    const name = warning instanceof Error ? warning.name : typeof rest[0] === 'string' ? rest[0] : ((rest[0] as { type?: string } | undefined)?.type ?? '');
     if (name === 'TimeoutNegativeWarning') return;
     original(warning, ...rest);
   }) as typeof process.emitWarning;
@@ -49,7 +44,11 @@ function kafkaLogCreator() {
     if (level > logLevel.WARN) return;
     const { message, ...extra } = log;
     // Rebalances and leader moves are routine; they are not worth a line each.
-    if (/The group is rebalancing|There is no leader for this topic-partition|Limiting retries for the idempotent producer/i.test(String(message)) && level === logLevel.WARN) return;
+    if (
+      /The group is rebalancing|There is no leader for this topic-partition|Limiting retries for the idempotent producer/i.test(String(message)) &&
+      level === logLevel.WARN
+    )
+      return;
     // Leadership moves right after topic creation; kafkajs retries them by itself.
     if (/not the leader for that topic-partition|There is no leader/i.test(String((extra as { error?: string }).error ?? ''))) return;
     sink(level === logLevel.ERROR ? 'error' : 'warn', String(message), { source: `kafkajs.${namespace}`, ...extra });

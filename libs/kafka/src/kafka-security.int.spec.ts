@@ -16,14 +16,26 @@ const ROOT = path.resolve(__dirname, '../../..');
 const BASE = Number(process.env.TEST_BASE_PORT ?? 4000) + 120;
 const PORTS = { plain: BASE, controller: BASE + 1, secure: BASE + 2 };
 const home = mkdtempSync(path.join(tmpdir(), 'kafka-secure-'));
-const infraEnv = { ...process.env, KAFKA_DIR: home, KAFKA_PORT: String(PORTS.plain), KAFKA_CONTROLLER_PORT: String(PORTS.controller), KAFKA_SECURE_PORT: String(PORTS.secure) };
-const infra = (command: string) => promisify(execFile)(process.execPath, [path.join(ROOT, 'tools/infra/infra.mjs'), command, 'kafka'], { cwd: ROOT, env: infraEnv, timeout: 150_000 });
+const infraEnv = {
+  ...process.env,
+  KAFKA_DIR: home,
+  KAFKA_PORT: String(PORTS.plain),
+  KAFKA_CONTROLLER_PORT: String(PORTS.controller),
+  KAFKA_SECURE_PORT: String(PORTS.secure),
+};
+const infra = (command: string) =>
+  promisify(execFile)(process.execPath, [path.join(ROOT, 'tools/infra/infra.mjs'), command, 'kafka'], { cwd: ROOT, env: infraEnv, timeout: 150_000 });
 const files = { ca: path.join(home, 'tls/ca.pem'), password: path.join(home, 'tls/scram-password') };
 const brokers = [`127.0.0.1:${PORTS.secure}`];
 
 /** A client made as the services make theirs: the environment read by kafkaSecurityFromEnv, in production. */
 function clientFor(env: NodeJS.ProcessEnv, name: string): Kafka {
-  return createKafka(`security-test-${name}`, brokers, { retry: { retries: 1, initialRetryTime: 100 }, connectionTimeout: 3_000 }, kafkaSecurityFromEnv(env, { production: true }));
+  return createKafka(
+    `security-test-${name}`,
+    brokers,
+    { retry: { retries: 1, initialRetryTime: 100 }, connectionTimeout: 3_000 },
+    kafkaSecurityFromEnv(env, { production: true }),
+  );
 }
 
 const goodEnv = (): NodeJS.ProcessEnv => ({
@@ -57,7 +69,14 @@ describe('Kafka over SASL_SSL with SCRAM-SHA-512 (a real broker)', () => {
     try {
       await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
       await producer.connect();
-      await producer.send({ topic, acks: -1, messages: [{ key: 'k1', value: 'over TLS' }, { key: 'k2', value: 'and SCRAM' }] });
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: [
+          { key: 'k1', value: 'over TLS' },
+          { key: 'k2', value: 'and SCRAM' },
+        ],
+      });
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       const received: string[] = [];

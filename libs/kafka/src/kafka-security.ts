@@ -35,8 +35,10 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv, options: KafkaSecur
     }
   } else {
     const rejectUnauthorized = flag(env, 'KAFKA_SSL_REJECT_UNAUTHORIZED', true);
-    if (!rejectUnauthorized && options.production) throw new KafkaSecurityError('KAFKA_SSL_REJECT_UNAUTHORIZED=false (no broker certificate check) is for dev only; refusing to start in production');
-    if (Boolean(env.KAFKA_SSL_CERT_FILE) !== Boolean(env.KAFKA_SSL_KEY_FILE)) throw new KafkaSecurityError('KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together (a client certificate and its key)');
+    if (!rejectUnauthorized && options.production)
+      throw new KafkaSecurityError('KAFKA_SSL_REJECT_UNAUTHORIZED=false (no broker certificate check) is for dev only; refusing to start in production');
+    if (Boolean(env.KAFKA_SSL_CERT_FILE) !== Boolean(env.KAFKA_SSL_KEY_FILE))
+      throw new KafkaSecurityError('KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together (a client certificate and its key)');
     const read = (name: string) => {
       const file = env[name] as string;
       try {
@@ -55,7 +57,8 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv, options: KafkaSecur
   }
   const rawMechanism = env.KAFKA_SASL_MECHANISM;
   if (!rawMechanism) {
-    if (env.KAFKA_SASL_USERNAME || env.KAFKA_SASL_PASSWORD) throw new KafkaSecurityError('KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD are set without KAFKA_SASL_MECHANISM');
+    if (env.KAFKA_SASL_USERNAME || env.KAFKA_SASL_PASSWORD)
+      throw new KafkaSecurityError('KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD are set without KAFKA_SASL_MECHANISM');
     return security;
   }
   const mechanism = rawMechanism.toLowerCase() as Mechanism;
@@ -63,7 +66,8 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv, options: KafkaSecur
   if (!env.KAFKA_SASL_USERNAME) throw new KafkaSecurityError(`KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM=${mechanism}`);
   if (!env.KAFKA_SASL_PASSWORD) throw new KafkaSecurityError(`KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM=${mechanism}`);
   // PLAIN sends the password itself; SCRAM never does, but its session is still readable without TLS.
-  if (mechanism === 'plain' && !ssl && options.production) throw new KafkaSecurityError('KAFKA_SASL_MECHANISM=plain sends the password in the clear without KAFKA_SSL=true; refusing to start in production');
+  if (mechanism === 'plain' && !ssl && options.production)
+    throw new KafkaSecurityError('KAFKA_SASL_MECHANISM=plain sends the password in the clear without KAFKA_SSL=true; refusing to start in production');
   security.sasl = { mechanism, username: env.KAFKA_SASL_USERNAME, password: env.KAFKA_SASL_PASSWORD } as SASLOptions;
   return security;
 }

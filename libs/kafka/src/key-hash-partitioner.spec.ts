@@ -3,7 +3,13 @@ import { Partitioners, type PartitionerArgs, type PartitionMetadata } from 'kafk
 import { KeyHashPartitioner, murmur2 } from './key-hash-partitioner';
 
 const partitions = (n: number, leaderless: number[] = []): PartitionMetadata[] =>
-  Array.from({ length: n }, (_, partitionId) => ({ partitionId, leader: leaderless.includes(partitionId) ? -1 : 0, partitionErrorCode: 0, replicas: [0], isr: [0] }));
+  Array.from({ length: n }, (_, partitionId) => ({
+    partitionId,
+    leader: leaderless.includes(partitionId) ? -1 : 0,
+    partitionErrorCode: 0,
+    replicas: [0],
+    isr: [0],
+  }));
 
 const args = (key: PartitionerArgs['message']['key'], n: number, partition?: number): PartitionerArgs => ({
   topic: 't',

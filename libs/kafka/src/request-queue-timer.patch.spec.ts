@@ -19,7 +19,14 @@ function entry(correlationId: number) {
 }
 
 function newQueue() {
-  return new RequestQueue({ maxInFlightRequests: null, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'test', broker: 'b:9092', logger: quietLogger });
+  return new RequestQueue({
+    maxInFlightRequests: null,
+    requestTimeout: 30_000,
+    enforceRequestTimeout: false,
+    clientId: 'test',
+    broker: 'b:9092',
+    logger: quietLogger,
+  });
 }
 
 describe('kafkajs RequestQueue without its idle timer loop', () => {

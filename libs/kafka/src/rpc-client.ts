@@ -95,7 +95,11 @@ export class RpcClient {
     coalesceSends(await this.client.connect());
     const consumer = this.client.replyConsumer;
     if (!consumer) return;
-    restartWhenCrashed(consumer, () => this.reconnect(), (error) => this.options.onError?.(error));
+    restartWhenCrashed(
+      consumer,
+      () => this.reconnect(),
+      (error) => this.options.onError?.(error),
+    );
     // A reply read again after a restart finds no one waiting for it, so its offset can wait a second.
     const committer = OffsetCommitter.forConsumer(consumer, 1000, (error) => this.options.onError?.(error));
     consumer.on(consumer.events.END_BATCH_PROCESS, (event) => committer.handled(event.payload.topic, event.payload.partition, event.payload.lastOffset));

@@ -32,7 +32,11 @@ describe('RpcDispatcher with a sealer', () => {
         return { id: 'we_1', secret: 'whsec_x' };
       }),
     );
-    const reply = await dispatcher.dispatch({ op: 'endpoints.create', caller: { requestId: 'r' }, payload: { appId: 'a', verifyToken: sealer.seal('tok', 'rpc.request.verifyToken') } });
+    const reply = await dispatcher.dispatch({
+      op: 'endpoints.create',
+      caller: { requestId: 'r' },
+      payload: { appId: 'a', verifyToken: sealer.seal('tok', 'rpc.request.verifyToken') },
+    });
     expect(seen).toEqual({ appId: 'a', verifyToken: 'tok' });
     expect(reply).toEqual({ ok: true, result: { id: 'we_1', secret: sealer.seal('whsec_x', 'rpc.reply.secret') } });
     expect(JSON.stringify(reply)).not.toContain('whsec_x');

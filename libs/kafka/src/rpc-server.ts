@@ -126,7 +126,11 @@ export class RpcKafkaServer extends ServerKafka {
       this.assigned = event.payload.memberAssignment;
     });
     trackMembership(consumer, (member) => (this.member = member));
-    restartWhenCrashed(consumer, () => this.restartConsumer(consumer), (error) => this.limits.onError?.(error));
+    restartWhenCrashed(
+      consumer,
+      () => this.restartConsumer(consumer),
+      (error) => this.limits.onError?.(error),
+    );
     this.committer?.clear();
     this.committer = null;
     if (this.limits.commitEveryMs !== undefined) {

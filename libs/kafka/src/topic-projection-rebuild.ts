@@ -154,7 +154,9 @@ export async function rebuildProjectionsFromTopics(
   let reader: Consumer | null = null;
   try {
     const plans = await planTopicRebuild(admin, spec, options.from);
-    const cursors = plans.map((plan) => ({ plan, consumer: spec.consumers.find((c) => c.consumer === plan.consumer)!, read: BigInt(plan.start), queue: [] }) as Cursor);
+    const cursors = plans.map(
+      (plan) => ({ plan, consumer: spec.consumers.find((c) => c.consumer === plan.consumer)!, read: BigInt(plan.start), queue: [] }) as Cursor,
+    );
     const byPartition = new Map<string, Cursor[]>();
     for (const c of cursors) {
       const key = `${c.plan.topic}:${c.plan.partition}`;

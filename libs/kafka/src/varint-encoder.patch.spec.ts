@@ -12,7 +12,29 @@ const kafkajsWriteUVarInt = Encoder.prototype.writeUVarInt;
 
 import { writeVarIntsInPlace } from './varint-encoder.patch';
 
-const values = [0, 1, 63, 64, 127, 128, 255, 300, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456, 2 ** 31 - 1, 2 ** 32 - 1, -1, -2, -64, -65, -(2 ** 31)];
+const values = [
+  0,
+  1,
+  63,
+  64,
+  127,
+  128,
+  255,
+  300,
+  16_383,
+  16_384,
+  2_097_151,
+  2_097_152,
+  268_435_455,
+  268_435_456,
+  2 ** 31 - 1,
+  2 ** 32 - 1,
+  -1,
+  -2,
+  -64,
+  -65,
+  -(2 ** 31),
+];
 
 function encode(write: (e: TestEncoder) => void, initialSize?: number): Buffer {
   const encoder = new Encoder(initialSize);

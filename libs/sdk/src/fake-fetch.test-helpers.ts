@@ -25,14 +25,19 @@ export function fakeFetch(script: Array<FakeReply | ((call: RecordedCall) => Fak
     const reply = typeof next === 'function' ? next(call) : next;
     if ('networkError' in reply) throw reply.networkError;
     if ('hang' in reply) {
-      return new Promise<FetchResponseLike>((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+      return new Promise<FetchResponseLike>((_resolve, reject) =>
+        init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+      );
     }
     const headers = new Map(Object.entries(reply.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
     if (reply.json !== undefined) headers.set('content-type', 'application/json');
     const text = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
     return {
       status: reply.status,
-      headers: { get: (name: string) => headers.get(name.toLowerCase()) ?? null, forEach: (cb: (value: string, name: string) => void) => headers.forEach((value, name) => cb(value, name)) },
+      headers: {
+        get: (name: string) => headers.get(name.toLowerCase()) ?? null,
+        forEach: (cb: (value: string, name: string) => void) => headers.forEach((value, name) => cb(value, name)),
+      },
       text: async () => text,
     };
   };
@@ -50,6 +55,15 @@ export function errorReply(status: number, code: string, extra: { type?: string;
   return {
     status,
     headers: { 'svc-request-id': requestId, ...extra.headers },
-    json: { error: { code, message: `${code} happened`, type: extra.type ?? 'invalid_request_error', requestId, docUrl: `https://docs.example.test/errors#${code}`, ...(extra.details ? { details: extra.details } : {}) } },
+    json: {
+      error: {
+        code,
+        message: `${code} happened`,
+        type: extra.type ?? 'invalid_request_error',
+        requestId,
+        docUrl: `https://docs.example.test/errors#${code}`,
+        ...(extra.details ? { details: extra.details } : {}),
+      },
+    },
   };
 }

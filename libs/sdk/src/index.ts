@@ -7,6 +7,15 @@ export { PlatformError, PlatformConnectionError, type ErrorDetail, type Response
 export { verifyWebhook, WebhookVerificationError, type HeadersInput, type VerifyWebhookOptions, type WebhookVerificationFailure } from './webhook-signature';
 export { answerHandshake, type HandshakeAnswer, type HandshakeQuery } from './webhook-handshake';
 export { PagedList, type CursorPage } from './paged-list';
-export { API_VERSION, SDK_VERSION, type ApiResult, type FetchInit, type FetchLike, type FetchResponseLike, type RequestOptions, type ResponseMeta } from './request-sender';
+export {
+  API_VERSION,
+  SDK_VERSION,
+  type ApiResult,
+  type FetchInit,
+  type FetchLike,
+  type FetchResponseLike,
+  type RequestOptions,
+  type ResponseMeta,
+} from './request-sender';
 export type { SendOptions, UploadBytes } from './platform-resources';
 export type * from './api-types';

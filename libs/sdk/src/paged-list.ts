@@ -18,7 +18,10 @@ export class PagedList<Item, Page extends CursorPage<Item> = CursorPage<Item>> i
   /** `fetchPage(undefined)` fetches the first page, `fetchPage(cursor)` the following ones. */
   constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<Page>) {}
 
-  then<R1 = Page, R2 = never>(onfulfilled?: ((page: Page) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+  then<R1 = Page, R2 = never>(
+    onfulfilled?: ((page: Page) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
     return this.firstPage().then(onfulfilled, onrejected);
   }
 

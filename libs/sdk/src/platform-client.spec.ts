@@ -28,11 +28,19 @@ async function caught(promise: Promise<unknown>): Promise<unknown> {
 
 describe('PlatformClient requests', () => {
   it('sends the key, the API version and JSON to the base URL', async () => {
-    const { client, calls } = clientWith([{ status: 200, json: { ok: true } }, { status: 200, json: { ok: true } }]);
+    const { client, calls } = clientWith([
+      { status: 200, json: { ok: true } },
+      { status: 200, json: { ok: true } },
+    ]);
     await client.ping();
     await client.businessProfile.update({ about: null });
     expect(calls[0]).toMatchObject({ url: `${BASE}/ping`, method: 'GET', body: undefined });
-    expect(calls[0].headers).toMatchObject({ authorization: 'Bearer qk_sb_test', accept: 'application/json', 'svc-version': API_VERSION, 'user-agent': expect.stringContaining(`platform-sdk-node/${SDK_VERSION}`) });
+    expect(calls[0].headers).toMatchObject({
+      authorization: 'Bearer qk_sb_test',
+      accept: 'application/json',
+      'svc-version': API_VERSION,
+      'user-agent': expect.stringContaining(`platform-sdk-node/${SDK_VERSION}`),
+    });
     expect(calls[0].headers['content-type']).toBeUndefined();
     expect(calls[1]).toMatchObject({ url: `${BASE}/business-profile`, method: 'PATCH', body: '{"about":null}' });
     expect(calls[1].headers['content-type']).toBe('application/json');
@@ -108,7 +116,11 @@ describe('PlatformClient requests', () => {
 
 describe('idempotency keys', () => {
   it('generates a UUID key per send and reuses it on that send’s retries', async () => {
-    const { client, calls } = clientWith([errorReply(500, 'internal_error', { type: 'api_error' }), { status: 202, json: ACCEPTED }, { status: 202, json: ACCEPTED }]);
+    const { client, calls } = clientWith([
+      errorReply(500, 'internal_error', { type: 'api_error' }),
+      { status: 202, json: ACCEPTED },
+      { status: 202, json: ACCEPTED },
+    ]);
     await client.messages.send(TEXT);
     await client.messages.send(TEXT);
     const keys = calls.map((c) => c.headers['idempotency-key']);
@@ -132,7 +144,11 @@ describe('idempotency keys', () => {
 
 describe('retries', () => {
   it('retries a 5xx with exponential backoff and jitter, then succeeds', async () => {
-    const { client, calls, sleeps } = clientWith([errorReply(503, 'internal_error', { type: 'api_error' }), errorReply(500, 'internal_error', { type: 'api_error' }), { status: 200, json: { ok: true } }]);
+    const { client, calls, sleeps } = clientWith([
+      errorReply(503, 'internal_error', { type: 'api_error' }),
+      errorReply(500, 'internal_error', { type: 'api_error' }),
+      { status: 200, json: { ok: true } },
+    ]);
     await expect(client.ping()).resolves.toEqual({ ok: true });
     expect(calls).toHaveLength(3);
     // Retry n waits within [half, full] of 500 ms * 2^(n-1), never under 500 ms.
@@ -143,7 +159,11 @@ describe('retries', () => {
   });
 
   it('gives up after maxRetries and throws the last error', async () => {
-    const { client, calls } = clientWith([errorReply(500, 'internal_error', { type: 'api_error' }), errorReply(500, 'internal_error', { type: 'api_error' }), errorReply(502, 'internal_error', { type: 'api_error' })]);
+    const { client, calls } = clientWith([
+      errorReply(500, 'internal_error', { type: 'api_error' }),
+      errorReply(500, 'internal_error', { type: 'api_error' }),
+      errorReply(502, 'internal_error', { type: 'api_error' }),
+    ]);
     const error = (await caught(client.ping())) as PlatformError;
     expect(calls).toHaveLength(3);
     expect(error).toBeInstanceOf(PlatformError);
@@ -154,20 +174,32 @@ describe('retries', () => {
     const none = clientWith([errorReply(500, 'internal_error')], { maxRetries: 0 });
     await expect(none.client.ping()).rejects.toBeInstanceOf(PlatformError);
     expect(none.calls).toHaveLength(1);
-    const perCall = clientWith([errorReply(500, 'internal_error'), errorReply(500, 'internal_error'), errorReply(500, 'internal_error'), errorReply(500, 'internal_error'), { status: 200, json: {} }]);
+    const perCall = clientWith([
+      errorReply(500, 'internal_error'),
+      errorReply(500, 'internal_error'),
+      errorReply(500, 'internal_error'),
+      errorReply(500, 'internal_error'),
+      { status: 200, json: {} },
+    ]);
     await perCall.client.ping({ maxRetries: 4 });
     expect(perCall.calls).toHaveLength(5);
   });
 
   it('waits exactly Retry-After seconds on 429 rate_limited', async () => {
-    const { client, calls, sleeps } = clientWith([errorReply(429, 'rate_limited', { type: 'rate_limit_error', headers: { 'Retry-After': '3' } }), { status: 200, json: {} }]);
+    const { client, calls, sleeps } = clientWith([
+      errorReply(429, 'rate_limited', { type: 'rate_limit_error', headers: { 'Retry-After': '3' } }),
+      { status: 200, json: {} },
+    ]);
     await client.ping();
     expect(calls).toHaveLength(2);
     expect(sleeps).toEqual([3000]);
   });
 
   it('retries 429 rate_limited even for a POST that is not idempotent: the API refused it before doing anything', async () => {
-    const { client, calls } = clientWith([errorReply(429, 'rate_limited', { type: 'rate_limit_error', headers: { 'Retry-After': '1' } }), { status: 201, json: { secret: 'whsec_x' } }]);
+    const { client, calls } = clientWith([
+      errorReply(429, 'rate_limited', { type: 'rate_limit_error', headers: { 'Retry-After': '1' } }),
+      { status: 201, json: { secret: 'whsec_x' } },
+    ]);
     await client.webhooks.create({ url: 'https://hooks.example.test/x', verifyToken: 'token-123', events: ['message.status'] });
     expect(calls).toHaveLength(2);
   });
@@ -199,14 +231,22 @@ describe('retries', () => {
   });
 
   it('retries network errors on idempotent requests and sends', async () => {
-    const { client, calls, sleeps } = clientWith([{ networkError: fetchFailed('ECONNRESET') }, { networkError: fetchFailed('ECONNREFUSED') }, { status: 200, json: { ok: true } }]);
+    const { client, calls, sleeps } = clientWith([
+      { networkError: fetchFailed('ECONNRESET') },
+      { networkError: fetchFailed('ECONNREFUSED') },
+      { status: 200, json: { ok: true } },
+    ]);
     await expect(client.ping()).resolves.toEqual({ ok: true });
     expect(calls).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
   });
 
   it('throws PlatformConnectionError once network retries run out, with the cause', async () => {
-    const { client, calls } = clientWith([{ networkError: fetchFailed('ECONNRESET') }, { networkError: fetchFailed('ECONNRESET') }, { networkError: fetchFailed('ECONNRESET') }]);
+    const { client, calls } = clientWith([
+      { networkError: fetchFailed('ECONNRESET') },
+      { networkError: fetchFailed('ECONNRESET') },
+      { networkError: fetchFailed('ECONNRESET') },
+    ]);
     const error = (await caught(client.messages.get('msg_1'))) as PlatformConnectionError;
     expect(calls).toHaveLength(3);
     expect(error).toBeInstanceOf(PlatformConnectionError);
@@ -315,7 +355,10 @@ describe('media.upload', () => {
 
   it('accepts an ArrayBuffer and surfaces a refused PUT as PlatformConnectionError', async () => {
     const { client, calls } = clientWith([
-      { status: 201, json: { media: pending, upload: { url: UPLOAD_URL, method: 'PUT', headers: { 'Content-Type': 'image/png' }, expiresAt: '2026-10-01T00:15:00.000Z' } } },
+      {
+        status: 201,
+        json: { media: pending, upload: { url: UPLOAD_URL, method: 'PUT', headers: { 'Content-Type': 'image/png' }, expiresAt: '2026-10-01T00:15:00.000Z' } },
+      },
       { status: 403, text: '<Error><Code>SignatureDoesNotMatch</Code></Error>' },
     ]);
     const error = (await caught(client.media.upload(PNG.buffer, { fileName: 'logo.png', mimeType: 'image/png' }))) as PlatformConnectionError;

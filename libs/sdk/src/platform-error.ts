@@ -37,7 +37,16 @@ export class PlatformError extends Error {
   /** The response's headers (lower-case names), e.g. `retry-after`. */
   readonly headers: ResponseHeaders;
 
-  constructor(init: { code: ErrorCode; type: ErrorType; status: number; message: string; requestId: string | null; details?: ErrorDetail[]; docUrl?: string | null; headers: ResponseHeaders }) {
+  constructor(init: {
+    code: ErrorCode;
+    type: ErrorType;
+    status: number;
+    message: string;
+    requestId: string | null;
+    details?: ErrorDetail[];
+    docUrl?: string | null;
+    headers: ResponseHeaders;
+  }) {
     super(init.message);
     this.code = init.code;
     this.type = init.type;

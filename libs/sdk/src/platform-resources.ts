@@ -85,7 +85,11 @@ export class MediaResource {
     const { media, upload } = await this.create({ fileName: file.fileName, mimeType: file.mimeType, size: body.byteLength }, options);
     const put = await this.sender.send({ method: 'PUT', path: upload.url, headers: upload.headers, rawBody: body, idempotent: true, external: true }, options);
     if (put.status < 200 || put.status >= 300) {
-      throw new PlatformConnectionError(`the upload of ${media.id} was refused with ${put.status}`, { status: put.status, headers: put.headers, body: put.text.slice(0, 2000) });
+      throw new PlatformConnectionError(`the upload of ${media.id} was refused with ${put.status}`, {
+        status: put.status,
+        headers: put.headers,
+        body: put.text.slice(0, 2000),
+      });
     }
     return this.get(media.id, options);
   }
@@ -107,7 +111,9 @@ export class ConsentsResource {
 
   /** `await` it for one page, or `for await` over it for every consent of every page. */
   list(params: ConsentListParams = {}, options?: RequestOptions): PagedList<Consent, ApiResult<ConsentPage>> {
-    return new PagedList((cursor) => this.sender.request<ConsentPage>({ method: 'GET', path: '/consents', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true }, options));
+    return new PagedList((cursor) =>
+      this.sender.request<ConsentPage>({ method: 'GET', path: '/consents', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true }, options),
+    );
   }
 }
 
@@ -188,7 +194,10 @@ export class WebhookDeliveriesResource {
   /** Newest first; `await` it for one page, or `for await` over it for every delivery. */
   list(params: WebhookDeliveryListParams = {}, options?: RequestOptions): PagedList<WebhookDelivery, ApiResult<WebhookDeliveryPage>> {
     return new PagedList((cursor) =>
-      this.sender.request<WebhookDeliveryPage>({ method: 'GET', path: '/webhook-deliveries', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true }, options),
+      this.sender.request<WebhookDeliveryPage>(
+        { method: 'GET', path: '/webhook-deliveries', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true },
+        options,
+      ),
     );
   }
 

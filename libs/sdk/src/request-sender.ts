@@ -79,7 +79,13 @@ interface RawResponse {
   text: string;
 }
 
-const ERROR_TYPES: Record<number, ErrorType> = { 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 409: 'conflict_error', 429: 'rate_limit_error' };
+const ERROR_TYPES: Record<number, ErrorType> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  429: 'rate_limit_error',
+};
 
 /** Sends requests with the API key, timeouts and the retry policy, and maps failures to errors. */
 export class RequestSender {
@@ -104,7 +110,12 @@ export class RequestSender {
       try {
         response = await this.attempt(url, init, timeoutMs, options.signal);
         if (response.status < 400) return response;
-        outcome = { kind: 'response', status: response.status, code: spec.external ? undefined : errorCodeOf(response), retryAfter: response.headers['retry-after'] ?? null };
+        outcome = {
+          kind: 'response',
+          status: response.status,
+          code: spec.external ? undefined : errorCodeOf(response),
+          retryAfter: response.headers['retry-after'] ?? null,
+        };
       } catch (error) {
         if (options.signal?.aborted) throw error;
         failure = error;
@@ -173,7 +184,11 @@ export class RequestSender {
     try {
       return JSON.parse(response.text) as T;
     } catch {
-      throw new PlatformConnectionError(`the API answered ${response.status} with a body that is not JSON`, { status: response.status, headers: response.headers, body: response.text.slice(0, 2000) });
+      throw new PlatformConnectionError(`the API answered ${response.status} with a body that is not JSON`, {
+        status: response.status,
+        headers: response.headers,
+        body: response.text.slice(0, 2000),
+      });
     }
   }
 }
@@ -208,7 +223,11 @@ function errorCodeOf(response: RawResponse): string | undefined {
 export function toError(response: RawResponse): Error {
   const envelope = parseEnvelope(response.text);
   if (!envelope) {
-    return new PlatformConnectionError(`unexpected answer ${response.status} (not the API's error envelope)`, { status: response.status, headers: response.headers, body: response.text.slice(0, 2000) });
+    return new PlatformConnectionError(`unexpected answer ${response.status} (not the API's error envelope)`, {
+      status: response.status,
+      headers: response.headers,
+      body: response.text.slice(0, 2000),
+    });
   }
   const fallbackType: ErrorType = response.status >= 500 ? 'api_error' : (ERROR_TYPES[response.status] ?? 'invalid_request_error');
   return new PlatformError({

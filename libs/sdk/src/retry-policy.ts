@@ -31,9 +31,7 @@ export const DEFAULT_RETRY_SETTINGS: RetrySettings = { maxRetries: 2, initialDel
 
 /** What one attempt ended with. */
 export type AttemptOutcome =
-  | { kind: 'response'; status: number; code: string | undefined; retryAfter: string | null }
-  | { kind: 'network'; error: unknown }
-  | { kind: 'timeout' };
+  { kind: 'response'; status: number; code: string | undefined; retryAfter: string | null } | { kind: 'network'; error: unknown } | { kind: 'timeout' };
 
 /** Error codes of failures that happen before any byte of the request left this machine. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -21,7 +21,12 @@ function tempDir(prefix: string): string {
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  return execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...env }, timeout: 120_000 });
+  return execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...env },
+    timeout: 120_000,
+  });
 }
 
 afterAll(() => {
@@ -47,7 +52,15 @@ describe('@platform/sdk as a package (npm pack)', () => {
   it('ships only the compiled entry, its types, the README and package.json, with no runtime dependency', () => {
     expect(path.basename(tarball)).toBe('platform-sdk-0.1.0.tgz');
     const files = run('tar', ['-tzf', tarball], project).trim().split('\n').sort();
-    expect(files).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/generated/openapi.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/README.md',
+        'package/dist/index.js',
+        'package/dist/index.d.ts',
+        'package/dist/generated/openapi.d.ts',
+      ]),
+    );
     expect(files.filter((file) => !/^package\/(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual([]);
     expect(files.filter((file) => /spec|test-helpers/.test(file))).toEqual([]);
 
@@ -97,7 +110,21 @@ export function receive(body: Buffer, headers: Record<string, string>): string {
 `,
     );
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'commonjs', '--moduleResolution', 'node', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'consumer.ts'];
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'commonjs',
+      '--moduleResolution',
+      'node',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules/@types'),
+      'consumer.ts',
+    ];
     expect(() => run(process.execPath, [tsc, ...args], project)).not.toThrow();
   });
 });

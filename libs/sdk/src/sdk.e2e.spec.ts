@@ -14,7 +14,16 @@ import {
   type ReceivedRequest,
   type TestApp,
 } from '@platform/testing';
-import { answerHandshake, PlatformClient, PlatformError, verifyWebhook, WebhookVerificationError, type CreateWebhookEndpointRequest, type FetchLike, type WebhookEvent } from './index';
+import {
+  answerHandshake,
+  PlatformClient,
+  PlatformError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type CreateWebhookEndpointRequest,
+  type FetchLike,
+  type WebhookEvent,
+} from './index';
 
 /** The SDK against the running stack: every call goes through the real gateway and services. */
 
@@ -151,7 +160,15 @@ describe('@platform/sdk against the running stack (e2e)', () => {
     const { app, appUserId } = await appWithTester();
     const { client, urls } = clientFor(app);
     const media = await client.media.upload(PNG, { fileName: 'pixel.png', mimeType: 'image/png' });
-    expect(media).toMatchObject({ source: 'app', kind: 'image', mimeType: 'image/png', fileName: 'pixel.png', size: PNG.length, status: 'ready', url: expect.any(String) });
+    expect(media).toMatchObject({
+      source: 'app',
+      kind: 'image',
+      mimeType: 'image/png',
+      fileName: 'pixel.png',
+      size: PNG.length,
+      status: 'ready',
+      url: expect.any(String),
+    });
     expect(urls.map((u) => u.split(' ')[0])).toEqual(['POST', 'PUT', 'GET']);
     const again = await client.media.get(media.id);
     expect(Buffer.from(await (await fetch(again.url as string)).arrayBuffer())).toEqual(PNG);
@@ -199,7 +216,9 @@ describe('@platform/sdk against the running stack (e2e)', () => {
     // Lifecycle calls through the SDK.
     expect((await client.webhooks.list()).data.map((e) => e.id)).toEqual([endpoint.id]);
     expect(await client.webhooks.get(endpoint.id)).not.toHaveProperty('secret');
-    expect(await client.webhooks.update(endpoint.id, { events: ['message.status', 'webhook.test'] })).toMatchObject({ events: ['message.status', 'webhook.test'] });
+    expect(await client.webhooks.update(endpoint.id, { events: ['message.status', 'webhook.test'] })).toMatchObject({
+      events: ['message.status', 'webhook.test'],
+    });
     expect(await client.webhooks.verify(endpoint.id, { verifyToken })).toMatchObject({ state: 'enabled' });
     expect(handshakes).toHaveLength(2);
   });

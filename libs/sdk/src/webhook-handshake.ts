@@ -21,7 +21,8 @@ export function answerHandshake(query: HandshakeQuery, verifyToken: string): Han
   const mode = params('svc.mode');
   const token = params('svc.verify_token');
   const challenge = params('svc.challenge');
-  if (mode === 'subscribe' && token !== null && challenge !== null && verifyToken && sameSecret(token, verifyToken)) return { ok: true, status: 200, body: challenge };
+  if (mode === 'subscribe' && token !== null && challenge !== null && verifyToken && sameSecret(token, verifyToken))
+    return { ok: true, status: 200, body: challenge };
   return { ok: false, status: 403, body: '' };
 }
 

@@ -45,7 +45,12 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
  *
  * @throws WebhookVerificationError when anything does not check out.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: HeadersInput, secretOrSecrets: string | string[], options: VerifyWebhookOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: HeadersInput,
+  secretOrSecrets: string | string[],
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const secrets = (Array.isArray(secretOrSecrets) ? secretOrSecrets : [secretOrSecrets]).filter((secret) => typeof secret === 'string' && secret.length > 0);
   if (secrets.length === 0) throw new TypeError('verifyWebhook: at least one signing secret is required');
@@ -64,8 +69,13 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: HeadersInpu
   }
 
   const ageSeconds = nowMs / 1000 - timestamp;
-  if (ageSeconds > tolerance) throw new WebhookVerificationError('timestamp_out_of_tolerance', `signature timestamp is ${Math.round(ageSeconds)} s old (tolerance ${tolerance} s)`);
-  if (-ageSeconds > tolerance) throw new WebhookVerificationError('timestamp_out_of_tolerance', `signature timestamp is ${Math.round(-ageSeconds)} s in the future (tolerance ${tolerance} s)`);
+  if (ageSeconds > tolerance)
+    throw new WebhookVerificationError('timestamp_out_of_tolerance', `signature timestamp is ${Math.round(ageSeconds)} s old (tolerance ${tolerance} s)`);
+  if (-ageSeconds > tolerance)
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      `signature timestamp is ${Math.round(-ageSeconds)} s in the future (tolerance ${tolerance} s)`,
+    );
 
   try {
     return JSON.parse(body.toString('utf8')) as WebhookEvent;
@@ -87,7 +97,8 @@ function verifySvcSignature(header: string, body: Buffer, secrets: string[]): nu
     // Other schemes (v0, future ones) are ignored, as Stripe does, so a new scheme never breaks old receivers.
     else if (key === 'v1' && HEX_SHA256.test(value)) signatures.push(Buffer.from(value, 'hex'));
   }
-  if (timestamps.length !== 1 || !/^\d{1,12}$/.test(timestamps[0])) throw new WebhookVerificationError('malformed_signature', 'Svc-Signature needs exactly one numeric t');
+  if (timestamps.length !== 1 || !/^\d{1,12}$/.test(timestamps[0]))
+    throw new WebhookVerificationError('malformed_signature', 'Svc-Signature needs exactly one numeric t');
   if (signatures.length === 0) throw new WebhookVerificationError('malformed_signature', 'Svc-Signature has no v1 signature');
   const t = timestamps[0];
   const matched = secrets.some((secret) => {
@@ -100,7 +111,8 @@ function verifySvcSignature(header: string, body: Buffer, secrets: string[]): nu
 
 /** Checks the Standard Webhooks headers; answers webhook-timestamp. */
 function verifyStandardSignature(header: string, messageId: string | null, timestamp: string | null, body: Buffer, secrets: string[]): number {
-  if (!messageId || !timestamp || !/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('malformed_signature', 'webhook-signature needs webhook-id and a numeric webhook-timestamp');
+  if (!messageId || !timestamp || !/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError('malformed_signature', 'webhook-signature needs webhook-id and a numeric webhook-timestamp');
   const signatures = header
     .split(' ')
     .map((entry) => entry.split(','))

@@ -37,7 +37,14 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
         // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
         // a short session: a killed replica's requests wait at most that long.
-        consumer: { groupId: `${rpcTopic(options.rpcService)}-servers`, maxWaitTimeInMs: 500, heartbeatInterval: 300, sessionTimeout: runtime.config.kafkaSessionTimeoutMs, rebalanceTimeout: 5_000, allowAutoTopicCreation: false },
+        consumer: {
+          groupId: `${rpcTopic(options.rpcService)}-servers`,
+          maxWaitTimeInMs: 500,
+          heartbeatInterval: 300,
+          sessionTimeout: runtime.config.kafkaSessionTimeoutMs,
+          rebalanceTimeout: 5_000,
+          allowAutoTopicCreation: false,
+        },
         producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
         subscribe: { fromBeginning: true },
         run: { partitionsConsumedConcurrently: 6 },
@@ -48,7 +55,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         // Request offsets of a service whose operations are safe to run again are committed once a
         // second instead of after every batch (about one OffsetCommit per request at moderate rates).
         commitEveryMs: options.rpcOpsSafeToRerun ? 1000 : undefined,
-        onLag: (topic, partition, lag) => runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
+        onLag: (topic, partition, lag) =>
+          runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
         onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
       },
     );
@@ -62,7 +70,13 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   const host = options.host ?? runtime.config.bindHost;
   await app.listen(options.port, host);
   runtime.startupPhase('listening');
-  log('info', 'service started', { service: runtime.config.serviceName, host, port: options.port, instanceId: runtime.config.instanceId, startupMs: runtime.startupTimings() });
+  log('info', 'service started', {
+    service: runtime.config.serviceName,
+    host,
+    port: options.port,
+    instanceId: runtime.config.instanceId,
+    startupMs: runtime.startupTimings(),
+  });
   return app;
 }
 

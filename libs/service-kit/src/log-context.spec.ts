@@ -1,5 +1,16 @@
 import { context, propagation } from '@opentelemetry/api';
-import { addLogFields, bindLogContext, childSpanContext, currentLogFields, currentTraceparent, formatTraceparent, newSpanId, newTraceId, parseTraceparent, runWithLogContext } from './log-context';
+import {
+  addLogFields,
+  bindLogContext,
+  childSpanContext,
+  currentLogFields,
+  currentTraceparent,
+  formatTraceparent,
+  newSpanId,
+  newTraceId,
+  parseTraceparent,
+  runWithLogContext,
+} from './log-context';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
@@ -88,12 +99,16 @@ describe('log context', () => {
 
   it('binds callbacks that run later outside the context, and injects traceparent for the libraries', () => {
     let later: () => unknown = () => undefined;
-    runWithLogContext({ requestId: 'req_2' }, () => {
-      later = bindLogContext(() => currentLogFields().requestId);
-      const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
-      expect(carrier.traceparent).toBe(currentTraceparent());
-    }, null);
+    runWithLogContext(
+      { requestId: 'req_2' },
+      () => {
+        later = bindLogContext(() => currentLogFields().requestId);
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        expect(carrier.traceparent).toBe(currentTraceparent());
+      },
+      null,
+    );
     expect(later()).toBe('req_2');
   });
 });

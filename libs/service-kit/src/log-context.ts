@@ -1,4 +1,16 @@
-import { context, createContextKey, propagation, ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type SpanContext, type SpanKind } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  propagation,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type SpanContext,
+  type SpanKind,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { randomHex } from '@platform/contracts';
@@ -55,7 +67,9 @@ export function newSpanId(): string {
 export function parseTraceparent(header: string | string[] | null | undefined): SpanContext | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (typeof value !== 'string' || value.length === 0) return null;
-  const extracted = trace.getSpanContext(propagator.extract(context.active(), { traceparent: value }, { get: (c, k) => c[k as 'traceparent'], keys: (c) => Object.keys(c) }));
+  const extracted = trace.getSpanContext(
+    propagator.extract(context.active(), { traceparent: value }, { get: (c, k) => c[k as 'traceparent'], keys: (c) => Object.keys(c) }),
+  );
   return extracted && trace.isSpanContextValid(extracted) ? extracted : null;
 }
 
@@ -100,7 +114,11 @@ export function runWithLogContext<T>(fields: LogFields, fn: () => T, traceparent
   };
   try {
     const result = context.with(ctx, fn);
-    if (result instanceof Promise) return result.then((value) => (end(), value), (error) => (end(error), Promise.reject(error))) as T;
+    if (result instanceof Promise)
+      return result.then(
+        (value) => (end(), value),
+        (error) => (end(error), Promise.reject(error)),
+      ) as T;
     end();
     return result;
   } catch (error) {

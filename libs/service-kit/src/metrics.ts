@@ -35,8 +35,17 @@ export class ServiceMetrics {
     this.outboxBacklog = new Gauge({ name: 'outbox_backlog_rows', help: 'Outbox rows not yet published', registers: [this.registry] });
     this.outboxOldestAge = new Gauge({ name: 'outbox_oldest_age_seconds', help: 'Age of the oldest unpublished outbox row', registers: [this.registry] });
     this.outboxPublished = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published to Kafka', registers: [this.registry] });
-    this.consumerErrors = new Counter({ name: 'consumer_errors_total', help: 'Errors while applying events', labelNames: ['consumer'], registers: [this.registry] });
-    this.idempotencyReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [this.registry] });
+    this.consumerErrors = new Counter({
+      name: 'consumer_errors_total',
+      help: 'Errors while applying events',
+      labelNames: ['consumer'],
+      registers: [this.registry],
+    });
+    this.idempotencyReplays = new Counter({
+      name: 'idempotency_replays_total',
+      help: 'Answers replayed for a repeated Idempotency-Key',
+      registers: [this.registry],
+    });
     const stepBuckets = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
     this.rpcClientDuration = new Histogram({
       name: 'rpc_client_duration_seconds',
@@ -65,7 +74,12 @@ export class ServiceMetrics {
       labelNames: ['consumer', 'topic', 'partition'],
       registers: [this.registry],
     });
-    this.eventsApplied = new Counter({ name: 'consumer_events_applied_total', help: 'Events applied by consumers', labelNames: ['consumer', 'type'], registers: [this.registry] });
+    this.eventsApplied = new Counter({
+      name: 'consumer_events_applied_total',
+      help: 'Events applied by consumers',
+      labelNames: ['consumer', 'type'],
+      registers: [this.registry],
+    });
   }
 
   /**

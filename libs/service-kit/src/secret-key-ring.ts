@@ -32,7 +32,10 @@ export class SecretKeyRing {
   /** `kid:base64key[,kid:base64key]` (32-byte keys, base64 or base64url) and the id to seal with. */
   static parse(keysSpec: string, activeKeyId: string): SecretKeyRing {
     const keys = new Map<string, Buffer>();
-    for (const entry of keysSpec.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of keysSpec
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const colon = entry.indexOf(':');
       const kid = colon > 0 ? entry.slice(0, colon) : '';
       if (!KEY_ID.test(kid)) throw new ConfigError('SECRETS_KEYS entries are kid:base64key, the kid of letters, digits, _ or - (at most 32)');
@@ -54,7 +57,8 @@ export class SecretKeyRing {
     if (!keys) throw new ConfigError('SECRETS_KEYS is required in production');
     const ring = SecretKeyRing.parse(keys, env.SECRETS_ACTIVE_KEY_ID || (given ? '' : DEV_SECRETS_ACTIVE_KEY_ID));
     const devKey = Buffer.from(DEV_SECRETS_KEYS.split(':')[1], 'base64');
-    if (production && [...ring.keys.values()].some((key) => key.equals(devKey))) throw new ConfigError('Refusing to run in production with the dev SECRETS_KEYS key');
+    if (production && [...ring.keys.values()].some((key) => key.equals(devKey)))
+      throw new ConfigError('Refusing to run in production with the dev SECRETS_KEYS key');
     return ring;
   }
 

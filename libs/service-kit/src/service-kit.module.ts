@@ -17,7 +17,8 @@ export class ServiceKitModule {
   static forRoot(runtime: ServiceRuntime, rpcService?: RpcService): DynamicModule {
     // Typed for the operations every service answers; each service's handlers see it as RpcDispatcher<'<service>'>.
     const dispatcher = new RpcDispatcher(
-      (error, request) => log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
+      (error, request) =>
+        log('error', 'rpc handler failed', { op: request.op, requestId: request.caller?.requestId, error: String((error as Error)?.stack ?? error) }),
       runtime.secretKeys,
     );
     dispatcher.register('clock.offset', async () => ({ offsetMs: runtime.clock.nowMs() - Date.now(), now: runtime.clock.now().toISOString() }));

@@ -8,7 +8,20 @@ import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '@platform/clock';
 import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
-import { ConsumerLagPoller, createKafka, ensureTopics, InboxConsumer, KafkaHealth, KeyHashPartitioner, setKafkaLogSink, byEventType, startBroadcastConsumer, type EventHandlers, type LagSource, type PipelinedEffect } from '@platform/kafka';
+import {
+  ConsumerLagPoller,
+  createKafka,
+  ensureTopics,
+  InboxConsumer,
+  KafkaHealth,
+  KeyHashPartitioner,
+  setKafkaLogSink,
+  byEventType,
+  startBroadcastConsumer,
+  type EventHandlers,
+  type LagSource,
+  type PipelinedEffect,
+} from '@platform/kafka';
 import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
@@ -23,7 +36,9 @@ const READINESS_DEADLINE_MS = 1500;
 /** The check's answer, or false once `ms` passed (or it failed). */
 function withDeadline(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([check.catch(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([check.catch(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 export interface ServiceRuntimeOptions {
@@ -210,7 +225,11 @@ export class ServiceRuntime {
             return result;
           },
           traceparent ?? null,
-          { name: `apply ${event.type}`, kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'kafka', 'messaging.consumer.group.name': name, 'messaging.message.id': event.eventId } },
+          {
+            name: `apply ${event.type}`,
+            kind: SpanKind.CONSUMER,
+            attributes: { 'messaging.system': 'kafka', 'messaging.consumer.group.name': name, 'messaging.message.id': event.eventId },
+          },
         ),
       onLag: (topic, partition, lag) => this.metrics.kafkaConsumerLag.set({ consumer: name, topic, partition: String(partition) }, lag),
       onApplied: (event) => {
@@ -274,7 +293,12 @@ export class ServiceRuntime {
   async readiness(): Promise<{ ok: boolean; checks: Record<string, boolean> }> {
     // Each check within its deadline: a probe that hangs would be a probe that fails, later.
     const [postgres, broker] = await Promise.all([
-      withDeadline(this.em().execute('select 1').then(() => true), READINESS_DEADLINE_MS),
+      withDeadline(
+        this.em()
+          .execute('select 1')
+          .then(() => true),
+        READINESS_DEADLINE_MS,
+      ),
       this.kafkaHealth ? this.kafkaHealth.reachable() : Promise.resolve(false),
     ]);
     const kafka = this.kafkaUp && broker;

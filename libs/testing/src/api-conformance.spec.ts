@@ -6,7 +6,9 @@ import { ApiConformance } from './api-conformance';
 const conformance = new ApiConformance(JSON.parse(readFileSync(path.resolve(__dirname, '../../../docs/openapi.json'), 'utf8')));
 const headers = new Headers({ 'svc-request-id': 'req_01JD3QE3H6K9N2Q5T8W1Z4C7', 'svc-version': API_VERSION });
 const example = (name: string) => structuredClone((PUBLIC_RESOURCE_SCHEMAS[name].examples as Record<string, unknown>[])[0]);
-const envelope = (code: string) => ({ error: { code, message: 'm', type: 'permission_error', requestId: 'req_1', docUrl: 'https://docs.example.com/platform/errors#' + code } });
+const envelope = (code: string) => ({
+  error: { code, message: 'm', type: 'permission_error', requestId: 'req_1', docUrl: 'https://docs.example.com/platform/errors#' + code },
+});
 
 describe('ApiConformance (the e2e suite’s check of answers against docs/openapi.json)', () => {
   it('passes an answer the document describes', () => {
@@ -19,7 +21,9 @@ describe('ApiConformance (the e2e suite’s check of answers against docs/openap
     const { readAt, ...renamed } = example('Message');
     expect(conformance.checkResponse('GET', '/messages/msg_1', 200, headers, { ...renamed, readOn: readAt })).toHaveLength(1);
     expect(conformance.checkResponse('GET', '/messages/msg_1', 200, headers, { ...example('Message'), createdAt: null })).toHaveLength(1);
-    expect(conformance.checkResponse('GET', '/consents', 200, headers, { data: [{ ...example('Consent'), status: 'paused' }], nextCursor: null })).toHaveLength(1);
+    expect(conformance.checkResponse('GET', '/consents', 200, headers, { data: [{ ...example('Consent'), status: 'paused' }], nextCursor: null })).toHaveLength(
+      1,
+    );
   });
 
   it('fails a status the operation does not declare, and a code not declared for that status', () => {

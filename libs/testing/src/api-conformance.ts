@@ -48,18 +48,21 @@ export class ApiConformance {
     if (!found) {
       // No operation: only the pipeline's 404 for an unknown route, or the document and its page.
       if (status === 404) problems.push(...this.checkError(this.envelope(), body, ['route_not_found'], 404));
-      else if (!['/openapi.json', '/docs'].some((p) => path.startsWith(p))) problems.push(`${method} ${path} answered ${status} but the document has no such operation`);
+      else if (!['/openapi.json', '/docs'].some((p) => path.startsWith(p)))
+        problems.push(`${method} ${path} answered ${status} but the document has no such operation`);
       return problems;
     }
     const label = `${found.operation.operationId} (${method} ${found.template})`;
     const response = found.operation.responses[String(status)];
-    if (!response) return [...problems, `${label} answered ${status}, which the document does not declare (declared: ${Object.keys(found.operation.responses).join(', ')})`];
+    if (!response)
+      return [...problems, `${label} answered ${status}, which the document does not declare (declared: ${Object.keys(found.operation.responses).join(', ')})`];
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       if (body !== undefined && body !== '') problems.push(`${label} ${status} has a body the document does not describe`);
       return problems;
     }
-    if (status >= 400) return [...problems, ...this.checkError(this.validatorFor(schema), body, response['x-error-codes'] ?? [], status).map((p) => `${label}: ${p}`)];
+    if (status >= 400)
+      return [...problems, ...this.checkError(this.validatorFor(schema), body, response['x-error-codes'] ?? [], status).map((p) => `${label}: ${p}`)];
     const validate = this.validatorFor(schema);
     if (!validate(body)) problems.push(`${label} ${status} body does not match the document: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
     return problems;

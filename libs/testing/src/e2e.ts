@@ -99,9 +99,15 @@ export interface TestApp {
 
 /** A fresh org and sandbox app with one sandbox key, made through the admin API. */
 export async function createTestApp(options: { allowsExternalBusinesses?: boolean; scopes?: string[] } = {}): Promise<TestApp> {
-  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: options.allowsExternalBusinesses ?? true }), 201).body;
+  const org = expectStatus(
+    await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: options.allowsExternalBusinesses ?? true }),
+    201,
+  ).body;
   const app = expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Test Business' }), 201).body;
-  const key = expectStatus(await admin('POST', `/apps/${app.id}/keys`, { environment: 'sandbox', ...(options.scopes ? { scopes: options.scopes } : {}) }), 201).body;
+  const key = expectStatus(
+    await admin('POST', `/apps/${app.id}/keys`, { environment: 'sandbox', ...(options.scopes ? { scopes: options.scopes } : {}) }),
+    201,
+  ).body;
   return { orgId: org.id, appId: app.id, sandboxKey: key.key, sandboxKeyId: key.id };
 }
 

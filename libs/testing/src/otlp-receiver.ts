@@ -19,7 +19,9 @@ type OtlpValue = { stringValue?: string; intValue?: string | number; doubleValue
 interface OtlpJson {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value?: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number; attributes?: { key: string; value?: OtlpValue }[] }[] }[];
+    scopeSpans?: {
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number; attributes?: { key: string; value?: OtlpValue }[] }[];
+    }[];
   }[];
 }
 
@@ -87,7 +89,15 @@ export class OtlpReceiver {
             const v = value?.stringValue ?? value?.boolValue ?? value?.doubleValue ?? (value?.intValue !== undefined ? Number(value.intValue) : undefined);
             if (v !== undefined) attributes[key] = v;
           }
-          this.spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || null, name: span.name, kind: span.kind ?? 0, attributes });
+          this.spans.push({
+            service,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId || null,
+            name: span.name,
+            kind: span.kind ?? 0,
+            attributes,
+          });
         }
       }
     }

@@ -46,7 +46,8 @@ interface Bundle {
  */
 export function testCertificates(dir: string, hostnames: string[] = []): TestCertificates {
   const wanted = [...new Set([...TEST_CERT_NAMES, ...hostnames].map((name) => name.toLowerCase()))];
-  for (const name of wanted) if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(name)) throw new Error(`testCertificates: ${JSON.stringify(name)} is not a DNS name`);
+  for (const name of wanted)
+    if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(name)) throw new Error(`testCertificates: ${JSON.stringify(name)} is not a DNS name`);
   mkdirSync(dir, { recursive: true });
   const existing = readBundle(path.join(dir, BUNDLE_FILE));
   let bundle: Bundle;
@@ -144,7 +145,25 @@ function generateCa(): { caKeyPem: string; caPem: string } {
     '',
   ].join('\n');
   return withOpenssl({ 'ca.cnf': config }, (file) => {
-    openssl(['req', '-x509', '-new', '-config', file('ca.cnf'), '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-sha256', '-days', String(CA_DAYS), '-keyout', file('ca.key'), '-out', file('ca.pem')]);
+    openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-config',
+      file('ca.cnf'),
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-sha256',
+      '-days',
+      String(CA_DAYS),
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.pem'),
+    ]);
     return { caKeyPem: readFileSync(file('ca.key'), 'utf8'), caPem: readFileSync(file('ca.pem'), 'utf8') };
   });
 }
@@ -163,9 +182,43 @@ function issueLeaf(ca: { caKeyPem: string; caPem: string }, names: string[]): { 
     '',
   ].join('\n');
   return withOpenssl({ 'ca.key': ca.caKeyPem, 'ca.pem': ca.caPem, 'leaf.cnf': request, 'leaf.ext': extensions }, (file) => {
-    openssl(['req', '-new', '-config', file('leaf.cnf'), '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('leaf.key'), '-out', file('leaf.csr')]);
+    openssl([
+      'req',
+      '-new',
+      '-config',
+      file('leaf.cnf'),
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      file('leaf.key'),
+      '-out',
+      file('leaf.csr'),
+    ]);
     const serial = `0x${(randomBytes(16)[0] & 0x7f).toString(16).padStart(2, '0')}${randomBytes(15).toString('hex')}`;
-    openssl(['x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', serial, '-sha256', '-days', String(LEAF_DAYS), '-extfile', file('leaf.ext'), '-extensions', 'v3_leaf', '-out', file('leaf.pem')]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      file('leaf.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-set_serial',
+      serial,
+      '-sha256',
+      '-days',
+      String(LEAF_DAYS),
+      '-extfile',
+      file('leaf.ext'),
+      '-extensions',
+      'v3_leaf',
+      '-out',
+      file('leaf.pem'),
+    ]);
     return { keyPem: readFileSync(file('leaf.key'), 'utf8'), certPem: readFileSync(file('leaf.pem'), 'utf8') };
   });
 }

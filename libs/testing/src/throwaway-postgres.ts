@@ -27,7 +27,16 @@ export class ThrowawayPostgres {
   }
 
   start(): void {
-    this.run('pg_ctl', ['-D', this.data, '-l', path.join(this.dir, 'server.log'), '-w', '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    this.run('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      path.join(this.dir, 'server.log'),
+      '-w',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   }
 
   /** `immediate`: as a crash or a pulled plug would (no goodbye to the clients). */

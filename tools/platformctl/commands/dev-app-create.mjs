@@ -12,7 +12,12 @@ export default {
   },
   examples: ['platformctl dev app create --org org_… --handle acme --name "Acme Support"'],
   async run({ values, config }) {
-    const body = { orgId: values.org, handle: values.handle, displayName: values.name, ...(values['creator-email'] ? { creatorEmail: values['creator-email'] } : {}) };
+    const body = {
+      orgId: values.org,
+      handle: values.handle,
+      displayName: values.name,
+      ...(values['creator-email'] ? { creatorEmail: values['creator-email'] } : {}),
+    };
     out(JSON.stringify(await adminRequire(config, 'POST', '/apps', body), null, 2));
   },
 };

@@ -63,8 +63,18 @@ export default {
   ].join('\n'),
   options: {
     'forward-to': { type: 'string', required: true, placeholder: 'URL', description: 'local http:// or https:// URL to POST each event to' },
-    events: { type: 'string', placeholder: 't1,t2', description: 'event types to receive (default: message.received, message.status, consent.updated, app.status_changed)' },
-    'api-url': { type: 'string', env: 'PLATFORM_API_URL', default: 'http://localhost:3000/platform/v1', placeholder: 'URL', description: 'public API base URL' },
+    events: {
+      type: 'string',
+      placeholder: 't1,t2',
+      description: 'event types to receive (default: message.received, message.status, consent.updated, app.status_changed)',
+    },
+    'api-url': {
+      type: 'string',
+      env: 'PLATFORM_API_URL',
+      default: 'http://localhost:3000/platform/v1',
+      placeholder: 'URL',
+      description: 'public API base URL',
+    },
     key: { type: 'string', env: 'PLATFORM_API_KEY', placeholder: 'qk_sb_…', description: 'sandbox API key with the webhooks:manage scope' },
   },
   examples: [
@@ -103,7 +113,8 @@ export default {
           const body = await res.json().catch(() => null);
           const reason = body?.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`;
           if (res.status === 401 || res.status === 403) throw refused(`refused by the platform (${reason})`);
-          if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) throw new CliError(`the platform answered ${res.status} (${reason}); is --api-url ${values['api-url']} right?`);
+          if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
+            throw new CliError(`the platform answered ${res.status} (${reason}); is --api-url ${values['api-url']} right?`);
           throw new Error(reason);
         }
         failures = 0;
@@ -151,12 +162,26 @@ export default {
       const headers = {
         'Content-Type': 'application/json',
         'User-Agent': 'platformctl-listen/1.0',
-        ...webhookDeliveryHeaders({ secrets: [secret], timestampSeconds: Math.floor(Date.now() / 1000), body, eventId, eventType: event.event, deliveryId: deliveryId(), attempt: 1 }),
+        ...webhookDeliveryHeaders({
+          secrets: [secret],
+          timestampSeconds: Math.floor(Date.now() / 1000),
+          body,
+          eventId,
+          eventType: event.event,
+          deliveryId: deliveryId(),
+          attempt: 1,
+        }),
       };
       const started = performance.now();
       let result;
       try {
-        const res = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(ANSWER_TIMEOUT_MS), stop.signal]) });
+        const res = await fetch(forwardTo, {
+          method: 'POST',
+          headers,
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(ANSWER_TIMEOUT_MS), stop.signal]),
+        });
         await res.arrayBuffer();
         result = String(res.status);
       } catch (error) {

@@ -66,13 +66,26 @@ export default {
       const params = [since, until, values.type ?? null];
       const [{ n }] = (await db.query(`select count(*)::int as n from "${schema}".events where ${where}`, params)).rows;
       const dryRun = values['dry-run'];
-      const summary = { service: values.service, since: since.toISOString(), until: until?.toISOString() ?? null, events: n, republished: 0, alreadyWaiting: 0, private: 0, byTopic: {} };
+      const summary = {
+        service: values.service,
+        since: since.toISOString(),
+        until: until?.toISOString() ?? null,
+        events: n,
+        republished: 0,
+        alreadyWaiting: 0,
+        private: 0,
+        byTopic: {},
+      };
       const report = () => {
         if (values.json) out(JSON.stringify(summary, null, 2));
         else {
           out(`${values.service}: ${n} event(s) with occurredAt in [${summary.since}, ${summary.until ?? 'now'})`);
           if (Object.keys(summary.byTopic).length) out(table(['topic', 'events'], Object.entries(summary.byTopic)));
-          out(dryRun ? `dry run: would republish ${n - summary.private}, private (not published) ${summary.private}` : `republished ${summary.republished}, already in the outbox ${summary.alreadyWaiting}, private (not published) ${summary.private}`);
+          out(
+            dryRun
+              ? `dry run: would republish ${n - summary.private}, private (not published) ${summary.private}`
+              : `republished ${summary.republished}, already in the outbox ${summary.alreadyWaiting}, private (not published) ${summary.private}`,
+          );
         }
       };
       if (!dryRun && n > 0 && !(await confirm(values, `Republish ${n} event(s) of ${values.service}?`))) {

@@ -12,15 +12,29 @@ export default {
   options: {
     service: { type: 'string', required: true, choices: SERVICES, placeholder: 'service', description: 'service whose projections to rebuild' },
     'from-offset': { type: 'string', placeholder: 'offset', description: 'rebuild from topics, every partition from this offset (0: everything)' },
-    'from-time': { type: 'string', placeholder: 'ISO time', format: 'time', description: 'rebuild from topics, every partition from its first message at or after this time' },
+    'from-time': {
+      type: 'string',
+      placeholder: 'ISO time',
+      format: 'time',
+      description: 'rebuild from topics, every partition from its first message at or after this time',
+    },
     'dry-run': { type: 'boolean', description: 'topics only: show partitions and offsets, change nothing' },
     'page-size': { type: 'string', placeholder: 'n', description: 'events per write transaction (default 10000 from the store, 2000 from topics)' },
     'keep-old': { type: 'boolean', description: 'keep the replaced tables in <schema>_old_<ts>' },
     'lock-timeout': { type: 'string', default: '5000', placeholder: 'ms', description: 'give up the swap if the live tables cannot be locked in time' },
-    'app-user-id-secret': { type: 'string', env: 'APP_USER_ID_SECRET', placeholder: 'secret', description: "messaging and consent from topics: the platform's appUserId secret" },
+    'app-user-id-secret': {
+      type: 'string',
+      env: 'APP_USER_ID_SECRET',
+      placeholder: 'secret',
+      description: "messaging and consent from topics: the platform's appUserId secret",
+    },
     quiet: { type: 'boolean', description: 'no progress bar' },
   },
-  examples: ['platformctl replay projections --service messaging', 'platformctl replay projections --service messaging --from-offset 0', 'platformctl replay projections --service gateway --from-time 2026-11-01T00:00:00Z --dry-run'],
+  examples: [
+    'platformctl replay projections --service messaging',
+    'platformctl replay projections --service messaging --from-offset 0',
+    'platformctl replay projections --service gateway --from-time 2026-11-01T00:00:00Z --dry-run',
+  ],
   async run({ values, config }) {
     process.env.DATABASE_URL = config.databaseUrl;
     process.env.KAFKA_BROKERS = config.kafkaBrokers.join(',');

@@ -36,7 +36,9 @@ From the event store (default where the service has one: ${Object.keys(STORE_SPE
 service's own events into <schema>_rebuild_<ts>, catches up events appended meanwhile, then swaps
 the tables in one short transaction (writers of those tables wait for it).
 
-From topics (--from-offset or --from-time; the default for ${Object.keys(TOPIC_SPECS).filter((s) => !STORE_SPECS[s]).join(', ')}): reads
+From topics (--from-offset or --from-time; the default for ${Object.keys(TOPIC_SPECS)
+  .filter((s) => !STORE_SPECS[s])
+  .join(', ')}): reads
 the topics the service's projection consumers follow, with a throwaway consumer group, applies the
 live consumers' own handlers to fresh tables, keeps exactly what the live consumers applied (their
 inbox says which), then swaps. Events before the start are not replayed: the rebuilt tables hold
@@ -117,9 +119,14 @@ export async function run(argv) {
       const { rebuildProjections } = require(path.join(ROOT, 'dist/libs/event-store/src/projection-rebuild.js'));
       const [file, name] = STORE_SPECS[values.service];
       const bar = progress('events');
-      const report = await rebuildProjections(client, require(path.join(ROOT, file))[name], { ...common, pageSize: Number(values['page-size'] ?? 10000), onProgress: bar.onProgress });
+      const report = await rebuildProjections(client, require(path.join(ROOT, file))[name], {
+        ...common,
+        pageSize: Number(values['page-size'] ?? 10000),
+        onProgress: bar.onProgress,
+      });
       bar.finish();
-      if (!values.quiet) process.stderr.write(`${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
+      if (!values.quiet)
+        process.stderr.write(`${report.events} events in ${report.seconds} s: ${report.eventsPerSecond} events/s (swap lock ${report.swapLockMs} ms)\n`);
       console.log(JSON.stringify(report));
       return 0;
     }
@@ -162,14 +169,21 @@ export async function run(argv) {
           process.stderr.write(`would rebuild ${spec.tables.map((t) => `${spec.schema}.${t}`).join(', ')} from ${describeStart(from)}: ${messages} messages\n`);
           for (const p of partitions) process.stderr.write(`  ${p.consumer}  ${p.topic}[${p.partition}]  ${p.start} → ${p.end}\n`);
         }
-        console.log(JSON.stringify({ service: spec.service, source: 'topics', dryRun: true, from: describeStart(from), tables: spec.tables, messages, partitions }));
+        console.log(
+          JSON.stringify({ service: spec.service, source: 'topics', dryRun: true, from: describeStart(from), tables: spec.tables, messages, partitions }),
+        );
         return 0;
       } finally {
         await admin.disconnect();
       }
     }
     const bar = progress('messages');
-    const report = await rebuildProjectionsFromTopics(query, kafka, spec, { ...common, from, pageSize: Number(values['page-size'] ?? 2000), onProgress: bar.onProgress });
+    const report = await rebuildProjectionsFromTopics(query, kafka, spec, {
+      ...common,
+      from,
+      pageSize: Number(values['page-size'] ?? 2000),
+      onProgress: bar.onProgress,
+    });
     bar.finish();
     if (!values.quiet) {
       process.stderr.write(

@@ -35,7 +35,9 @@ export default {
       const assertInactive = async () => {
         const [group] = (await admin.describeGroups([groupId])).groups;
         if (group && group.members.length > 0) {
-          throw refused(`group ${groupId} is ${group.state} with ${group.members.length} member(s) (${[...new Set(group.members.map((m) => m.clientHost))].join(', ')}): stop its consumers first`);
+          throw refused(
+            `group ${groupId} is ${group.state} with ${group.members.length} member(s) (${[...new Set(group.members.map((m) => m.clientHost))].join(', ')}): stop its consumers first`,
+          );
         }
       };
       if (!(await admin.listTopics()).includes(topic)) throw usageError(`no topic ${topic}`);
@@ -56,14 +58,26 @@ export default {
           else if (toOffset === 'latest') target = high;
           else target = Math.min(Math.max(Number(toOffset), low), high);
           const from = current < 0 ? low : current;
-          return { partition: p.partition, current: current < 0 ? null : current, target, end: high, reread: Math.max(0, from - target), toRead: high - target };
+          return {
+            partition: p.partition,
+            current: current < 0 ? null : current,
+            target,
+            end: high,
+            reread: Math.max(0, from - target),
+            toRead: high - target,
+          };
         })
         .sort((a, b) => a.partition - b.partition);
       const totals = { reread: plan.reduce((n, p) => n + p.reread, 0), toRead: plan.reduce((n, p) => n + p.toRead, 0) };
       if (values.json) out(JSON.stringify({ topic, group: groupId, partitions: plan, ...totals, applied: false }, null, 2));
       else {
         out(`topic ${topic}, group ${groupId}`);
-        out(table(['partition', 'current', 'target', 'end', 're-read', 'to read'], plan.map((p) => [p.partition, p.current ?? '(none)', p.target, p.end, p.reread, p.toRead])));
+        out(
+          table(
+            ['partition', 'current', 'target', 'end', 're-read', 'to read'],
+            plan.map((p) => [p.partition, p.current ?? '(none)', p.target, p.end, p.reread, p.toRead]),
+          ),
+        );
         out(`total: ${totals.reread} message(s) re-read, ${totals.toRead} to read after the reset`);
       }
       if (values['dry-run']) return EXIT.ok;

@@ -66,7 +66,11 @@ export default {
       const before = Object.fromEntries(counts.rows.map((r) => [r.kid, r.values]));
       const toReseal = counts.rows.filter((r) => r.kid !== ring.activeKeyId).reduce((n, r) => n + r.values, 0);
       if (values['dry-run']) {
-        out(values.json ? JSON.stringify({ activeKeyId: ring.activeKeyId, valuesByKeyId: before, toReseal }) : `active key ${ring.activeKeyId}; values by key id ${JSON.stringify(before)}; would reseal ${toReseal}`);
+        out(
+          values.json
+            ? JSON.stringify({ activeKeyId: ring.activeKeyId, valuesByKeyId: before, toReseal })
+            : `active key ${ring.activeKeyId}; values by key id ${JSON.stringify(before)}; would reseal ${toReseal}`,
+        );
         return EXIT.ok;
       }
       if (toReseal > 0 && !(await confirm(values, `Re-encrypt ${toReseal} value(s) under key ${ring.activeKeyId}?`))) return EXIT.refused;
@@ -80,7 +84,11 @@ export default {
         throw new CliError(`nothing changed: ${error.message}`);
       }
       const summary = { activeKeyId: ring.activeKeyId, valuesByKeyIdBefore: before, endpoints: result.scanned, endpointsResealed: result.resealed };
-      out(values.json ? JSON.stringify(summary) : `active key ${ring.activeKeyId}: ${result.resealed} of ${result.scanned} endpoint(s) re-encrypted (values by key id before: ${JSON.stringify(before)})`);
+      out(
+        values.json
+          ? JSON.stringify(summary)
+          : `active key ${ring.activeKeyId}: ${result.resealed} of ${result.scanned} endpoint(s) re-encrypted (values by key id before: ${JSON.stringify(before)})`,
+      );
       return EXIT.ok;
     });
   },

@@ -28,13 +28,17 @@ export default {
     const rows = await withDatabase(config, async (db) => {
       const rows = [];
       const domainEventIds = [];
-      const own = await db.query(`select event_id, type, data, occurred_at from messaging.events where stream_id = $1 order by stream_version`, [`message-${id}`]);
+      const own = await db.query(`select event_id, type, data, occurred_at from messaging.events where stream_id = $1 order by stream_version`, [
+        `message-${id}`,
+      ]);
       for (const e of own.rows) {
         domainEventIds.push(e.event_id);
         rows.push({ time: e.occurred_at, service: 'messaging', kind: 'event', type: e.type, id: e.event_id, detail: eventDetail(e.data) });
       }
       for (const [service, schema] of MENTIONING_SCHEMAS) {
-        const found = await db.query(`select event_id, type, data, occurred_at from "${schema}".events where strpos(data::text, $1) > 0 order by position`, [JSON.stringify(id)]);
+        const found = await db.query(`select event_id, type, data, occurred_at from "${schema}".events where strpos(data::text, $1) > 0 order by position`, [
+          JSON.stringify(id),
+        ]);
         for (const e of found.rows) {
           domainEventIds.push(e.event_id);
           rows.push({ time: e.occurred_at, service, kind: 'event', type: e.type, id: e.event_id, detail: eventDetail(e.data) });
@@ -46,7 +50,14 @@ export default {
         [domainEventIds, id],
       );
       for (const p of publicEvents.rows) {
-        rows.push({ time: p.created_at, service: 'webhook-dispatcher', kind: 'public-event', type: p.type, id: p.event_id, detail: `from ${p.source_event_id ?? '?'}${p.expired ? ', payload expired' : ''}` });
+        rows.push({
+          time: p.created_at,
+          service: 'webhook-dispatcher',
+          kind: 'public-event',
+          type: p.type,
+          id: p.event_id,
+          detail: `from ${p.source_event_id ?? '?'}${p.expired ? ', payload expired' : ''}`,
+        });
       }
       const deliveries = await db.query(
         `select delivery_id, endpoint_id, event_id, event_type, status, attempts, created_at, replay_of, last_response_status from webhook_dispatcher.deliveries where event_id = any($1::text[]) order by delivery_id`,
@@ -82,10 +93,22 @@ export default {
     // Time order; within one instant, causes before effects (event → public event → delivery → attempt).
     const rank = { event: 0, 'public-event': 1, delivery: 2, attempt: 3 };
     rows.sort((a, b) => new Date(a.time) - new Date(b.time) || rank[a.kind] - rank[b.kind]);
-    if (values.json) out(JSON.stringify(rows.map((r) => ({ ...r, time: new Date(r.time).toISOString() })), null, 2));
+    if (values.json)
+      out(
+        JSON.stringify(
+          rows.map((r) => ({ ...r, time: new Date(r.time).toISOString() })),
+          null,
+          2,
+        ),
+      );
     else {
       out(`message ${id}`);
-      out(table(['time', 'service', 'kind', 'type', 'id', 'detail'], rows.map((r) => [new Date(r.time).toISOString(), r.service, r.kind, r.type, r.id, r.detail])));
+      out(
+        table(
+          ['time', 'service', 'kind', 'type', 'id', 'detail'],
+          rows.map((r) => [new Date(r.time).toISOString(), r.service, r.kind, r.type, r.id, r.detail]),
+        ),
+      );
     }
     return EXIT.ok;
   },
@@ -95,5 +118,8 @@ export default {
 function eventDetail(data) {
   if (!data || typeof data !== 'object') return '';
   const keys = ['status', 'reason', 'appUserId', 'userId', 'type'];
-  return keys.filter((k) => data[k] !== undefined && data[k] !== null).map((k) => `${k}=${data[k]}`).join(' ');
+  return keys
+    .filter((k) => data[k] !== undefined && data[k] !== null)
+    .map((k) => `${k}=${data[k]}`)
+    .join(' ');
 }

@@ -15,7 +15,7 @@ export default {
   summary: "Replay an app's webhook deliveries in bulk (new delivery ids, same events), as POST …/replay does.",
   description:
     'Picks each (endpoint, event) with a delivery created in [--since, --until) (platform clock) and replays its latest\n' +
-    'delivery, even one made after --until, when that one\'s status matches --status; so a run never sends one event twice\n' +
+    "delivery, even one made after --until, when that one's status matches --status; so a run never sends one event twice\n" +
     'to one endpoint, and an event already redelivered is judged by how its redelivery went. Needs DATABASE_URL (to\n' +
     'select) and the admin API (to replay).',
   options: {
@@ -30,12 +30,14 @@ export default {
   },
   examples: ['platformctl webhooks redeliver --app app_… --since 2026-11-22T00:00:00Z --status failed --yes'],
   async run({ values, config }) {
-    const rows = await withDatabase(config, async (db) =>
-      (
-        await db.query(
-          // The window chooses the events, not their latest delivery: with the time filter inside
-          // DISTINCT ON, --until hid a later redelivery and an event delivered since was sent again.
-          `select * from (
+    const rows = await withDatabase(
+      config,
+      async (db) =>
+        (
+          await db.query(
+            // The window chooses the events, not their latest delivery: with the time filter inside
+            // DISTINCT ON, --until hid a later redelivery and an event delivered since was sent again.
+            `select * from (
              select distinct on (d.endpoint_id, d.event_id) d.delivery_id, d.endpoint_id, d.event_id, d.event_type, d.status, d.created_at
              from webhook_dispatcher.deliveries d
              where d.app_id = $1 and ($4::text is null or d.event_type = $4)
@@ -45,14 +47,27 @@ export default {
              order by d.endpoint_id, d.event_id, d.delivery_id desc) latest
            where ($5 = 'all' and status <> 'pending') or status = $5
            order by delivery_id`,
-          [values.app, new Date(values.since), values.until ? new Date(values.until) : null, values.type ?? null, values.status],
-        )
-      ).rows,
+            [values.app, new Date(values.since), values.until ? new Date(values.until) : null, values.type ?? null, values.status],
+          )
+        ).rows,
     );
     const summary = { app: values.app, selected: rows.length, replayed: 0, skipped: 0, failed: 0, deliveries: [] };
     if (values['dry-run']) {
-      if (values.json) out(JSON.stringify({ ...summary, deliveries: rows.map((r) => ({ deliveryId: r.delivery_id, eventId: r.event_id, eventType: r.event_type, status: r.status })) }, null, 2));
-      else out(table(['delivery', 'event', 'type', 'status', 'created'], rows.map((r) => [r.delivery_id, r.event_id, r.event_type, r.status, r.created_at.toISOString()])) + `\ndry run: ${rows.length} delivery(ies) would be replayed`);
+      if (values.json)
+        out(
+          JSON.stringify(
+            { ...summary, deliveries: rows.map((r) => ({ deliveryId: r.delivery_id, eventId: r.event_id, eventType: r.event_type, status: r.status })) },
+            null,
+            2,
+          ),
+        );
+      else
+        out(
+          table(
+            ['delivery', 'event', 'type', 'status', 'created'],
+            rows.map((r) => [r.delivery_id, r.event_id, r.event_type, r.status, r.created_at.toISOString()]),
+          ) + `\ndry run: ${rows.length} delivery(ies) would be replayed`,
+        );
       return EXIT.ok;
     }
     if (rows.length > 0 && !(await confirm(values, `Replay ${rows.length} delivery(ies) of ${values.app}?`))) {
@@ -65,7 +80,12 @@ export default {
       Array.from({ length: Math.min(CONCURRENCY, rows.length) }, async () => {
         while (next < rows.length) {
           const row = rows[next++];
-          const res = await adminCall(config, 'POST', `/apps/${encodeURIComponent(values.app)}/webhook-deliveries/${encodeURIComponent(row.delivery_id)}/replay`, {});
+          const res = await adminCall(
+            config,
+            'POST',
+            `/apps/${encodeURIComponent(values.app)}/webhook-deliveries/${encodeURIComponent(row.delivery_id)}/replay`,
+            {},
+          );
           const entry = { deliveryId: row.delivery_id, eventId: row.event_id, status: res.status };
           if (res.status === 202) {
             summary.replayed += 1;
@@ -84,7 +104,13 @@ export default {
     if (values.json) out(JSON.stringify(summary, null, 2));
     else {
       const notDone = summary.deliveries.filter((d) => d.status !== 202);
-      if (notDone.length) out(table(['delivery', 'event', 'answer', 'error'], notDone.map((d) => [d.deliveryId, d.eventId, d.status, d.error])));
+      if (notDone.length)
+        out(
+          table(
+            ['delivery', 'event', 'answer', 'error'],
+            notDone.map((d) => [d.deliveryId, d.eventId, d.status, d.error]),
+          ),
+        );
       out(`replayed ${summary.replayed}, skipped ${summary.skipped} (409), failed ${summary.failed} of ${summary.selected}`);
     }
     if (summary.failed > 0) throw new CliError(`${summary.failed} replay(s) failed`);

@@ -18,7 +18,12 @@ export const refused = (message) => new CliError(message, EXIT.refused);
 
 /** Options every command takes: where the platform is. Flags win over the environment. */
 export const GLOBAL_OPTIONS = {
-  'database-url': { type: 'string', env: 'DATABASE_URL', default: 'postgres://postgres@127.0.0.1:5432/platform', description: 'admin Postgres connection (reads every schema)' },
+  'database-url': {
+    type: 'string',
+    env: 'DATABASE_URL',
+    default: 'postgres://postgres@127.0.0.1:5432/platform',
+    description: 'admin Postgres connection (reads every schema)',
+  },
   'kafka-brokers': { type: 'string', env: 'KAFKA_BROKERS', default: '127.0.0.1:9092', description: 'comma-separated Kafka brokers' },
   'kafka-namespace': { type: 'string', env: 'KAFKA_NAMESPACE', default: '', description: 'prefix of every topic and consumer group' },
   'admin-url': { type: 'string', env: 'ADMIN_URL', default: 'http://127.0.0.1:3001/admin/v1', description: 'gateway admin API base URL' },
@@ -63,7 +68,10 @@ export function parseCommandArgs(command, argv) {
   }
   const config = {
     databaseUrl: values['database-url'],
-    kafkaBrokers: values['kafka-brokers'].split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaBrokers: values['kafka-brokers']
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     kafkaNamespace: values['kafka-namespace'],
     adminUrl: values['admin-url'].replace(/\/$/, ''),
     adminToken: values['admin-token'],
@@ -74,7 +82,12 @@ export function parseCommandArgs(command, argv) {
 function optionLines(options) {
   return Object.entries(options).map(([name, o]) => {
     const flag = `--${name}${o.type === 'string' ? ` <${o.placeholder ?? 'value'}>` : ''}`;
-    const notes = [o.required ? 'required' : null, o.choices ? `one of ${o.choices.join('|')}` : null, o.env ? `env ${o.env}` : null, o.default !== undefined && o.default !== '' ? `default ${o.default}` : null].filter(Boolean);
+    const notes = [
+      o.required ? 'required' : null,
+      o.choices ? `one of ${o.choices.join('|')}` : null,
+      o.env ? `env ${o.env}` : null,
+      o.default !== undefined && o.default !== '' ? `default ${o.default}` : null,
+    ].filter(Boolean);
     return `  ${flag.padEnd(34)} ${o.description}${notes.length ? ` (${notes.join(', ')})` : ''}`;
   });
 }
@@ -118,10 +131,15 @@ export function out(line = '') {
 export function table(headers, rows) {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r, n) => {
-    const line = r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-    return n === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-  }).join('\n');
+  return cells
+    .map((r, n) => {
+      const line = r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd();
+      return n === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
 }
 
 /** Asks on a terminal; anywhere else the caller must have passed --yes. */

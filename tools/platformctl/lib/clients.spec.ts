@@ -24,14 +24,22 @@ describe('platformctl Kafka client options', () => {
   });
 
   it('carry TLS and SCRAM as the apps do', () => {
-    expect(kafkaOptions({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'platformctl', KAFKA_SASL_PASSWORD: 'pw' })).toMatchObject({
+    expect(
+      kafkaOptions({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'platformctl', KAFKA_SASL_PASSWORD: 'pw' }),
+    ).toMatchObject({
       ok: true,
       options: { ssl: { rejectUnauthorized: true }, sasl: { mechanism: 'scram-sha-512', username: 'platformctl', password: 'pw' } },
     });
   });
 
   it('refuse what the apps refuse', () => {
-    expect(kafkaOptions({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u' })).toEqual({ ok: false, error: expect.stringContaining('KAFKA_SASL_PASSWORD is required') });
-    expect(kafkaOptions({ NODE_ENV: 'production', KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' })).toEqual({ ok: false, error: expect.stringContaining('production') });
+    expect(kafkaOptions({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('KAFKA_SASL_PASSWORD is required'),
+    });
+    expect(kafkaOptions({ NODE_ENV: 'production', KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('production'),
+    });
   });
 });

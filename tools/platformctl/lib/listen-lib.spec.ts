@@ -12,7 +12,9 @@ import { sseComment, sseEvent, sseRetry } from '../../../apps/gateway/src/listen
 function inNode(modules: string[], body: string, input: unknown = null): any {
   const imports = modules.map((m, i) => `import * as m${i} from ${JSON.stringify(pathToFileURL(path.join(__dirname, m)).href)};`).join('\n');
   const script = `${imports}\nconst input = JSON.parse(process.env.CASE_INPUT);\nconst result = await (async () => { ${body} })();\nprocess.stdout.write(JSON.stringify(result));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, CASE_INPUT: JSON.stringify(input) } }).toString());
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, CASE_INPUT: JSON.stringify(input) } }).toString(),
+  );
 }
 
 describe('platformctl listen: SSE reader', () => {
@@ -50,7 +52,10 @@ describe('platformctl listen: SSE reader', () => {
   });
 
   it('takes CRLF and CR line ends, a CRLF split between chunks counting once, and defaults the type to message', () => {
-    const events = inNode(['sse-reader.mjs'], `const r = new m0.SseReader(); return [...r.push('id: 7\\r'), ...r.push('\\ndata: x\\r\\n\\r'), ...r.push('\\ndata:y\\r\\r')];`);
+    const events = inNode(
+      ['sse-reader.mjs'],
+      `const r = new m0.SseReader(); return [...r.push('id: 7\\r'), ...r.push('\\ndata: x\\r\\n\\r'), ...r.push('\\ndata:y\\r\\r')];`,
+    );
     expect(events).toEqual([
       { id: '7', event: 'message', data: 'x' },
       { id: '7', event: 'message', data: 'y' },
@@ -105,11 +110,22 @@ describe('platformctl listen: signing', () => {
       `return m0.webhookDeliveryHeaders({ secrets: [input.secret], timestampSeconds: input.t, body: input.payload, eventId: 'evt_01JDTEST', eventType: 'message.status', deliveryId: 'wd_1', attempt: 1 });`,
       { secret, t, payload },
     );
-    expect(headers).toMatchObject({ 'Svc-Event-Id': 'evt_01JDTEST', 'Svc-Event-Type': 'message.status', 'Svc-Delivery-Id': 'wd_1', 'Svc-Delivery-Attempt': '1', 'webhook-id': 'evt_01JDTEST', 'webhook-timestamp': String(t) });
+    expect(headers).toMatchObject({
+      'Svc-Event-Id': 'evt_01JDTEST',
+      'Svc-Event-Type': 'message.status',
+      'Svc-Delivery-Id': 'wd_1',
+      'Svc-Delivery-Attempt': '1',
+      'webhook-id': 'evt_01JDTEST',
+      'webhook-timestamp': String(t),
+    });
     const stripe = new Stripe('sk_test_unused');
     expect(stripe.webhooks.constructEvent(Buffer.from(payload), headers['Svc-Signature'], secret).id).toBe('evt_01JDTEST');
     expect(() => stripe.webhooks.constructEvent(Buffer.from(payload + ' '), headers['Svc-Signature'], secret)).toThrow();
-    const verified = new Webhook(secret).verify(payload, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] });
+    const verified = new Webhook(secret).verify(payload, {
+      'webhook-id': headers['webhook-id'],
+      'webhook-timestamp': headers['webhook-timestamp'],
+      'webhook-signature': headers['webhook-signature'],
+    });
     expect((verified as { id: string }).id).toBe('evt_01JDTEST');
   });
 });

@@ -7,9 +7,13 @@ export const LISTEN_EVENT_TYPES = ['message.received', 'message.status', 'consen
 /** `--events a,b`: known types, no repeats, sorted (the session's identity); absent → every type. */
 export function parseEventsOption(raw) {
   if (raw === undefined) return [...LISTEN_EVENT_TYPES].sort();
-  const asked = raw.split(',').map((type) => type.trim()).filter(Boolean);
+  const asked = raw
+    .split(',')
+    .map((type) => type.trim())
+    .filter(Boolean);
   const unknown = asked.filter((type) => !LISTEN_EVENT_TYPES.includes(type));
-  if (asked.length === 0 || unknown.length > 0) throw usageError(`--events takes a comma-separated list of ${LISTEN_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  if (asked.length === 0 || unknown.length > 0)
+    throw usageError(`--events takes a comma-separated list of ${LISTEN_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
   return [...new Set(asked)].sort();
 }
 

@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 export function stateFile(key, events, dir = process.env.PLATFORMCTL_STATE_DIR || path.join(os.tmpdir(), 'platformctl-listen')) {
-  const name = createHash('sha256').update(`${key}\n${events.join(',')}`).digest('hex').slice(0, 32);
+  const name = createHash('sha256')
+    .update(`${key}\n${events.join(',')}`)
+    .digest('hex')
+    .slice(0, 32);
   return path.join(dir, `${name}.json`);
 }
 

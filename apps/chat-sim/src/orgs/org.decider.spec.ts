@@ -21,10 +21,22 @@ describe('Org decider', () => {
   });
 
   describe('UpdateOrg', () => {
-    it('opens the org to external businesses and emits the whole org', () => spec.given([created]).when(update(true)).then([updated(true)]));
-    it('closes it again', () => spec.given([created, updated(true)]).when(update(false)).then([updated(false)]));
+    it('opens the org to external businesses and emits the whole org', () =>
+      spec
+        .given([created])
+        .when(update(true))
+        .then([updated(true)]));
+    it('closes it again', () =>
+      spec
+        .given([created, updated(true)])
+        .when(update(false))
+        .then([updated(false)]));
     it('emits nothing when nothing changes', () => spec.given([created]).when(update(false)).then([]));
-    it('emits nothing when an earlier update already set the value', () => spec.given([created, updated(true)]).when(update(true)).then([]));
+    it('emits nothing when an earlier update already set the value', () =>
+      spec
+        .given([created, updated(true)])
+        .when(update(true))
+        .then([]));
     it('refuses to update an unknown org', () => spec.given([]).when(update(true)).thenThrows('not_found'));
   });
 });

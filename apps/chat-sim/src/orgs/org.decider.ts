@@ -3,8 +3,7 @@ import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveOrg, initialOrgState, type OrgEvent, type OrgState } from './org.state';
 
 export type OrgCommand =
-  | Command<'CreateOrg', { orgId: string; name: string; allowsExternalBusinesses: boolean }>
-  | Command<'UpdateOrg', { allowsExternalBusinesses: boolean }>;
+  Command<'CreateOrg', { orgId: string; name: string; allowsExternalBusinesses: boolean }> | Command<'UpdateOrg', { allowsExternalBusinesses: boolean }>;
 
 export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
   if (command.type === 'CreateOrg') {

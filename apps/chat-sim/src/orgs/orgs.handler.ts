@@ -36,7 +36,11 @@ export class OrgsHandler implements OnModuleInit {
 
   async updateOrg(orgId: string, allowsExternalBusinesses: boolean, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'orgs.update'>> {
     await this.view(orgId);
-    const { events } = await this.execute(orgId, { type: 'UpdateOrg', data: { allowsExternalBusinesses }, metadata: { now: this.runtime.clock.now() } }, caller);
+    const { events } = await this.execute(
+      orgId,
+      { type: 'UpdateOrg', data: { allowsExternalBusinesses }, metadata: { now: this.runtime.clock.now() } },
+      caller,
+    );
     return { ...(await this.getOrg(orgId)), events: eventRefs(events) };
   }
 

@@ -102,7 +102,10 @@ describe('chat-sim: handoff from chat.outbound, user messages to chat.user-event
 
   it('a user message with media stores the exact bytes in the bucket and publishes their keys', async () => {
     const user = await createTestUser(app.orgId);
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5d8a4b60000000049454e44ae426082', 'hex');
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5d8a4b60000000049454e44ae426082',
+      'hex',
+    );
     const pdf = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
     const sent = expectStatus(
       await admin('POST', `/sim/users/${user.id}/messages`, {
@@ -116,7 +119,9 @@ describe('chat-sim: handoff from chat.outbound, user messages to chat.user-event
       }),
       201,
     ).body;
-    const event = (await eventually(async () => seen.find((e) => e.type === 'UserSentMessage' && (e.data as { messageId: string }).messageId === sent.id))) as DomainEvent;
+    const event = (await eventually(async () =>
+      seen.find((e) => e.type === 'UserSentMessage' && (e.data as { messageId: string }).messageId === sent.id),
+    )) as DomainEvent;
     const data = event.data as { type: string; text: string; media: { objectKey: string; fileName: string; mimeType: string; size: number }[] };
     expect(data).toMatchObject({ type: 'image', text: 'the receipt' });
     expect(data.media.map(({ fileName, mimeType, size }) => ({ fileName, mimeType, size }))).toEqual([
@@ -134,7 +139,11 @@ describe('chat-sim: handoff from chat.outbound, user messages to chat.user-event
 
   it('refuses media that is not base64', async () => {
     const user = await createTestUser(app.orgId);
-    const res = await admin('POST', `/sim/users/${user.id}/messages`, { appId: app.appId, type: 'file', media: [{ fileName: 'x', mimeType: 'text/plain', base64: '***' }] });
+    const res = await admin('POST', `/sim/users/${user.id}/messages`, {
+      appId: app.appId,
+      type: 'file',
+      media: [{ fileName: 'x', mimeType: 'text/plain', base64: '***' }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ field: 'media.0.base64', issue: expect.any(String) }]);
   });

@@ -44,7 +44,11 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
           const state = foldStoredEvents(relationshipDecider, stream.events);
           const now = runtime.clock.now();
           const refusals = relationshipDecider.decide(
-            { type: 'HandOverMessage', data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId }, metadata: { now } },
+            {
+              type: 'HandOverMessage',
+              data: { userId: d.userId, appId: d.appId, account: accounts.get(d.userId) ?? 'deleted', messageId: d.messageId },
+              metadata: { now },
+            },
             state,
           );
           if (refusals.length > 0) {

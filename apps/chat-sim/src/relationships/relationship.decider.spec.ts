@@ -7,10 +7,20 @@ const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 const spec = deciderSpecification(relationshipDecider);
 const pair = { userId: 'usr_1', appId: 'app_1' };
 const active = { ...pair, account: 'active' as const };
-const cmd = (type: Exclude<RelationshipCommand['type'], 'SendMessage' | 'SendReceipt' | 'OpenOptInLink' | 'AllowOptInLink' | 'HandOverMessage'>, account: 'active' | 'deactivated' | 'deleted' = 'active') =>
-  ({ type, data: { ...pair, account } }) as RelationshipCommand;
-const send: RelationshipCommand = { type: 'SendMessage', data: { ...active, messageId: 'msg_1', messageType: 'text', text: 'hi', media: [], replyTo: null }, metadata };
-const handOver = (account: 'active' | 'deactivated' | 'deleted' = 'active'): RelationshipCommand => ({ type: 'HandOverMessage', data: { ...pair, account, messageId: 'msg_9' }, metadata });
+const cmd = (
+  type: Exclude<RelationshipCommand['type'], 'SendMessage' | 'SendReceipt' | 'OpenOptInLink' | 'AllowOptInLink' | 'HandOverMessage'>,
+  account: 'active' | 'deactivated' | 'deleted' = 'active',
+) => ({ type, data: { ...pair, account } }) as RelationshipCommand;
+const send: RelationshipCommand = {
+  type: 'SendMessage',
+  data: { ...active, messageId: 'msg_1', messageType: 'text', text: 'hi', media: [], replyTo: null },
+  metadata,
+};
+const handOver = (account: 'active' | 'deactivated' | 'deleted' = 'active'): RelationshipCommand => ({
+  type: 'HandOverMessage',
+  data: { ...pair, account, messageId: 'msg_9' },
+  metadata,
+});
 
 const sent: RelationshipEvent = { type: 'UserSentMessage', data: { ...pair, messageId: 'msg_1', type: 'text', text: 'hi', media: [], replyTo: null } };
 const stopped: RelationshipEvent = { type: 'UserStoppedApp', data: pair };
@@ -27,14 +37,28 @@ const refused = (reason: 'consent_revoked' | 'recipient_unavailable'): Relations
 describe('Relationship decider (chat product side)', () => {
   describe('user actions', () => {
     it('a user sends a message', () => spec.given([]).when(send).then([sent]));
-    it('a deactivated account cannot send', () => spec.given([]).when({ ...send, data: { ...send.data, account: 'deactivated' } } as RelationshipCommand).thenThrows('invalid_transition'));
+    it('a deactivated account cannot send', () =>
+      spec
+        .given([])
+        .when({ ...send, data: { ...send.data, account: 'deactivated' } } as RelationshipCommand)
+        .thenThrows('invalid_transition'));
     it('a deleted account cannot allow', () => spec.given([]).when(cmd('AllowFromProfile', 'deleted')).thenThrows('invalid_transition'));
     it('a user cannot message an app they blocked', () => spec.given([sent, blocked]).when(send).thenThrows('invalid_transition'));
     it('opening a link is recorded', () =>
-      spec.given([]).when({ type: 'OpenOptInLink', data: { ...active, token: 't' }, metadata }).then([{ type: 'OptInLinkOpened', data: { ...pair, token: 't' } }]));
+      spec
+        .given([])
+        .when({ type: 'OpenOptInLink', data: { ...active, token: 't' }, metadata })
+        .then([{ type: 'OptInLinkOpened', data: { ...pair, token: 't' } }]));
     it('Allow on a link is recorded', () =>
-      spec.given([]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata }).then([{ type: 'OptInLinkAllowed', data: { ...pair, token: 't' } }]));
-    it('Allow on a link is refused while blocked', () => spec.given([sent, blocked]).when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata }).thenThrows('invalid_transition'));
+      spec
+        .given([])
+        .when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata })
+        .then([{ type: 'OptInLinkAllowed', data: { ...pair, token: 't' } }]));
+    it('Allow on a link is refused while blocked', () =>
+      spec
+        .given([sent, blocked])
+        .when({ type: 'AllowOptInLink', data: { ...active, token: 't' }, metadata })
+        .thenThrows('invalid_transition'));
     it('Allow on the profile', () => spec.given([]).when(cmd('AllowFromProfile')).then([allowed]));
     it('Allow on the profile is refused while blocked', () => spec.given([sent, blocked]).when(cmd('AllowFromProfile')).thenThrows('invalid_transition'));
     it('a receipt is recorded', () =>
@@ -66,11 +90,31 @@ describe('Relationship decider (chat product side)', () => {
 
   describe('handoff (DESIGN D4)', () => {
     it('delivers when the user let the app in', () => spec.given([sent]).when(handOver()).then([]));
-    it('refuses after a stop', () => spec.given([sent, stopped]).when(handOver()).then([refused('consent_revoked')]));
-    it('refuses after a block', () => spec.given([sent, blocked]).when(handOver()).then([refused('consent_revoked')]));
-    it('still refuses after unblock (unblock leaves the app stopped)', () => spec.given([sent, blocked, unblocked]).when(handOver()).then([refused('consent_revoked')]));
+    it('refuses after a stop', () =>
+      spec
+        .given([sent, stopped])
+        .when(handOver())
+        .then([refused('consent_revoked')]));
+    it('refuses after a block', () =>
+      spec
+        .given([sent, blocked])
+        .when(handOver())
+        .then([refused('consent_revoked')]));
+    it('still refuses after unblock (unblock leaves the app stopped)', () =>
+      spec
+        .given([sent, blocked, unblocked])
+        .when(handOver())
+        .then([refused('consent_revoked')]));
     it('delivers again once the user allows after a stop', () => spec.given([sent, stopped, allowed]).when(handOver()).then([]));
-    it('refuses when the account is deactivated', () => spec.given([sent]).when(handOver('deactivated')).then([refused('recipient_unavailable')]));
-    it('refuses when the account is deleted', () => spec.given([sent]).when(handOver('deleted')).then([refused('recipient_unavailable')]));
+    it('refuses when the account is deactivated', () =>
+      spec
+        .given([sent])
+        .when(handOver('deactivated'))
+        .then([refused('recipient_unavailable')]));
+    it('refuses when the account is deleted', () =>
+      spec
+        .given([sent])
+        .when(handOver('deleted'))
+        .then([refused('recipient_unavailable')]));
   });
 });

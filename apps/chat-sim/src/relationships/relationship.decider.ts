@@ -31,8 +31,10 @@ export function decideRelationship(command: RelationshipCommand, state: Relation
 
   // The platform hands over whatever it decided; the chat product has the last word (DESIGN D4).
   if (command.type === 'HandOverMessage') {
-    if (account !== 'active') return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'recipient_unavailable' } }];
-    if (state.blocked || state.stopped) return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'consent_revoked' } }];
+    if (account !== 'active')
+      return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'recipient_unavailable' } }];
+    if (state.blocked || state.stopped)
+      return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'consent_revoked' } }];
     return [];
   }
   // A deactivated or deleted account cannot act at all.

@@ -54,8 +54,10 @@ export class SimHandler implements OnModuleInit {
       'sim.sendMessage': (p, caller) => this.sendMessage(p, caller),
       'sim.receipt': (p, caller) => this.receipt(p, caller),
       'sim.inbox': (p) => this.inbox(p),
-      'sim.openLink': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'OpenOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
-      'sim.allowLink': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'AllowOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
+      'sim.openLink': (p, caller) =>
+        this.act(p.userId, (pair, metadata) => ({ type: 'OpenOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
+      'sim.allowLink': (p, caller) =>
+        this.act(p.userId, (pair, metadata) => ({ type: 'AllowOptInLink', data: { ...pair(p.appId), token: p.token }, metadata }), caller),
       'sim.appAction': (p, caller) => this.appAction(p, caller),
       'sim.inviteTester': (p, caller) => this.act(p.userId, (pair, metadata) => ({ type: 'ShowTesterInvitation', data: pair(p.appId), metadata }), caller),
     });
@@ -96,7 +98,11 @@ export class SimHandler implements OnModuleInit {
   async receipt(p: RpcRequestOf<'chat-sim', 'sim.receipt'>, caller: RpcCaller): Promise<RpcReplyOf<'chat-sim', 'sim.receipt'>> {
     const message = await this.runtime.em().findOne(InboxMessageView, { messageId: String(p.messageId), userId: String(p.userId) });
     if (!message) throw new DomainError('not_found', "No such message in the user's inbox.");
-    const outcome = await this.act(p.userId, (pair, metadata) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status }, metadata }), caller);
+    const outcome = await this.act(
+      p.userId,
+      (pair, metadata) => ({ type: 'SendReceipt', data: { ...pair(message.appId), messageId: message.messageId, status: p.status }, metadata }),
+      caller,
+    );
     return { ...outcome, appId: message.appId };
   }
 

@@ -33,17 +33,47 @@ describe('User decider', () => {
   });
 
   describe('ChangeUserStatus', () => {
-    it('active → deactivated', () => spec.given([created]).when(change('deactivated')).then([changed('active', 'deactivated')]));
-    it('active → deleted', () => spec.given([created]).when(change('deleted')).then([changed('active', 'deleted')]));
-    it('deactivated → active', () => spec.given([created, changed('active', 'deactivated')]).when(change('active')).then([changed('deactivated', 'active')]));
+    it('active → deactivated', () =>
+      spec
+        .given([created])
+        .when(change('deactivated'))
+        .then([changed('active', 'deactivated')]));
+    it('active → deleted', () =>
+      spec
+        .given([created])
+        .when(change('deleted'))
+        .then([changed('active', 'deleted')]));
+    it('deactivated → active', () =>
+      spec
+        .given([created, changed('active', 'deactivated')])
+        .when(change('active'))
+        .then([changed('deactivated', 'active')]));
     it('deactivated → deleted', () =>
-      spec.given([created, changed('active', 'deactivated')]).when(change('deleted')).then([changed('deactivated', 'deleted')]));
+      spec
+        .given([created, changed('active', 'deactivated')])
+        .when(change('deleted'))
+        .then([changed('deactivated', 'deleted')]));
     it('same status (active) emits nothing', () => spec.given([created]).when(change('active')).then([]));
-    it('same status (deactivated) emits nothing', () => spec.given([created, changed('active', 'deactivated')]).when(change('deactivated')).then([]));
-    it('same status (deleted) emits nothing', () => spec.given([created, changed('active', 'deleted')]).when(change('deleted')).then([]));
-    it('deleted cannot become active again', () => spec.given([created, changed('active', 'deleted')]).when(change('active')).thenThrows('invalid_transition'));
+    it('same status (deactivated) emits nothing', () =>
+      spec
+        .given([created, changed('active', 'deactivated')])
+        .when(change('deactivated'))
+        .then([]));
+    it('same status (deleted) emits nothing', () =>
+      spec
+        .given([created, changed('active', 'deleted')])
+        .when(change('deleted'))
+        .then([]));
+    it('deleted cannot become active again', () =>
+      spec
+        .given([created, changed('active', 'deleted')])
+        .when(change('active'))
+        .thenThrows('invalid_transition'));
     it('deleted cannot become deactivated', () =>
-      spec.given([created, changed('active', 'deleted')]).when(change('deactivated')).thenThrows('invalid_transition'));
+      spec
+        .given([created, changed('active', 'deleted')])
+        .when(change('deactivated'))
+        .thenThrows('invalid_transition'));
     it('refuses to change an unknown user', () => spec.given([]).when(change('deactivated')).thenThrows('not_found'));
   });
 });

@@ -4,8 +4,7 @@ import { assertNever, type Command, type Decider } from '@platform/decider';
 import { evolveUser, initialUserState, type UserEvent, type UserState } from './user.state';
 
 export type UserCommand =
-  | Command<'CreateUser', { userId: string; orgId: string; email: string; displayName: string | null }>
-  | Command<'ChangeUserStatus', { status: UserStatus }>;
+  Command<'CreateUser', { userId: string; orgId: string; email: string; displayName: string | null }> | Command<'ChangeUserStatus', { status: UserStatus }>;
 
 export function decideUser(command: UserCommand, state: UserState): UserEvent[] {
   if (command.type === 'CreateUser') {

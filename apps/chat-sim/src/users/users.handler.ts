@@ -1,5 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { eventRefs, ID_PREFIX, newId, type ChatUser, type DomainEvent, type RpcCaller, type RpcReplyOf, type RpcRequestOf, type UserStatus } from '@platform/contracts';
+import {
+  eventRefs,
+  ID_PREFIX,
+  newId,
+  type ChatUser,
+  type DomainEvent,
+  type RpcCaller,
+  type RpcReplyOf,
+  type RpcRequestOf,
+  type UserStatus,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { handleCommand, isUniqueViolation } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';

@@ -23,10 +23,12 @@ export async function projectConsentEvents(em: EntityManager, events: DomainEven
     const at = new Date(stored.occurredAt);
     switch (event.type) {
       case 'AppUserIdentified':
-        await em.execute(
-          `insert into consent.app_users (app_id, app_user_id, user_id, identified_at) values (?, ?, ?, ?) on conflict do nothing`,
-          [appId, event.data.appUserId, event.data.userId, at],
-        );
+        await em.execute(`insert into consent.app_users (app_id, app_user_id, user_id, identified_at) values (?, ?, ?, ?) on conflict do nothing`, [
+          appId,
+          event.data.appUserId,
+          event.data.userId,
+          at,
+        ]);
         break;
       case 'ConsentUpdated':
         await projectConsent(em, appId, event.data, at, stored.streamVersion);
@@ -64,10 +66,12 @@ async function projectConsent(em: EntityManager, appId: string, d: ConsentUpdate
      on conflict (app_id) do update set seq = consent.consent_list_seq.seq + 1 returning seq`,
     [appId],
   );
-  await em.execute(
-    `update consent.consent_versions set valid_to_seq = ?, superseded_at = ? where app_id = ? and app_user_id = ? and valid_to_seq is null`,
-    [seq, at, appId, d.appUserId],
-  );
+  await em.execute(`update consent.consent_versions set valid_to_seq = ?, superseded_at = ? where app_id = ? and app_user_id = ? and valid_to_seq is null`, [
+    seq,
+    at,
+    appId,
+    d.appUserId,
+  ]);
   await em.execute(
     `insert into consent.consent_versions (app_id, seq, app_user_id, status, source, ref, opted_in_at, opted_out_at, updated_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -15,9 +15,11 @@ async function snapshot(url: string, appIds: string[]) {
     query(url, `select * from consent.reply_windows where app_id = any($1) order by app_id, app_user_id`, [appIds]),
     query(url, `select * from consent.testers where app_id = any($1) order by app_id, user_id`, [appIds]),
     query(url, `select * from consent.app_users where app_id = any($1) order by app_id, app_user_id`, [appIds]),
-    query(url, `select stream_id, stream_version, event_id, type, data, occurred_at from consent.events where metadata->>'appId' = any($1) order by stream_id, stream_version`, [
-      appIds,
-    ]),
+    query(
+      url,
+      `select stream_id, stream_version, event_id, type, data, occurred_at from consent.events where metadata->>'appId' = any($1) order by stream_id, stream_version`,
+      [appIds],
+    ),
   ]);
   return { consents, windows, testers, appUsers, events };
 }

@@ -1,4 +1,15 @@
-import { admin, api, createTestApp, createTestUser, expectStatus, inParallel, simAppAction, simSendText, type HttpResult, type TestApp } from '@platform/testing';
+import {
+  admin,
+  api,
+  createTestApp,
+  createTestUser,
+  expectStatus,
+  inParallel,
+  simAppAction,
+  simSendText,
+  type HttpResult,
+  type TestApp,
+} from '@platform/testing';
 
 interface Consent {
   appUserId: string;
@@ -12,11 +23,15 @@ describe('GET /consents (e2e)', () => {
 
   beforeAll(async () => {
     app = await createTestApp();
-    users = await inParallel(Array.from({ length: 250 }, (_, i) => i), 10, async () => {
-      const user = await createTestUser(app.orgId);
-      const { appUserId } = await simSendText(user.id, app.appId);
-      return { userId: user.id, appUserId };
-    });
+    users = await inParallel(
+      Array.from({ length: 250 }, (_, i) => i),
+      10,
+      async () => {
+        const user = await createTestUser(app.orgId);
+        const { appUserId } = await simSendText(user.id, app.appId);
+        return { userId: user.id, appUserId };
+      },
+    );
   }, 120_000);
 
   const page = (query: string) => api<{ data: Consent[]; nextCursor: string | null }>('GET', `/consents${query}`, app.sandboxKey);

@@ -23,7 +23,10 @@ describe('opt-in link token', () => {
   it('refuses changed claims (a later expiry, another app)', () => {
     const token = signOptInLink(secret, claims);
     const [, signature] = token.split('.');
-    for (const forged of [{ ...claims, expiresAt: new Date('2030-01-01T00:00:00Z') }, { ...claims, appId: 'app_2' }]) {
+    for (const forged of [
+      { ...claims, expiresAt: new Date('2030-01-01T00:00:00Z') },
+      { ...claims, appId: 'app_2' },
+    ]) {
       const [payload] = signOptInLink(secret, forged).split('.');
       expect(verifyOptInLink(secret, `${payload}.${signature}`)).toBeNull();
     }

@@ -2,7 +2,13 @@ import { DomainError } from '@platform/errors';
 import { CURSOR_LIFETIME_MS, decodeConsentCursor, encodeConsentCursor, type ConsentCursor } from './consent-cursor';
 
 const now = Date.parse('2026-11-22T10:00:00Z');
-const cursor: ConsentCursor = { snapshot: 42, updatedAt: '2026-11-22T09:59:00.123Z', appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA', status: 'opted_in', startedAtMs: now - 1000 };
+const cursor: ConsentCursor = {
+  snapshot: 42,
+  updatedAt: '2026-11-22T09:59:00.123Z',
+  appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA',
+  status: 'opted_in',
+  startedAtMs: now - 1000,
+};
 
 function refusal(fn: () => unknown): DomainError {
   try {

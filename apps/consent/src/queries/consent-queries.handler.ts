@@ -25,7 +25,6 @@ import { decodeConsentCursor, encodeConsentCursor } from './consent-cursor';
 /** D6: a reply window stays open this long after the user's last message. */
 export const REPLY_WINDOW_MS = 24 * 3600 * 1000;
 
-
 interface ConsentRow {
   app_user_id: string;
   status: ConsentStatus;
@@ -140,7 +139,10 @@ export class ConsentQueriesHandler implements OnModuleInit {
       caused = (
         await this.runtime
           .em()
-          .execute<{ event_id: string; type: string }[]>(`select event_id, type from consent.events where metadata->>'causationId' in (${marks}) order by position`, ids)
+          .execute<{ event_id: string; type: string }[]>(
+            `select event_id, type from consent.events where metadata->>'causationId' in (${marks}) order by position`,
+            ids,
+          )
       ).map((row) => ({ eventId: row.event_id, type: row.type }));
     }
     if (typeof p.appId !== 'string' || typeof p.userId !== 'string') return { appUserId: null, consent: null, events: caused };

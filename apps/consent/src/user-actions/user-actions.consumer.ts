@@ -28,8 +28,16 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
   };
   const commands: Record<ActionType, (who: Who, metadata: CommandMetadata, event: UserAppEvent) => ConsentCommand> = {
     UserSentMessage: (who, metadata) => ({ type: 'RecordUserMessage', data: who, metadata }),
-    OptInLinkOpened: (who, metadata, e) => ({ type: 'RecordOptInLinkOpened', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, metadata }),
-    OptInLinkAllowed: (who, metadata, e) => ({ type: 'AllowOptInLink', data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) }, metadata }),
+    OptInLinkOpened: (who, metadata, e) => ({
+      type: 'RecordOptInLinkOpened',
+      data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) },
+      metadata,
+    }),
+    OptInLinkAllowed: (who, metadata, e) => ({
+      type: 'AllowOptInLink',
+      data: { ...who, link: link((e.data as { token: string }).token, e.data.appId) },
+      metadata,
+    }),
     BusinessProfileAllowed: (who, metadata) => ({ type: 'AllowFromProfile', data: who, metadata }),
     UserStoppedApp: (who, metadata) => ({ type: 'StopApp', data: who, metadata }),
     UserBlockedApp: (who, metadata) => ({ type: 'BlockApp', data: who, metadata }),
@@ -74,11 +82,17 @@ export function userActionsConsumer(runtime: ServiceRuntime, secrets: { appUserI
     const d = event.data;
     if (d.status !== 'deleted') return;
     // Every app the user ever dealt with learns that the account is gone.
-    const apps: { app_id: string; app_user_id: string }[] = await em.execute(`select app_id, app_user_id from consent.app_users where user_id = ? order by app_id`, [
-      d.userId,
-    ]);
+    const apps: { app_id: string; app_user_id: string }[] = await em.execute(
+      `select app_id, app_user_id from consent.app_users where user_id = ? order by app_id`,
+      [d.userId],
+    );
     for (const row of apps) {
-      await decide(em, row.app_id, { type: 'DeleteAccount', data: { appUserId: row.app_user_id, userId: d.userId }, metadata: { now: new Date(event.occurredAt) } }, event);
+      await decide(
+        em,
+        row.app_id,
+        { type: 'DeleteAccount', data: { appUserId: row.app_user_id, userId: d.userId }, metadata: { now: new Date(event.occurredAt) } },
+        event,
+      );
     }
   };
 

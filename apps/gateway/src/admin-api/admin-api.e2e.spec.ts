@@ -35,7 +35,10 @@ describe('admin API (e2e)', () => {
     expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'extra']);
 
     const handle = unique('widgets-');
-    const app = expectStatus(await admin('POST', '/apps', { orgId: org.id, handle, displayName: 'Widgets Inc', creatorEmail: 'owner@widgets.example' }), 201).body;
+    const app = expectStatus(
+      await admin('POST', '/apps', { orgId: org.id, handle, displayName: 'Widgets Inc', creatorEmail: 'owner@widgets.example' }),
+      201,
+    ).body;
     expect(app).toEqual({ id: expect.stringMatching(/^app_/), orgId: org.id, handle, status: 'sandbox' });
     expect(expectStatus(await admin('GET', `/apps/${app.id}`), 200).body).toEqual({
       id: app.id,

@@ -181,7 +181,10 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       path: '/apps/:appId/webhook-deliveries/:deliveryId/replay',
       handle: async (ctx) => {
         await knownApp(ctx.params.appId);
-        return { status: 202, body: await deps.rpc.call('webhooks', 'deliveries.replay', ctx.caller, { appId: ctx.params.appId, deliveryId: ctx.params.deliveryId }) };
+        return {
+          status: 202,
+          body: await deps.rpc.call('webhooks', 'deliveries.replay', ctx.caller, { appId: ctx.params.appId, deliveryId: ctx.params.deliveryId }),
+        };
       },
     },
     ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret, settle: platform }),

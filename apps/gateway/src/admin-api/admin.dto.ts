@@ -1,4 +1,20 @@
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsISO8601, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { SCOPES, USER_STATUSES, VERIFICATION_STATUSES } from '@platform/contracts';
 
 /** Bodies of the admin API (DESIGN section 8). */
@@ -24,7 +40,9 @@ export class UpdateUserDto {
 export class CreateAppDto {
   @IsString() @Length(1, 64) orgId!: string;
   /** Public handle of the business profile: lower-case letters, digits, dot, dash, underscore. */
-  @IsString() @Matches(/^[a-z0-9][a-z0-9_.-]{1,47}$/, { message: 'must be 2-48 characters of a-z, 0-9, _ . - starting with a letter or digit' }) handle!: string;
+  @IsString()
+  @Matches(/^[a-z0-9][a-z0-9_.-]{1,47}$/, { message: 'must be 2-48 characters of a-z, 0-9, _ . - starting with a letter or digit' })
+  handle!: string;
   @IsString() @Length(2, 60) displayName!: string;
   @ValidateIf((o) => o.creatorEmail !== undefined && o.creatorEmail !== null) @IsEmail() @MaxLength(254) creatorEmail?: string | null;
 }

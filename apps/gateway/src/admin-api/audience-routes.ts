@@ -24,7 +24,8 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
   const knownApp = async (appId: string) => {
     if (!(await deps.apps.get(appId))) throw new DomainError('not_found', 'No such app.');
   };
-  const settle = (caller: RpcCaller, published: SimOutcome, appId?: string, userId?: string) => deps.settle.afterChatEvents(caller, published.events, appId, userId);
+  const settle = (caller: RpcCaller, published: SimOutcome, appId?: string, userId?: string) =>
+    deps.settle.afterChatEvents(caller, published.events, appId, userId);
   const consentOf = (settled: Settled) => {
     if (settled.consent === null) throw new DomainError('not_found', 'The user has no consent for this app.');
     return settled.consent;
@@ -73,7 +74,11 @@ export function audienceRoutes(deps: AudienceDeps): AdminRoute[] {
       path: '/sim/users/:userId/receipts',
       body: SimReceiptDto,
       handle: async (ctx: AdminContext<SimReceiptDto>) => {
-        const published = await deps.rpc.call('chat-sim', 'sim.receipt', ctx.caller, { userId: ctx.params.userId, messageId: ctx.body.messageId, status: ctx.body.status });
+        const published = await deps.rpc.call('chat-sim', 'sim.receipt', ctx.caller, {
+          userId: ctx.params.userId,
+          messageId: ctx.body.messageId,
+          status: ctx.body.status,
+        });
         await settle(ctx.caller, published);
         return { status: 200, body: { messageId: ctx.body.messageId, status: ctx.body.status } };
       },

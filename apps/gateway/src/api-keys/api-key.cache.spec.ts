@@ -28,7 +28,15 @@ function setup() {
   const store = new HeldStore();
   const cache = new ApiKeyCache(store, new FixedClock(new Date('2026-11-23T10:00:00Z')), new Registry());
   const key = generateApiKey('sandbox');
-  const record: ApiKeyRecord = { id: 'key_1', appId: 'app_1', environment: 'sandbox', scopes: ['messages:send'], expiresAt: null, revokedAt: null, keyHash: hashApiKey(key) };
+  const record: ApiKeyRecord = {
+    id: 'key_1',
+    appId: 'app_1',
+    environment: 'sandbox',
+    scopes: ['messages:send'],
+    expiresAt: null,
+    revokedAt: null,
+    keyHash: hashApiKey(key),
+  };
   return { store, cache, key, record };
 }
 

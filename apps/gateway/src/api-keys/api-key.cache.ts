@@ -25,7 +25,17 @@ export function postgresApiKeyStore(runtime: ServiceRuntime): ApiKeyStore {
   return {
     async findByHash(keyHash) {
       const view = await runtime.em().findOne(ApiKeyView, { keyHash });
-      return view && { id: view.id, appId: view.appId, environment: view.environment, scopes: view.scopes, expiresAt: view.expiresAt, revokedAt: view.revokedAt, keyHash: view.keyHash };
+      return (
+        view && {
+          id: view.id,
+          appId: view.appId,
+          environment: view.environment,
+          scopes: view.scopes,
+          expiresAt: view.expiresAt,
+          revokedAt: view.revokedAt,
+          keyHash: view.keyHash,
+        }
+      );
     },
     recordUse: (keyId, at) => runtime.em().nativeUpdate(ApiKeyView, { id: keyId }, { lastUsedAt: at }),
   };

@@ -18,22 +18,51 @@ const revoke = (keyId: string) => ({ type: 'RevokeApiKey' as const, data: { appI
 const revoked = (keyId: string): ApiKeyEvent => ({ type: 'ApiKeyRevoked', data: { appId: 'app_1', keyId } });
 
 describe('API keys decider', () => {
-  it('creates a first key', () => spec.given([]).when(create('k1', 'sandbox')).then([created('k1', 'sandbox')]));
-  it('allows a second active key per environment', () => spec.given([created('k1', 'sandbox')]).when(create('k2', 'sandbox')).then([created('k2', 'sandbox')]));
+  it('creates a first key', () =>
+    spec
+      .given([])
+      .when(create('k1', 'sandbox'))
+      .then([created('k1', 'sandbox')]));
+  it('allows a second active key per environment', () =>
+    spec
+      .given([created('k1', 'sandbox')])
+      .when(create('k2', 'sandbox'))
+      .then([created('k2', 'sandbox')]));
   it('refuses a third active key in one environment', () =>
-    spec.given([created('k1', 'sandbox'), created('k2', 'sandbox')]).when(create('k3', 'sandbox')).thenThrows('key_limit_reached'));
+    spec
+      .given([created('k1', 'sandbox'), created('k2', 'sandbox')])
+      .when(create('k3', 'sandbox'))
+      .thenThrows('key_limit_reached'));
   it('counts environments apart', () =>
-    spec.given([created('k1', 'sandbox'), created('k2', 'sandbox')]).when(create('k3', 'live')).then([created('k3', 'live')]));
+    spec
+      .given([created('k1', 'sandbox'), created('k2', 'sandbox')])
+      .when(create('k3', 'live'))
+      .then([created('k3', 'live')]));
   it('revoked keys free their place', () =>
-    spec.given([created('k1', 'sandbox'), created('k2', 'sandbox'), revoked('k1')]).when(create('k3', 'sandbox')).then([created('k3', 'sandbox')]));
+    spec
+      .given([created('k1', 'sandbox'), created('k2', 'sandbox'), revoked('k1')])
+      .when(create('k3', 'sandbox'))
+      .then([created('k3', 'sandbox')]));
   it('expired keys free their place', () =>
     spec
       .given([created('k1', 'sandbox', '2026-10-01T00:00:00Z'), created('k2', 'sandbox')])
       .when(create('k3', 'sandbox'))
       .then([created('k3', 'sandbox')]));
-  it('refuses an expiry in the past', () => spec.given([]).when(create('k1', 'sandbox', '2026-10-01T00:00:00Z')).thenThrows('invalid_request'));
-  it('revokes a key', () => spec.given([created('k1', 'sandbox')]).when(revoke('k1')).then([revoked('k1')]));
-  it('revoking twice emits nothing', () => spec.given([created('k1', 'sandbox'), revoked('k1')]).when(revoke('k1')).then([]));
+  it('refuses an expiry in the past', () =>
+    spec
+      .given([])
+      .when(create('k1', 'sandbox', '2026-10-01T00:00:00Z'))
+      .thenThrows('invalid_request'));
+  it('revokes a key', () =>
+    spec
+      .given([created('k1', 'sandbox')])
+      .when(revoke('k1'))
+      .then([revoked('k1')]));
+  it('revoking twice emits nothing', () =>
+    spec
+      .given([created('k1', 'sandbox'), revoked('k1')])
+      .when(revoke('k1'))
+      .then([]));
   it('refuses to revoke an unknown key', () => spec.given([]).when(revoke('nope')).thenThrows('not_found'));
 });
 

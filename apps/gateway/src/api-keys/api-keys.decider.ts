@@ -7,7 +7,10 @@ import { evolveApiKeys, initialApiKeysState, type ApiKeyEvent, type ApiKeysState
 export const MAX_ACTIVE_KEYS_PER_ENVIRONMENT = 2;
 
 export type ApiKeysCommand =
-  | Command<'CreateApiKey', { appId: string; keyId: string; environment: KeyEnvironment; scopes: Scope[]; expiresAt: string | null; keyHash: string; prefix: string }>
+  | Command<
+      'CreateApiKey',
+      { appId: string; keyId: string; environment: KeyEnvironment; scopes: Scope[]; expiresAt: string | null; keyHash: string; prefix: string }
+    >
   | Command<'RevokeApiKey', { appId: string; keyId: string }>;
 
 /** Active = not revoked and not past its expiry at `now`. */

@@ -32,11 +32,15 @@ export class ApiKeysService {
     const keyId = newId(ID_PREFIX.key, now.getTime());
     const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
     const scopes = input.scopes ?? [...SCOPES];
-    await this.execute(appId, {
-      type: 'CreateApiKey',
-      data: { appId, keyId, environment: input.environment, scopes, expiresAt, keyHash: hashApiKey(key), prefix: displayPrefix(key) },
-      metadata: { now },
-    }, caller);
+    await this.execute(
+      appId,
+      {
+        type: 'CreateApiKey',
+        data: { appId, keyId, environment: input.environment, scopes, expiresAt, keyHash: hashApiKey(key), prefix: displayPrefix(key) },
+        metadata: { now },
+      },
+      caller,
+    );
     this.cache.forgetMisses();
     return { id: keyId, key, environment: input.environment, scopes, createdAt: now.toISOString(), expiresAt };
   }

@@ -35,7 +35,10 @@ export class AppAccessCache {
     const current = this.entries.get(data.appId)?.access;
     if (event.type === 'AppCreated') {
       if (!current || current.version < event.streamVersion) {
-        this.entries.set(data.appId, { access: { appId: data.appId, orgId: data.orgId!, status: 'sandbox', version: event.streamVersion }, loadedAt: Date.now() });
+        this.entries.set(data.appId, {
+          access: { appId: data.appId, orgId: data.orgId!, status: 'sandbox', version: event.streamVersion },
+          loadedAt: Date.now(),
+        });
       }
     } else if (event.type === 'AppStatusChanged') {
       if (current && current.version < event.streamVersion) {

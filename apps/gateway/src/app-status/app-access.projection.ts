@@ -9,10 +9,11 @@ export const appAccessConsumer: ConsumerSpec = {
   handlers: {
     AppCreated: async (em, event) => {
       const d = event.data;
-      await em.execute(
-        `insert into gateway.app_access (app_id, org_id, status, version) values (?, ?, 'sandbox', ?) on conflict (app_id) do nothing`,
-        [d.appId, d.orgId, event.streamVersion],
-      );
+      await em.execute(`insert into gateway.app_access (app_id, org_id, status, version) values (?, ?, 'sandbox', ?) on conflict (app_id) do nothing`, [
+        d.appId,
+        d.orgId,
+        event.streamVersion,
+      ]);
     },
     AppStatusChanged: async (em, event) => {
       const d = event.data;

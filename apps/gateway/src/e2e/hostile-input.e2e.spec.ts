@@ -70,20 +70,26 @@ describe('hostile input (e2e)', () => {
       expectInvalid(await api('PATCH', '/business-profile', app.sandboxKey, body), field);
     });
     it('a bad string in an array item is named by its index', async () => {
-      expectInvalid(await api('POST', '/webhooks', app.sandboxKey, { url: 'https://hooks.example.com/x', verifyToken: 'abcdefgh', events: ['message.status', 'x\u0000'] }), 'events.1');
+      expectInvalid(
+        await api('POST', '/webhooks', app.sandboxKey, { url: 'https://hooks.example.com/x', verifyToken: 'abcdefgh', events: ['message.status', 'x\u0000'] }),
+        'events.1',
+      );
     });
   });
 
   describe('depth and width', () => {
-    it.each(['POST /messages', 'POST /media', 'PATCH /business-profile', 'POST /optin-links', 'POST /webhooks'])('%s: a 6 KB body nested 3 000 levels deep → 400', async (route) => {
-      const [method, path] = route.split(' ');
-      const res = await http(publicUrl() + path, {
-        method,
-        rawBody: nested(3000),
-        headers: { authorization: `Bearer ${app.sandboxKey}`, 'content-type': 'application/json', 'idempotency-key': `deep-${Date.now()}-${Math.random()}` },
-      });
-      expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 400, code: 'invalid_request' });
-    });
+    it.each(['POST /messages', 'POST /media', 'PATCH /business-profile', 'POST /optin-links', 'POST /webhooks'])(
+      '%s: a 6 KB body nested 3 000 levels deep → 400',
+      async (route) => {
+        const [method, path] = route.split(' ');
+        const res = await http(publicUrl() + path, {
+          method,
+          rawBody: nested(3000),
+          headers: { authorization: `Bearer ${app.sandboxKey}`, 'content-type': 'application/json', 'idempotency-key': `deep-${Date.now()}-${Math.random()}` },
+        });
+        expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 400, code: 'invalid_request' });
+      },
+    );
     it('33 levels are refused, 32 are not refused for their depth', async () => {
       const deep = await sendMessage(app.sandboxKey, JSON.parse(nested(31)));
       expect(deep.body.error.details.some((d: { issue: string }) => /deeper than/.test(d.issue))).toBe(false);

@@ -62,7 +62,10 @@ describe('observability (e2e)', () => {
     const traceId = randomBytes(16).toString('hex');
     const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
 
-    const res = expectStatus(await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced' }, { 'idempotency-key': unique('idem-'), traceparent }), 202);
+    const res = expectStatus(
+      await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced' }, { 'idempotency-key': unique('idem-'), traceparent }),
+      202,
+    );
     const requestId = res.headers.get('svc-request-id')!;
     expect(requestId).toBeTruthy();
     // The gateway continues the caller's trace in a span of its own and says so.
@@ -80,7 +83,15 @@ describe('observability (e2e)', () => {
       return gateway.length > 0 && messaging.length > 0 && handover.length > 0 ? { gateway, messaging, handover } : null;
     }, 15_000))!;
 
-    expect(found.gateway[0]).toMatchObject({ ...expected, service: 'gateway', level: 'info', requestId, correlationId: requestId, route: '/platform/v1/messages', status: 202 });
+    expect(found.gateway[0]).toMatchObject({
+      ...expected,
+      service: 'gateway',
+      level: 'info',
+      requestId,
+      correlationId: requestId,
+      route: '/platform/v1/messages',
+      status: 202,
+    });
     expect(found.messaging[0]).toMatchObject({ ...expected, service: 'messaging', requestId, correlationId: requestId, op: expect.any(String), ok: true });
     expect(found.handover[0]).toMatchObject({ ...expected, service: 'chat-sim', correlationId: requestId, eventId: expect.any(String) });
     // Each unit of work has a span of its own within the one trace.
@@ -91,7 +102,7 @@ describe('observability (e2e)', () => {
     }
   });
 
-  it('runs every webhook attempt of the message.status a POST /messages caused (first try, scheduled retry, replay) in that request\'s trace', async () => {
+  it("runs every webhook attempt of the message.status a POST /messages caused (first try, scheduled retry, replay) in that request's trace", async () => {
     const { app, appUserId } = await appWithTester();
     const hook = await registerWebhook(app, ['message.status'], { hostIndex: RECEIVER_INDEX });
     const traceId = randomBytes(16).toString('hex');
@@ -110,14 +121,21 @@ describe('observability (e2e)', () => {
     });
 
     const sent = expectStatus(
-      await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced webhook' }, { 'idempotency-key': unique('idem-'), traceparent }),
+      await api(
+        'POST',
+        '/messages',
+        app.sandboxKey,
+        { to: { appUserId }, type: 'text', text: 'traced webhook' },
+        { 'idempotency-key': unique('idem-'), traceparent },
+      ),
       202,
     ).body;
     messageId = sent.id;
     const isSent = sentStatusOf(sent.id);
     await receiver.waitFor(() => requestsTo(receiver, hook.path).some(isSent), 15_000);
     const deliveryId = requestsTo(receiver, hook.path).find(isSent)!.headers['svc-delivery-id'];
-    const deliveries = async (query = '') => expectStatus(await api('GET', `/webhook-deliveries${query}`, app.sandboxKey), 200).body.data as { id: string; attempts: number; status: string }[];
+    const deliveries = async (query = '') =>
+      expectStatus(await api('GET', `/webhook-deliveries${query}`, app.sandboxKey), 200).body.data as { id: string; attempts: number; status: string }[];
     await eventually(async () => (await deliveries()).some((d) => d.id === deliveryId && d.attempts === 1 && d.status === 'pending'), 15_000);
     await advanceClock(11);
     await eventually(async () => (await deliveries('?status=delivered')).some((d) => d.id === deliveryId && d.attempts === 2), 15_000);
@@ -134,7 +152,8 @@ describe('observability (e2e)', () => {
     }, 15_000))!;
     const eventId = requestsTo(receiver, hook.path).find(isSent)!.headers['svc-event-id'];
     expect(attempts.map((l) => l.outcome)).toEqual(['status_503', 'status_200', 'status_200']);
-    for (const line of attempts) expect(line).toMatchObject({ traceId, service: 'webhook-dispatcher', level: 'info', appId: app.appId, eventId, eventType: 'message.status' });
+    for (const line of attempts)
+      expect(line).toMatchObject({ traceId, service: 'webhook-dispatcher', level: 'info', appId: app.appId, eventId, eventType: 'message.status' });
     // Each attempt is a span of its own in the request's trace, not the gateway's span reused.
     const gatewaySpan = linesWithTrace('gateway', traceId).find((l) => l.msg === 'request')?.spanId;
     const spans = new Set([gatewaySpan, ...attempts.map((l) => l.spanId)]);

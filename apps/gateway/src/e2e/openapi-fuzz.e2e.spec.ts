@@ -23,7 +23,14 @@ describe('OpenAPI fuzz (e2e)', () => {
     // The counts and any examples, in the test output, for whoever replays a failure.
     console.log(JSON.stringify(counts));
     expect(counts.requests).toBe(10_000);
-    expect({ serverErrors: counts.serverErrors, withoutEnvelope: counts.withoutEnvelope, withoutHeaders: counts.withoutHeaders, hangs: counts.hangs, transportErrors: counts.transportErrors, examples: counts.examples }).toEqual({
+    expect({
+      serverErrors: counts.serverErrors,
+      withoutEnvelope: counts.withoutEnvelope,
+      withoutHeaders: counts.withoutHeaders,
+      hangs: counts.hangs,
+      transportErrors: counts.transportErrors,
+      examples: counts.examples,
+    }).toEqual({
       serverErrors: 0,
       withoutEnvelope: 0,
       withoutHeaders: 0,

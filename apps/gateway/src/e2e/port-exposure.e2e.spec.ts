@@ -49,11 +49,14 @@ describe('ports of the stack', () => {
     for (const [name, port] of Object.entries(ALL_PORTS)) expect([name, await tryConnect('127.0.0.1', port)]).toEqual([name, 'open']);
   });
 
-  (addresses.length > 0 ? it : it.skip)(`do not answer on the machine's other addresses (${addresses.join(', ') || 'none: skipped'}) with BIND_HOST unset`, async () => {
-    for (const address of addresses) {
-      for (const [name, port] of Object.entries(ALL_PORTS)) expect([name, address, await tryConnect(address, port)]).toEqual([name, address, 'ECONNREFUSED']);
-    }
-  });
+  (addresses.length > 0 ? it : it.skip)(
+    `do not answer on the machine's other addresses (${addresses.join(', ') || 'none: skipped'}) with BIND_HOST unset`,
+    async () => {
+      for (const address of addresses) {
+        for (const [name, port] of Object.entries(ALL_PORTS)) expect([name, address, await tryConnect(address, port)]).toEqual([name, address, 'ECONNREFUSED']);
+      }
+    },
+  );
   if (addresses.length === 0) process.stdout.write('port-exposure: this machine has no non-loopback IPv4 address; the exposure check is skipped\n');
 
   it('never name their framework in X-Powered-By', async () => {
@@ -64,7 +67,11 @@ describe('ports of the stack', () => {
       `http://127.0.0.1:${BASE_PORT + 1}/metrics`,
       `http://127.0.0.1:${BASE_PORT + 1}/admin/v1/apps`,
       `http://127.0.0.1:${BASE_PORT + 1}/no-such-route`,
-      ...Object.values(SERVICE_PORTS).flatMap((port) => [`http://127.0.0.1:${port}/healthz`, `http://127.0.0.1:${port}/metrics`, `http://127.0.0.1:${port}/no-such-route`]),
+      ...Object.values(SERVICE_PORTS).flatMap((port) => [
+        `http://127.0.0.1:${port}/healthz`,
+        `http://127.0.0.1:${port}/metrics`,
+        `http://127.0.0.1:${port}/no-such-route`,
+      ]),
     ];
     for (const url of urls) {
       const res = await fetch(url);

@@ -27,7 +27,12 @@ describe('raw HTTP at the gateway (e2e)', () => {
       ['an unknown method', () => `FOO ${path('/ping')} HTTP/1.1\r\n${host()}\r\n`, 400, 'invalid_request'],
       ['a lowercase method', () => `get ${path('/ping')} HTTP/1.1\r\n${host()}\r\n`, 400, 'invalid_request'],
       ['a control character in a header value', () => `GET ${path('/ping')} HTTP/1.1\r\n${host()}X-Note: a\x01b\r\n\r\n`, 400, 'invalid_request'],
-      ['Transfer-Encoding with Content-Length', () => `POST ${path('/messages')} HTTP/1.1\r\n${host()}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`, 400, 'invalid_request'],
+      [
+        'Transfer-Encoding with Content-Length',
+        () => `POST ${path('/messages')} HTTP/1.1\r\n${host()}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        400,
+        'invalid_request',
+      ],
       ['a negative Content-Length', () => `POST ${path('/messages')} HTTP/1.1\r\n${host()}Content-Length: -1\r\n\r\n`, 400, 'invalid_request'],
       ['headers over 16 KiB', () => `GET ${path('/ping')} HTTP/1.1\r\n${host()}X-Big: ${'a'.repeat(17_000)}\r\n\r\n`, 431, 'headers_too_large'],
       ['a URL over 16 KiB', () => `GET ${path('/ping')}?q=${'a'.repeat(17_000)} HTTP/1.1\r\n${host()}\r\n`, 431, 'headers_too_large'],
@@ -51,7 +56,9 @@ describe('raw HTTP at the gateway (e2e)', () => {
     });
     it('Upgrade: websocket is served as a plain request', async () => {
       const answer = await rawRequest(
-        [`GET ${path('/ping')} HTTP/1.1\r\n${host()}Authorization: Bearer ${app.sandboxKey}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`],
+        [
+          `GET ${path('/ping')} HTTP/1.1\r\n${host()}Authorization: Bearer ${app.sandboxKey}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+        ],
         { untilAnswered: true },
       );
       expect(answer.status).toBe(200);
@@ -64,7 +71,9 @@ describe('raw HTTP at the gateway (e2e)', () => {
     it('a body declared and never sent: 408 request_timeout after the body deadline, and the socket is freed', async () => {
       const deadline = Number(process.env.HTTP_BODY_TIMEOUT_MS);
       const answer = await rawRequest(
-        [`POST ${path('/media')} HTTP/1.1\r\n${host()}Authorization: Bearer ${app.sandboxKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"fileName":`],
+        [
+          `POST ${path('/media')} HTTP/1.1\r\n${host()}Authorization: Bearer ${app.sandboxKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"fileName":`,
+        ],
         { waitMs: 30_000 },
       );
       expectEnvelope(answer, 408, 'request_timeout');

@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { api, appWithTester, eventually, expectStatus, registerWebhook, requestsTo, spansOfTrace, startWebhookReceiver, unique, type HttpsReceiver, type ReceivedSpan } from '@platform/testing';
+import {
+  api,
+  appWithTester,
+  eventually,
+  expectStatus,
+  registerWebhook,
+  requestsTo,
+  spansOfTrace,
+  startWebhookReceiver,
+  unique,
+  type HttpsReceiver,
+  type ReceivedSpan,
+} from '@platform/testing';
 
 /** The receiver no other file in this folder uses at once (TEST_WEBHOOK_HOSTS[3]). */
 const RECEIVER_INDEX = 3;
@@ -12,7 +24,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const has = (spans: ReceivedSpan[], service: string, name: string, kind: number) => spans.some((s) => s.service === service && s.name === name && s.kind === kind);
+const has = (spans: ReceivedSpan[], service: string, name: string, kind: number) =>
+  spans.some((s) => s.service === service && s.name === name && s.kind === kind);
 
 describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('exports one send as one trace: HTTP, the RPC client and server, Postgres, the outbox publish, the events applied, the webhook attempt, each linked to its parent', async () => {
@@ -22,7 +35,13 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const traceId = randomBytes(16).toString('hex');
     const clientSpanId = randomBytes(8).toString('hex');
     const sent = expectStatus(
-      await api('POST', '/messages', app.sandboxKey, { to: { appUserId }, type: 'text', text: 'traced' }, { 'idempotency-key': unique('idem-'), traceparent: `00-${traceId}-${clientSpanId}-01` }),
+      await api(
+        'POST',
+        '/messages',
+        app.sandboxKey,
+        { to: { appUserId }, type: 'text', text: 'traced' },
+        { 'idempotency-key': unique('idem-'), traceparent: `00-${traceId}-${clientSpanId}-01` },
+      ),
       202,
     );
     expect(sent.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-`));
@@ -51,7 +70,9 @@ describe('traces leave the process (e2e): OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     // Every event applied hangs below the outbox relay's publish of it (PRODUCER, then CONSUMER).
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const consumed = spans.filter((s) => s.kind === 5);
-    expect(consumed.map((s) => `${s.service} ${s.name} below ${byId.get(s.parentSpanId ?? '')?.kind}`)).toEqual(consumed.map((s) => `${s.service} ${s.name} below 4`));
+    expect(consumed.map((s) => `${s.service} ${s.name} below ${byId.get(s.parentSpanId ?? '')?.kind}`)).toEqual(
+      consumed.map((s) => `${s.service} ${s.name} below 4`),
+    );
     // One tree hanging from the client's span: every other span's parent is a span of the trace.
     const ids = new Set(spans.map((s) => s.spanId));
     const dangling = spans.filter((s) => !(s.parentSpanId !== null && ids.has(s.parentSpanId)));

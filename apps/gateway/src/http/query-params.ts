@@ -66,6 +66,9 @@ export function queryParamSchema(param: QueryParamSpec): JsonSchema {
     case 'string':
       return { type: 'string', minLength: param.minLength, maxLength: param.maxLength, ...(param.pattern ? { pattern: param.pattern.source } : {}) };
     case 'list':
-      return { type: 'string', pattern: `^(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')})(,(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')}))*$` };
+      return {
+        type: 'string',
+        pattern: `^(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')})(,(${param.values.map((v) => v.replace(/\./g, '\\.')).join('|')}))*$`,
+      };
   }
 }

@@ -23,7 +23,12 @@ export function sendError(res: ServerResponse, error: unknown, requestId: string
     log('error', 'unhandled error', { requestId, error: String((error as Error)?.stack ?? error) });
     domain = new DomainError('internal_error');
   }
-  sendJson(res, domain.status, errorEnvelope({ code: domain.code as ErrorCode, message: domain.message, requestId, docsUrl, details: domain.details }), headers);
+  sendJson(
+    res,
+    domain.status,
+    errorEnvelope({ code: domain.code as ErrorCode, message: domain.message, requestId, docsUrl, details: domain.details }),
+    headers,
+  );
 }
 
 export function commonHeaders(res: ServerResponse, requestId: string): void {

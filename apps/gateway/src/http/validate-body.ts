@@ -15,7 +15,12 @@ export function validateBody<T extends object>(dto: DtoClass<T>, body: unknown):
     throw DomainError.invalid([{ field: '', issue: 'the body must be a JSON object' }]);
   }
   const instance = plainToInstance(dto, body, { enableImplicitConversion: false, exposeDefaultValues: false });
-  const errors = validateSync(instance as object, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+  const errors = validateSync(instance as object, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    validationError: { target: false, value: false },
+  });
   if (errors.length > 0) throw DomainError.invalid(flatten(errors));
   return instance;
 }

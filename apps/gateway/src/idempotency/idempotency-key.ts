@@ -25,5 +25,7 @@ export function canonicalJson(value: unknown): string {
 
 /** What "the same body" means for a replay: the same JSON value, whatever its key order or spacing. */
 export function bodyHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
 }

@@ -36,6 +36,7 @@ describe('parseLastEventId', () => {
   });
 
   it('ignores what is not a cursor (the stream starts afresh)', () => {
-    for (const value of [undefined, '', 'evt_1', 'ls_01JD0000000000000000000000', 'ls_01JD0000000000000000000000.-1', 'ls_x.1']) expect(parseLastEventId(value)).toBeNull();
+    for (const value of [undefined, '', 'evt_1', 'ls_01JD0000000000000000000000', 'ls_01JD0000000000000000000000.-1', 'ls_x.1'])
+      expect(parseLastEventId(value)).toBeNull();
   });
 });

@@ -10,7 +10,14 @@ export interface ListenCursor {
 /** GET /listen's parameters: what the parser reads and the document shows. */
 export const LISTEN_QUERY: QuerySpec = {
   refuseUnknown: true,
-  params: [{ name: 'events', kind: 'list', values: LISTEN_EVENT_TYPES, description: 'Comma-separated event types to receive; every type but webhook.test by default.' }],
+  params: [
+    {
+      name: 'events',
+      kind: 'list',
+      values: LISTEN_EVENT_TYPES,
+      description: 'Comma-separated event types to receive; every type but webhook.test by default.',
+    },
+  ],
 };
 
 /** GET /listen's query: `events`, a comma-separated list of listen types (default all); anything else is 400 invalid_request. */

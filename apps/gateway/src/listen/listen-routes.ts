@@ -37,7 +37,8 @@ export function listenRoutes(deps: { rpc: RpcClient; streams: ListenStreams }): 
       },
       handle: async (ctx) => {
         // Local forwarding is a development tool: a live app's events go to its registered endpoints.
-        if (ctx.key.environment !== 'sandbox') throw new DomainError('key_environment_mismatch', 'Listening for events (platformctl listen) takes a sandbox key, not a live key.');
+        if (ctx.key.environment !== 'sandbox')
+          throw new DomainError('key_environment_mismatch', 'Listening for events (platformctl listen) takes a sandbox key, not a live key.');
         const { events } = parseListenQuery(ctx.query);
         const place = deps.streams.reserve(ctx.app.appId);
         if (!place) throw DomainError.rateLimited(`An app may have ${MAX_LISTEN_STREAMS_PER_APP} listen streams open at once; end one first.`, 5);

@@ -31,7 +31,10 @@ const MAX_FAILED_POLLS = 3;
  * `event: <type>`, `data: <the exact body a delivery sends>`, read from the dispatcher with long
  * polls. Never throws: the response has begun, so a failure ends the stream and the client resumes.
  */
-export async function serveListenStream(res: ServerResponse, args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: ListenSession; place: ListenPlace }): Promise<void> {
+export async function serveListenStream(
+  res: ServerResponse,
+  args: { rpc: RpcClient; caller: RpcCaller; appId: string; session: ListenSession; place: ListenPlace },
+): Promise<void> {
   const { rpc, caller, appId, session, place } = args;
   let ended = false;
   let wakeDrain: (() => void) | null = null;
@@ -66,7 +69,13 @@ export async function serveListenStream(res: ServerResponse, args: { rpc: RpcCli
     while (!ended) {
       let events: ListenEvent[];
       try {
-        ({ events } = await rpc.call('webhooks', 'listen.poll', caller, { appId, sessionId: session.sessionId, after, limit: POLL_LIMIT, waitMs: POLL_WAIT_MS }, POLL_TIMEOUT_MS));
+        ({ events } = await rpc.call(
+          'webhooks',
+          'listen.poll',
+          caller,
+          { appId, sessionId: session.sessionId, after, limit: POLL_LIMIT, waitMs: POLL_WAIT_MS },
+          POLL_TIMEOUT_MS,
+        ));
         failures = 0;
       } catch (error) {
         failures += 1;
@@ -82,10 +91,11 @@ export async function serveListenStream(res: ServerResponse, args: { rpc: RpcCli
         after = event.seq;
       }
       // A slow reader holds the next poll back instead of filling the gateway's memory.
-      if (!writable && !ended) await new Promise<void>((resolve) => {
-        wakeDrain = resolve;
-        res.once('drain', resolve);
-      });
+      if (!writable && !ended)
+        await new Promise<void>((resolve) => {
+          wakeDrain = resolve;
+          res.once('drain', resolve);
+        });
       wakeDrain = null;
     }
   } catch (error) {

@@ -4,7 +4,10 @@
  * event bodies are JSON on one line, so they travel byte for byte.
  */
 export function sseEvent(frame: { id?: string; event?: string; data: string }): string {
-  for (const [name, value] of [['id', frame.id], ['event', frame.event]] as const) {
+  for (const [name, value] of [
+    ['id', frame.id],
+    ['event', frame.event],
+  ] as const) {
     if (value !== undefined && /[\r\n\0]/.test(value)) throw new Error(`SSE ${name} must be one line without NUL`);
   }
   const lines: string[] = [];

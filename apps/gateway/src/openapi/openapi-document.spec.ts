@@ -23,7 +23,8 @@ describe('the OpenAPI document of the public API', () => {
     const routes = describedRoutes();
     expect(operations).toHaveLength(routes.length);
     expect(new Set(operations.map((o) => o.op.operationId)).size).toBe(routes.length);
-    for (const route of routes) expect(document.paths[route.path.replace(/:([A-Za-z]+)/g, '{$1}')][route.method.toLowerCase()].operationId).toBe(route.doc.operationId);
+    for (const route of routes)
+      expect(document.paths[route.path.replace(/:([A-Za-z]+)/g, '{$1}')][route.method.toLowerCase()].operationId).toBe(route.doc.operationId);
   });
 
   it('lists each operation’s scope, and every scope it names is a real one', () => {
@@ -75,12 +76,17 @@ describe('the OpenAPI document of the public API', () => {
       for (const body of bodies) {
         expect(body.example).toBeDefined();
         const validate = validatorFor(body.schema);
-        expect({ op: op.operationId, valid: validate(body.example), errors: validate.errors ?? null }).toEqual({ op: op.operationId, valid: true, errors: null });
+        expect({ op: op.operationId, valid: validate(body.example), errors: validate.errors ?? null }).toEqual({
+          op: op.operationId,
+          valid: true,
+          errors: null,
+        });
         checked++;
       }
     }
     for (const type of PUBLIC_EVENT_TYPES) {
-      const body = (document.webhooks as Record<string, { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }>)[type].post.requestBody.content['application/json'];
+      const body = (document.webhooks as Record<string, { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }>)[type]
+        .post.requestBody.content['application/json'];
       expect(validatorFor(body.schema)(body.example)).toBe(true);
       checked++;
     }

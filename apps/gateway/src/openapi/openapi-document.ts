@@ -48,7 +48,16 @@ const EXAMPLE_REQUEST_ID = 'req_01JD3QE3H6K9N2Q5T8W1Z4C7';
  * Refusals the pipeline gives every route, whatever it is (DESIGN section 3); request_timeout and
  * headers_too_large come from the HTTP parser's limits, before any route is known.
  */
-const PIPELINE_ERRORS: readonly ErrorCode[] = ['invalid_request', 'invalid_api_key', 'app_suspended', 'key_environment_mismatch', 'request_timeout', 'headers_too_large', 'rate_limited', 'internal_error'];
+const PIPELINE_ERRORS: readonly ErrorCode[] = [
+  'invalid_request',
+  'invalid_api_key',
+  'app_suspended',
+  'key_environment_mismatch',
+  'request_timeout',
+  'headers_too_large',
+  'rate_limited',
+  'internal_error',
+];
 const BODY_ERRORS: readonly ErrorCode[] = ['payload_too_large', 'unsupported_media_type', 'invalid_json'];
 const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['idempotency_key_required', 'idempotency_in_progress', 'idempotency_key_reused'];
 
@@ -73,7 +82,10 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/platform/v1', description: 'This deployment (the document is served from its base address).' }],
     security: [{ apiKey: [] }],
-    tags: [...[...new Set(routes.map((r) => r.doc.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })), { name: 'Events', description: TAG_DESCRIPTIONS.Events }],
+    tags: [
+      ...[...new Set(routes.map((r) => r.doc.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+      { name: 'Events', description: TAG_DESCRIPTIONS.Events },
+    ],
     paths,
     webhooks: Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [type, { post: webhookOperation(type) }])),
     components: {
@@ -93,7 +105,8 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
           name: 'Idempotency-Key',
           in: 'header',
           required: true,
-          description: 'At most 255 printable ASCII characters. The same key with the same body within 24 hours replays the first answer; with another body it is 422 idempotency_key_reused.',
+          description:
+            'At most 255 printable ASCII characters. The same key with the same body within 24 hours replays the first answer; with another body it is 422 idempotency_key_reused.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
           example: 'order-1042-shipped',
         },
@@ -119,7 +132,12 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
         },
       },
     },
-    'x-error-codes': PUBLIC_ERROR_CODES.map((code) => ({ code, status: ERROR_CODES[code].status, type: ERROR_CODES[code].type, message: ERROR_CODES[code].message })),
+    'x-error-codes': PUBLIC_ERROR_CODES.map((code) => ({
+      code,
+      status: ERROR_CODES[code].status,
+      type: ERROR_CODES[code].type,
+      message: ERROR_CODES[code].message,
+    })),
   };
 
   function operation(route: PublicRoute, bodyName: string | null): OpenApiOperation {
@@ -129,8 +147,10 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
     for (const [name, description] of Object.entries(doc.pathParams ?? {})) {
       parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1, maxLength: PATH_ID_MAX_LENGTH } });
     }
-    for (const param of route.query?.params ?? []) parameters.push({ name: param.name, in: 'query', required: false, description: param.description, schema: queryParamSchema(param) });
-    for (const [name, description] of Object.entries(doc.requestHeaders ?? {})) parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+    for (const param of route.query?.params ?? [])
+      parameters.push({ name: param.name, in: 'query', required: false, description: param.description, schema: queryParamSchema(param) });
+    for (const [name, description] of Object.entries(doc.requestHeaders ?? {}))
+      parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
     parameters.push({ $ref: '#/components/parameters/SvcVersion' });
 
@@ -158,7 +178,12 @@ function successResponse(route: PublicRoute): OpenApiResponse {
   const { success } = route.doc;
   const headers: Record<string, unknown> = { ...commonHeaderRefs() };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
-  if (success.mediaType) return { description: success.description, headers, content: { [success.mediaType.type]: { schema: success.mediaType.schema, example: success.mediaType.example } } };
+  if (success.mediaType)
+    return {
+      description: success.description,
+      headers,
+      content: { [success.mediaType.type]: { schema: success.mediaType.schema, example: success.mediaType.example } },
+    };
   if (!success.schema) return { description: success.description, headers };
   const example = (PUBLIC_RESOURCE_SCHEMAS[success.schema]?.examples as unknown[] | undefined)?.[0];
   return { description: success.description, headers, content: { 'application/json': { schema: ref(success.schema), example } } };
@@ -255,19 +280,41 @@ const commonHeaderRefs = () => ({
 });
 
 const HEADERS = {
-  SvcRequestId: { description: 'This request’s id (req_ and 24 characters); errors repeat it as error.requestId.', schema: { type: 'string', pattern: '^req_[0-9A-Za-z]{24}$' } },
+  SvcRequestId: {
+    description: 'This request’s id (req_ and 24 characters); errors repeat it as error.requestId.',
+    schema: { type: 'string', pattern: '^req_[0-9A-Za-z]{24}$' },
+  },
   SvcVersion: { description: 'The API version of the answer.', schema: { type: 'string', const: API_VERSION } },
-  RateLimitLimit: { description: 'Requests the app may burst (on a 429 for failed authentication: the failures an address may burst).', schema: { type: 'integer' } },
+  RateLimitLimit: {
+    description: 'Requests the app may burst (on a 429 for failed authentication: the failures an address may burst).',
+    schema: { type: 'integer' },
+  },
   RateLimitRemaining: { description: 'Requests left in the app’s bucket now.', schema: { type: 'integer' } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
-  IdempotentReplayed: { description: '`true` when this answer replays the first one given for the same Idempotency-Key and body.', schema: { type: 'string', const: 'true' } },
+  IdempotentReplayed: {
+    description: '`true` when this answer replays the first one given for the same Idempotency-Key and body.',
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
-const WEBHOOK_DELIVERY_HEADERS = ['SvcSignature', 'SvcEventId', 'SvcEventType', 'SvcDeliveryId', 'SvcDeliveryAttempt', 'WebhookId', 'WebhookTimestamp', 'WebhookSignature'];
+const WEBHOOK_DELIVERY_HEADERS = [
+  'SvcSignature',
+  'SvcEventId',
+  'SvcEventType',
+  'SvcDeliveryId',
+  'SvcDeliveryAttempt',
+  'WebhookId',
+  'WebhookTimestamp',
+  'WebhookSignature',
+];
 
 /** Header parameters of a webhook delivery, added to components.parameters. */
 export const WEBHOOK_HEADER_PARAMETERS = {
-  SvcSignature: headerParam('Svc-Signature', '`t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock.', '^t=\\d+(,v1=[0-9a-f]{64})+$'),
+  SvcSignature: headerParam(
+    'Svc-Signature',
+    '`t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock.',
+    '^t=\\d+(,v1=[0-9a-f]{64})+$',
+  ),
   SvcEventId: headerParam('Svc-Event-Id', 'The event id (evt_…); dedupe on it.', '^evt_'),
   SvcEventType: headerParam('Svc-Event-Type', 'The event type.'),
   SvcDeliveryId: headerParam('Svc-Delivery-Id', 'This delivery (wd_…); retries keep the same event id.'),
@@ -291,6 +338,12 @@ function overview(options: OpenApiOptions): string {
     'Every refusal is the error envelope `{error: {code, message, type, requestId, docUrl}}`; branch on `code` (the table `x-error-codes` lists each code with its status and type). A 500 is safe to retry with the same `Idempotency-Key`.',
     'POST /messages needs an `Idempotency-Key`. Request bodies are JSON (at most 1 MiB) and refuse unknown properties.',
     `Events reach the app's HTTPS endpoints as signed POSTs (see Webhooks). Signatures: \`Svc-Signature\` (Stripe's scheme) and the Standard Webhooks headers. Error pages: ${options.docsUrl}/errors.`,
-    ['## Error codes', '', '| code | HTTP | type | meaning |', '|---|---|---|---|', ...PUBLIC_ERROR_CODES.map((c) => `| \`${c}\` | ${ERROR_CODES[c].status} | \`${ERROR_CODES[c].type}\` | ${ERROR_CODES[c].message} |`)].join('\n'),
+    [
+      '## Error codes',
+      '',
+      '| code | HTTP | type | meaning |',
+      '|---|---|---|---|',
+      ...PUBLIC_ERROR_CODES.map((c) => `| \`${c}\` | ${ERROR_CODES[c].status} | \`${ERROR_CODES[c].type}\` | ${ERROR_CODES[c].message} |`),
+    ].join('\n'),
   ].join('\n\n');
 }

@@ -31,7 +31,8 @@ export function consentRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         operationId: 'listConsents',
         tag: 'Consents',
         summary: 'List consents',
-        description: 'Most recently changed first (updatedAt descending, then appUserId). Follow nextCursor for the next page; a listing is a snapshot taken at its first page.',
+        description:
+          'Most recently changed first (updatedAt descending, then appUserId). Follow nextCursor for the next page; a listing is a snapshot taken at its first page.',
         success: { status: 200, schema: 'ConsentPage', description: 'One page.' },
       },
       handle: async (ctx) => ({

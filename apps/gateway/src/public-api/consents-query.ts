@@ -10,7 +10,14 @@ export const CONSENTS_QUERY: QuerySpec = {
   params: [
     { name: 'status', kind: 'enum', values: CONSENT_STATUSES, description: 'Only consents with this status.' },
     { name: 'limit', kind: 'limit', ...CONSENTS_LIMIT, description: 'Page size.' },
-    { name: 'cursor', kind: 'string', minLength: 1, maxLength: 512, issue: 'is not a cursor from a previous page', description: 'nextCursor of the previous page.' },
+    {
+      name: 'cursor',
+      kind: 'string',
+      minLength: 1,
+      maxLength: 512,
+      issue: 'is not a cursor from a previous page',
+      description: 'nextCursor of the previous page.',
+    },
   ],
 };
 

@@ -12,7 +12,8 @@ const fieldsOf = (qs: string): string[] => {
 };
 
 describe('GET /webhook-deliveries query (D23)', () => {
-  it('defaults: every status, every endpoint, 20 per page, first page', () => expect(parse('')).toEqual({ status: null, subscriptionId: null, limit: 20, cursor: null }));
+  it('defaults: every status, every endpoint, 20 per page, first page', () =>
+    expect(parse('')).toEqual({ status: null, subscriptionId: null, limit: 20, cursor: null }));
 
   it('reads every parameter', () =>
     expect(parse('status=failed&subscriptionId=we_1&limit=100&cursor=d2Rf')).toEqual({ status: 'failed', subscriptionId: 'we_1', limit: 100, cursor: 'd2Rf' }));

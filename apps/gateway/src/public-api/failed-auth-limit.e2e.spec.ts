@@ -51,15 +51,21 @@ describe('failed authentication is limited per client address (e2e)', () => {
     expect(lookups).toBe(failed);
 
     const during = await keyLookups();
-    const more = await inParallel(Array.from({ length: 40 }, () => randomKey()), 10, (key) => api('GET', '/ping', key, undefined, from(address)));
+    const more = await inParallel(
+      Array.from({ length: 40 }, () => randomKey()),
+      10,
+      (key) => api('GET', '/ping', key, undefined, from(address)),
+    );
     expect((await keyLookups()) - during).toBe(count(more, 401));
     expect(count(more, 429)).toBeGreaterThanOrEqual(more.length - 3);
   });
 
   it('malformed keys and missing keys count as failures too', async () => {
     const address = clientAddress();
-    const answers = await inParallel(Array.from({ length: 80 }, (_, i) => i), 10, (i) =>
-      api('GET', '/ping', i % 2 === 0 ? 'qk_sb_short' : null, undefined, from(address)),
+    const answers = await inParallel(
+      Array.from({ length: 80 }, (_, i) => i),
+      10,
+      (i) => api('GET', '/ping', i % 2 === 0 ? 'qk_sb_short' : null, undefined, from(address)),
     );
     expect(count(answers, 401)).toBeGreaterThan(0);
     expect(count(answers, 429)).toBeGreaterThan(0);
@@ -69,11 +75,17 @@ describe('failed authentication is limited per client address (e2e)', () => {
     const address = clientAddress();
     const app = await createTestApp();
     expectStatus(await api('GET', '/ping', app.sandboxKey, undefined, from(address)), 200);
-    const flood = await inParallel(Array.from({ length: 80 }, () => randomKey()), 10, (key) => api('GET', '/ping', key, undefined, from(address)));
+    const flood = await inParallel(
+      Array.from({ length: 80 }, () => randomKey()),
+      10,
+      (key) => api('GET', '/ping', key, undefined, from(address)),
+    );
     expect(count(flood, 429)).toBeGreaterThan(0);
     // Interleaved with the flood still under way: every request of the valid key is answered.
-    const mixed = await inParallel(Array.from({ length: 40 }, (_, i) => i), 8, (i) =>
-      i % 4 === 0 ? api('GET', '/ping', app.sandboxKey, undefined, from(address)) : api('GET', '/ping', randomKey(), undefined, from(address)),
+    const mixed = await inParallel(
+      Array.from({ length: 40 }, (_, i) => i),
+      8,
+      (i) => (i % 4 === 0 ? api('GET', '/ping', app.sandboxKey, undefined, from(address)) : api('GET', '/ping', randomKey(), undefined, from(address))),
     );
     expect(mixed.filter((_, i) => i % 4 === 0).map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(count(mixed, 429)).toBeGreaterThan(0);
@@ -85,8 +97,10 @@ describe('failed authentication is limited per client address (e2e)', () => {
     // The stack trusts only 127.0.0.1; a forwarded chain naming a proxy it does not trust is judged by
     // the last untrusted hop, so rotating the first address does not give fresh buckets.
     const proxy = clientAddress();
-    const answers = await inParallel(Array.from({ length: 80 }, (_, i) => i), 10, (i) =>
-      api('GET', '/ping', randomKey(), undefined, { 'x-forwarded-for': `203.0.113.${i % 250}, ${proxy}` }),
+    const answers = await inParallel(
+      Array.from({ length: 80 }, (_, i) => i),
+      10,
+      (i) => api('GET', '/ping', randomKey(), undefined, { 'x-forwarded-for': `203.0.113.${i % 250}, ${proxy}` }),
     );
     expect(count(answers, 429)).toBeGreaterThan(0);
   });

@@ -23,7 +23,12 @@ export function mediaRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         const body = ctx.body as CreateMediaDto;
         return {
           status: 201,
-          body: await deps.rpc.call('media', 'media.create', ctx.caller, { appId: ctx.app.appId, fileName: body.fileName, mimeType: body.mimeType, size: body.size }),
+          body: await deps.rpc.call('media', 'media.create', ctx.caller, {
+            appId: ctx.app.appId,
+            fileName: body.fileName,
+            mimeType: body.mimeType,
+            size: body.size,
+          }),
         };
       },
     },

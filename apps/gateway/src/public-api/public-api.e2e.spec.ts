@@ -27,7 +27,16 @@ describe('gateway pipeline (e2e)', () => {
         appId: app.appId,
         appStatus: 'sandbox',
         environment: 'sandbox',
-        scopes: ['messages:send', 'messages:read', 'media:write', 'consents:read', 'optin_links:create', 'profile:write', 'webhooks:manage', 'templates:manage'],
+        scopes: [
+          'messages:send',
+          'messages:read',
+          'media:write',
+          'consents:read',
+          'optin_links:create',
+          'profile:write',
+          'webhooks:manage',
+          'templates:manage',
+        ],
         apiVersion: '2026-10-01',
         requestId: res.headers.get('svc-request-id'),
         time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -110,7 +119,10 @@ describe('gateway pipeline (e2e)', () => {
       const live = expectStatus(await admin('POST', `/apps/${own.appId}/keys`, { environment: 'live' }), 201).body;
       expect(live.key).toMatch(/^qk_live_[0-9A-Za-z]{32}$/);
       expectEnvelope(await api('GET', '/ping', live.key), 403, 'key_environment_mismatch', 'permission_error');
-      expect(expectStatus(await admin('POST', `/apps/${own.appId}/status`, { action: 'approve' }), 200).body).toEqual({ status: 'internal_live', previousStatus: 'sandbox' });
+      expect(expectStatus(await admin('POST', `/apps/${own.appId}/status`, { action: 'approve' }), 200).body).toEqual({
+        status: 'internal_live',
+        previousStatus: 'sandbox',
+      });
       const ping = expectStatus(await api('GET', '/ping', live.key), 200).body;
       expect(ping).toMatchObject({ appStatus: 'internal_live', environment: 'live' });
       // Sandbox keys keep working on live apps.
@@ -172,7 +184,12 @@ describe('gateway pipeline (e2e)', () => {
       expectEnvelope(await patch({ 'content-type': 'text/plain' }, 'about=x'), 415, 'unsupported_media_type', 'invalid_request_error');
     });
     it('a body without a content type → 415', async () => {
-      expectEnvelope(await http(publicUrl() + '/business-profile', { method: 'PATCH', headers: { authorization: `Bearer ${app.sandboxKey}` }, rawBody: Buffer.from('{}') }), 415, 'unsupported_media_type', 'invalid_request_error');
+      expectEnvelope(
+        await http(publicUrl() + '/business-profile', { method: 'PATCH', headers: { authorization: `Bearer ${app.sandboxKey}` }, rawBody: Buffer.from('{}') }),
+        415,
+        'unsupported_media_type',
+        'invalid_request_error',
+      );
     });
     it('unparsable JSON → 400 invalid_json', async () => {
       expectEnvelope(await patch({ 'content-type': 'application/json' }, '{"about": '), 400, 'invalid_json', 'invalid_request_error');
@@ -199,13 +216,43 @@ describe('gateway pipeline (e2e)', () => {
   describe('business profile', () => {
     it('GET and PATCH round-trip every field; domain follows websiteUrl', async () => {
       const before = expectStatus(await api('GET', '/business-profile', app.sandboxKey), 200).body;
-      expect(before).toMatchObject({ appId: app.appId, displayName: 'Test Business', verificationStatus: 'unverified', verifiedAt: null, avatarUrl: null, domain: null });
+      expect(before).toMatchObject({
+        appId: app.appId,
+        displayName: 'Test Business',
+        verificationStatus: 'unverified',
+        verifiedAt: null,
+        avatarUrl: null,
+        domain: null,
+      });
       const after = expectStatus(
-        await api('PATCH', '/business-profile', app.sandboxKey, { displayName: 'Renamed Co', about: 'We ship things', websiteUrl: 'https://shop.example.com/home', category: 'retail' }),
+        await api('PATCH', '/business-profile', app.sandboxKey, {
+          displayName: 'Renamed Co',
+          about: 'We ship things',
+          websiteUrl: 'https://shop.example.com/home',
+          category: 'retail',
+        }),
         200,
       ).body;
-      expect(after).toMatchObject({ displayName: 'Renamed Co', about: 'We ship things', websiteUrl: 'https://shop.example.com/home', domain: 'shop.example.com', category: 'retail' });
-      expect(Object.keys(after).sort()).toEqual(['about', 'appId', 'avatarUrl', 'category', 'displayName', 'domain', 'handle', 'updatedAt', 'verificationStatus', 'verifiedAt', 'websiteUrl']);
+      expect(after).toMatchObject({
+        displayName: 'Renamed Co',
+        about: 'We ship things',
+        websiteUrl: 'https://shop.example.com/home',
+        domain: 'shop.example.com',
+        category: 'retail',
+      });
+      expect(Object.keys(after).sort()).toEqual([
+        'about',
+        'appId',
+        'avatarUrl',
+        'category',
+        'displayName',
+        'domain',
+        'handle',
+        'updatedAt',
+        'verificationStatus',
+        'verifiedAt',
+        'websiteUrl',
+      ]);
       const cleared = expectStatus(await api('PATCH', '/business-profile', app.sandboxKey, { websiteUrl: null, about: null }), 200).body;
       expect(cleared).toMatchObject({ websiteUrl: null, domain: null, about: null, displayName: 'Renamed Co' });
     });

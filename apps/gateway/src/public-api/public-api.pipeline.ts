@@ -64,7 +64,12 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       bindLogContext(() => {
         const status = res.statusCode;
         end({ method: req.method ?? '', route: routeLabel, status: String(status) });
-        log(status >= 500 ? 'warn' : 'info', 'request', { method: req.method, route: routeLabel, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+        log(status >= 500 ? 'warn' : 'info', 'request', {
+          method: req.method,
+          route: routeLabel,
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        });
       }),
     );
     commonHeaders(res, requestId);
@@ -129,7 +134,9 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         if (idempotency && match.route.idempotent) held = await match.route.idempotent.heldKey(caller, app.appId, idempotency);
         if (!held) throw invalid;
       }
-      const result = held ?? (await match.route.handle({ requestId, params: match.params, query: url.searchParams, headers: req.headers, body, key, app, caller, idempotency }));
+      const result =
+        held ??
+        (await match.route.handle({ requestId, params: match.params, query: url.searchParams, headers: req.headers, body, key, app, caller, idempotency }));
       if (result.stream) return await result.stream(res);
       if (result.headers?.['Idempotent-Replayed'] === 'true') {
         deps.metrics.idempotencyReplays.inc();

@@ -66,7 +66,10 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock; listenStreams
       handle: async (ctx) => {
         const patch = { ...(ctx.body as UpdateBusinessProfileDto) };
         // The avatar's facts come from media, which checks a pending upload first (D12 "on first use").
-        const avatar = typeof patch.avatarMediaId === 'string' ? await deps.rpc.call('media', 'media.prepare', ctx.caller, { appId: ctx.app.appId, mediaId: patch.avatarMediaId }) : undefined;
+        const avatar =
+          typeof patch.avatarMediaId === 'string'
+            ? await deps.rpc.call('media', 'media.prepare', ctx.caller, { appId: ctx.app.appId, mediaId: patch.avatarMediaId })
+            : undefined;
         return { status: 200, body: await deps.rpc.call('profile', 'profile.update', ctx.caller, { appId: ctx.app.appId, patch, avatar }) };
       },
     },

@@ -68,7 +68,8 @@ const MEDIA_TYPES = ['image', 'video', 'audio', 'file'];
 /** POST /messages body (spec, Endpoints; DESIGN D11). Unknown properties are refused by the pipeline. */
 @JSONSchema({
   title: 'SendMessageRequest',
-  description: 'text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.',
+  description:
+    'text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.',
   examples: [{ to: { appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' }, type: 'text', text: 'Your order has shipped.', clientReference: 'order-1042' }],
 })
 export class SendMessageDto {

@@ -17,7 +17,14 @@ export const DELIVERIES_QUERY: QuerySpec = {
   refuseUnknown: true,
   params: [
     { name: 'status', kind: 'enum', values: WEBHOOK_DELIVERY_STATUSES, description: 'Only deliveries with this status.' },
-    { name: 'subscriptionId', kind: 'string', minLength: 1, maxLength: 64, issue: 'must be 1-64 characters', description: 'Only deliveries to this endpoint (we_…).' },
+    {
+      name: 'subscriptionId',
+      kind: 'string',
+      minLength: 1,
+      maxLength: 64,
+      issue: 'must be 1-64 characters',
+      description: 'Only deliveries to this endpoint (we_…).',
+    },
     { name: 'limit', kind: 'limit', ...DELIVERIES_LIMIT, description: 'Page size.' },
     {
       name: 'cursor',
@@ -41,7 +48,12 @@ export interface DeliveriesQuery {
 /** Validates GET /webhook-deliveries' query, listing every bad parameter at once (400 invalid_request). */
 export function parseDeliveriesQuery(query: URLSearchParams): DeliveriesQuery {
   const q = readQuery(DELIVERIES_QUERY, query);
-  return { status: q.status as WebhookDeliveryStatus | null, subscriptionId: q.subscriptionId as string | null, limit: q.limit as number, cursor: q.cursor as string | null };
+  return {
+    status: q.status as WebhookDeliveryStatus | null,
+    subscriptionId: q.subscriptionId as string | null,
+    limit: q.limit as number,
+    cursor: q.cursor as string | null,
+  };
 }
 
 /** /webhooks and /webhook-deliveries (scope webhooks:manage): answered by the webhook dispatcher. */
@@ -72,10 +84,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         description:
           'Runs the handshake (a GET with svc.mode=subscribe, svc.verify_token and svc.challenge; the receiver answers 200 with the challenge within 5 seconds). Answers 201 whatever the handshake gave: enabled if it succeeded, else pending_verification with lastVerificationError. The signing secret is returned this once. At most 5 endpoints per app.',
         success: { status: 201, schema: 'WebhookEndpointWithSecret', description: 'The endpoint, with its signing secret.' },
-        errors: [
-          'subscription_limit_reached',
-          ...WEBHOOK_URL_REFUSAL_CODES,
-        ],
+        errors: ['subscription_limit_reached', ...WEBHOOK_URL_REFUSAL_CODES],
       },
       handle: async (ctx) => {
         const body = ctx.body as CreateWebhookDto;
@@ -109,10 +118,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         description: 'Changes its events; a new url needs verifyToken and runs the handshake again.',
         pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the change.' },
-        errors: [
-          'not_found',
-          ...WEBHOOK_URL_REFUSAL_CODES,
-        ],
+        errors: ['not_found', ...WEBHOOK_URL_REFUSAL_CODES],
       },
       handle: async (ctx) => {
         const body = ctx.body as UpdateWebhookDto;
@@ -149,11 +155,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         description: 'Runs the handshake again with the endpoint’s verify token; a success enables it (also after it was disabled).',
         pathParams: ENDPOINT_ID,
         success: { status: 200, schema: 'WebhookEndpoint', description: 'The endpoint after the handshake.' },
-        errors: [
-          'not_found',
-          'verify_token_mismatch',
-          ...WEBHOOK_URL_REFUSAL_CODES,
-        ],
+        errors: ['not_found', 'verify_token_mismatch', ...WEBHOOK_URL_REFUSAL_CODES],
       },
       handle: async (ctx) => {
         const payload = { ...endpoint(ctx), verifyToken: (ctx.body as VerifyWebhookDto).verifyToken };
@@ -202,7 +204,10 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         description: 'Newest first. Follow nextCursor for the next page.',
         success: { status: 200, schema: 'WebhookDeliveryPage', description: 'One page.' },
       },
-      handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'deliveries.list', ctx.caller, { appId: ctx.app.appId, ...parseDeliveriesQuery(ctx.query) }) }),
+      handle: async (ctx) => ({
+        status: 200,
+        body: await deps.rpc.call('webhooks', 'deliveries.list', ctx.caller, { appId: ctx.app.appId, ...parseDeliveriesQuery(ctx.query) }),
+      }),
     },
     {
       method: 'POST',

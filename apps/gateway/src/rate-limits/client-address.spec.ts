@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { clientAddress, trustedProxies } from './client-address';
 
-const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+const request = (remoteAddress: string, forwarded?: string) =>
+  ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
 
 describe('clientAddress', () => {
   const none = trustedProxies([]);

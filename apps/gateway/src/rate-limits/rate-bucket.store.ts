@@ -24,7 +24,10 @@ export function postgresRateBucketStore(runtime: ServiceRuntime): RateBucketStor
     async forgetIdle(prefix, idleSeconds) {
       await runtime
         .em()
-        .execute(`delete from gateway.rate_buckets where updated_at < clock_timestamp() - make_interval(secs => ?) and starts_with(bucket, ?)`, [idleSeconds, prefix]);
+        .execute(`delete from gateway.rate_buckets where updated_at < clock_timestamp() - make_interval(secs => ?) and starts_with(bucket, ?)`, [
+          idleSeconds,
+          prefix,
+        ]);
     },
   };
 }

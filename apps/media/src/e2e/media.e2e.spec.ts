@@ -208,7 +208,11 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
       // No GET /media first: the send itself checks the upload (D12 "on first use").
       const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId, text: 'Our new logo' }), 202).body;
       const message = expectStatus(await api('GET', `/messages/${sent.id}`, app.sandboxKey), 200).body;
-      expect(message).toMatchObject({ type: 'image', text: 'Our new logo', media: [{ id: mediaId, mimeType: 'image/png', fileName: 'logo.png', size: PNG.length }] });
+      expect(message).toMatchObject({
+        type: 'image',
+        text: 'Our new logo',
+        media: [{ id: mediaId, mimeType: 'image/png', fileName: 'logo.png', size: PNG.length }],
+      });
       const received = (await eventually(async () => (await simInbox(userId, app.appId)).find((m) => m.messageId === sent.id)))!;
       expect(received.media).toHaveLength(1);
       expect((await download(received.media[0].url)).equals(PNG)).toBe(true);
@@ -241,7 +245,12 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
     it('a file a user sends lands in S3 as media of source user: listed in the message and fetched with GET /media', async () => {
       const { app, userId } = await appWithTester();
       const sent = expectStatus(
-        await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'image', text: 'my receipt', media: [{ fileName: 'receipt.png', mimeType: 'image/png', base64: PNG.toString('base64') }] }),
+        await admin('POST', `/sim/users/${userId}/messages`, {
+          appId: app.appId,
+          type: 'image',
+          text: 'my receipt',
+          media: [{ fileName: 'receipt.png', mimeType: 'image/png', base64: PNG.toString('base64') }],
+        }),
         201,
       ).body;
       const message = expectStatus(await api('GET', `/messages/${sent.id}`, app.sandboxKey), 200).body;
@@ -282,6 +291,8 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
 });
 
 function peakRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }

@@ -40,6 +40,16 @@ export class GetMediaHandler implements OnModuleInit {
     const events: EventRef[] = await this.runtime
       .em()
       .execute(`select event_id as "eventId", type from media.events where stream_id = ? order by stream_version`, [`media-${row.media_id}`]);
-    return { found: true, source: row.source, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size: Number(row.size), objectKey: row.object_key, events };
+    return {
+      found: true,
+      source: row.source,
+      kind: row.kind,
+      status: row.status,
+      mimeType: row.mime_type,
+      fileName: row.file_name,
+      size: Number(row.size),
+      objectKey: row.object_key,
+      events,
+    };
   }
 }

@@ -29,7 +29,15 @@ export function userMediaConsumer(runtime: ServiceRuntime): ConsumerSpec {
             streamId: `media-${mediaId}`,
             command: {
               type: 'RecordUserMedia',
-              data: { mediaId, mimeType: file.mimeType, fileName: file.fileName, size: file.size, objectKey: file.objectKey, messageId: d.messageId, userId: d.userId },
+              data: {
+                mediaId,
+                mimeType: file.mimeType,
+                fileName: file.fileName,
+                size: file.size,
+                objectKey: file.objectKey,
+                messageId: d.messageId,
+                userId: d.userId,
+              },
               metadata: { now: new Date(event.occurredAt) },
             },
             meta: { now: new Date(event.occurredAt), appId: d.appId, correlationId: event.correlationId, causationId: event.eventId, idSeed: event.eventId },

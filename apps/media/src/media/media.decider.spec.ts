@@ -42,17 +42,38 @@ describe('Media decider', () => {
       ['text/csv', 'document', 100 * MIB],
       ['application/vnd.openxmlformats-officedocument.presentationml.presentation', 'document', 100 * MIB],
     ] as const)('%s is a %s of up to %d bytes', (mimeType, kind, limit) => {
-      spec.given([]).when(request({ mimeType, size: limit })).then([requested({ mimeType, kind, size: limit })]);
-      spec.given([]).when(request({ mimeType, size: limit + 1 })).thenThrows('media_too_large');
+      spec
+        .given([])
+        .when(request({ mimeType, size: limit }))
+        .then([requested({ mimeType, kind, size: limit })]);
+      spec
+        .given([])
+        .when(request({ mimeType, size: limit + 1 }))
+        .thenThrows('media_too_large');
     });
-    it.each(['image/svg+xml', 'text/html', 'application/x-msdownload', 'application/zip', 'application/octet-stream', 'image/PNG', 'image/png; charset=binary'])(
-      '%s → 415 unsupported_media_type',
-      (mimeType) => spec.given([]).when(request({ mimeType })).thenThrows('unsupported_media_type'),
-    );
-    it('the type is judged before the size', () => spec.given([]).when(request({ mimeType: 'text/html', size: 500 * MIB })).thenThrows('unsupported_media_type'));
+    it.each([
+      'image/svg+xml',
+      'text/html',
+      'application/x-msdownload',
+      'application/zip',
+      'application/octet-stream',
+      'image/PNG',
+      'image/png; charset=binary',
+    ])('%s → 415 unsupported_media_type', (mimeType) => spec.given([]).when(request({ mimeType })).thenThrows('unsupported_media_type'));
+    it('the type is judged before the size', () =>
+      spec
+        .given([])
+        .when(request({ mimeType: 'text/html', size: 500 * MIB }))
+        .thenThrows('unsupported_media_type'));
     it('the 100th upload in an hour is fine, the 101st is 429 media_rate_limited', () => {
-      spec.given([]).when(request({ uploadsLastHour: 99 })).then([requested()]);
-      spec.given([]).when(request({ uploadsLastHour: 100 })).thenThrows('media_rate_limited');
+      spec
+        .given([])
+        .when(request({ uploadsLastHour: 99 }))
+        .then([requested()]);
+      spec
+        .given([])
+        .when(request({ uploadsLastHour: 100 }))
+        .thenThrows('media_rate_limited');
     });
     it('an existing media cannot be requested again', () => spec.given([requested()]).when(request()).thenThrows('invalid_transition'));
   });
@@ -64,19 +85,29 @@ describe('Media decider', () => {
       spec.given([requested(), verified]).when(verdict(false)).then([]);
       spec.given([requested(), rejected]).when(verdict(true)).then([]);
     });
-    it('nothing to verify for a file a user sent', () => spec.given([{ type: 'MediaReceivedFromUser', data: { ...requested().data, messageId: 'msg_1', userId: 'usr_1' } } as MediaEvent]).when(verdict(false)).then([]));
+    it('nothing to verify for a file a user sent', () =>
+      spec
+        .given([{ type: 'MediaReceivedFromUser', data: { ...requested().data, messageId: 'msg_1', userId: 'usr_1' } } as MediaEvent])
+        .when(verdict(false))
+        .then([]));
   });
 
   describe('lapsed upload windows (D13)', () => {
     it('a pending upload is discarded 24 h after its window', () =>
-      spec.given([requested()]).when(discard('2026-01-02T00:15:00.000Z')).then([{ type: 'MediaDiscarded', data: { mediaId: 'med_1', reason: 'upload_lapsed' } }]));
+      spec
+        .given([requested()])
+        .when(discard('2026-01-02T00:15:00.000Z'))
+        .then([{ type: 'MediaDiscarded', data: { mediaId: 'med_1', reason: 'upload_lapsed' } }]));
     it('not a millisecond earlier', () => spec.given([requested()]).when(discard('2026-01-02T00:14:59.999Z')).thenThrows('invalid_transition'));
     it('ready and invalid media stay', () => {
       spec.given([requested(), verified]).when(discard('2026-02-01T00:00:00.000Z')).then([]);
       spec.given([requested(), rejected]).when(discard('2026-02-01T00:00:00.000Z')).then([]);
     });
     it('a discarded upload can no longer be verified', () =>
-      spec.given([requested(), { type: 'MediaDiscarded', data: { mediaId: 'med_1', reason: 'upload_lapsed' } }]).when(verdict(true)).then([]));
+      spec
+        .given([requested(), { type: 'MediaDiscarded', data: { mediaId: 'med_1', reason: 'upload_lapsed' } }])
+        .when(verdict(true))
+        .then([]));
   });
 
   describe('files users send (source user)', () => {
@@ -84,13 +115,49 @@ describe('Media decider', () => {
       spec
         .given([])
         .when(userFile('image/jpeg'))
-        .then([{ type: 'MediaReceivedFromUser', data: { mediaId: 'med_1', kind: 'image', mimeType: 'image/jpeg', fileName: 'f', size: 5, objectKey: 'inbound/msg_1/0', messageId: 'msg_1', userId: 'usr_1' } }]));
+        .then([
+          {
+            type: 'MediaReceivedFromUser',
+            data: {
+              mediaId: 'med_1',
+              kind: 'image',
+              mimeType: 'image/jpeg',
+              fileName: 'f',
+              size: 5,
+              objectKey: 'inbound/msg_1/0',
+              messageId: 'msg_1',
+              userId: 'usr_1',
+            },
+          },
+        ]));
     it('a type outside the upload list is other (D10)', () =>
       spec
         .given([])
         .when(userFile('application/zip'))
-        .then([{ type: 'MediaReceivedFromUser', data: { mediaId: 'med_1', kind: 'other', mimeType: 'application/zip', fileName: 'f', size: 5, objectKey: 'inbound/msg_1/0', messageId: 'msg_1', userId: 'usr_1' } }]));
+        .then([
+          {
+            type: 'MediaReceivedFromUser',
+            data: {
+              mediaId: 'med_1',
+              kind: 'other',
+              mimeType: 'application/zip',
+              fileName: 'f',
+              size: 5,
+              objectKey: 'inbound/msg_1/0',
+              messageId: 'msg_1',
+              userId: 'usr_1',
+            },
+          },
+        ]));
     it('the same file seen again changes nothing', () =>
-      spec.given([{ type: 'MediaReceivedFromUser', data: { mediaId: 'med_1', kind: 'image', mimeType: 'image/jpeg', fileName: 'f', size: 5, objectKey: 'k', messageId: 'msg_1', userId: 'usr_1' } }]).when(userFile('image/jpeg')).then([]));
+      spec
+        .given([
+          {
+            type: 'MediaReceivedFromUser',
+            data: { mediaId: 'med_1', kind: 'image', mimeType: 'image/jpeg', fileName: 'f', size: 5, objectKey: 'k', messageId: 'msg_1', userId: 'usr_1' },
+          },
+        ])
+        .when(userFile('image/jpeg'))
+        .then([]));
   });
 });

@@ -13,7 +13,10 @@ import { evolveMedia, initialMediaState, type MediaEvent, type MediaFile, type M
 
 export type MediaCommand =
   /** POST /media. `uploadsLastHour` counts the app's uploads in the rolling hour before `metadata.now` (D14). */
-  | Command<'RequestUpload', { mediaId: string; mimeType: string; fileName: string; size: number; objectKey: string; uploadExpiresAt: string; uploadsLastHour: number }>
+  | Command<
+      'RequestUpload',
+      { mediaId: string; mimeType: string; fileName: string; size: number; objectKey: string; uploadExpiresAt: string; uploadsLastHour: number }
+    >
   | Command<'RecordUploadVerdict', { verdict: { ok: true; size: number } | { ok: false; reason: MediaRejectionReason; detail: string } }>
   | Command<'RecordUserMedia', Omit<MediaFile, 'kind'> & { messageId: string; userId: string }>
   /** D13 sweeper. */
@@ -33,7 +36,15 @@ export function decideMedia(command: MediaCommand, state: MediaState): MediaEven
       return [
         {
           type: 'MediaUploadRequested',
-          data: { mediaId: d.mediaId, kind, mimeType: d.mimeType, fileName: d.fileName, size: d.size, objectKey: d.objectKey, uploadExpiresAt: d.uploadExpiresAt },
+          data: {
+            mediaId: d.mediaId,
+            kind,
+            mimeType: d.mimeType,
+            fileName: d.fileName,
+            size: d.size,
+            objectKey: d.objectKey,
+            uploadExpiresAt: d.uploadExpiresAt,
+          },
         },
       ];
     }

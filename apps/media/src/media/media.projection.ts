@@ -47,7 +47,11 @@ export async function projectMediaEvents(em: EntityManager, events: DomainEvent[
         await em.execute(`update media.media set status = 'ready', version = ? where media_id = ?`, [v, event.data.mediaId]);
         break;
       case 'MediaUploadRejected':
-        await em.execute(`update media.media set status = 'invalid', rejection_reason = ?, version = ? where media_id = ?`, [event.data.reason, v, event.data.mediaId]);
+        await em.execute(`update media.media set status = 'invalid', rejection_reason = ?, version = ? where media_id = ?`, [
+          event.data.reason,
+          v,
+          event.data.mediaId,
+        ]);
         break;
       case 'MediaDiscarded':
         await em.execute(`delete from media.media where media_id = ?`, [event.data.mediaId]);

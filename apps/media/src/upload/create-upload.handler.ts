@@ -1,6 +1,14 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, UPLOAD_URL_TTL_SECONDS, type CreateMediaCall, type CreateMediaResponse, type MediaUploadRequested, type RpcCaller } from '@platform/contracts';
+import {
+  ID_PREFIX,
+  newId,
+  UPLOAD_URL_TTL_SECONDS,
+  type CreateMediaCall,
+  type CreateMediaResponse,
+  type MediaUploadRequested,
+  type RpcCaller,
+} from '@platform/contracts';
 import { decideInTransaction } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
 import { ServiceRuntime } from '@platform/service-kit';
@@ -36,10 +44,10 @@ export class CreateUploadHandler implements OnModuleInit {
     const row = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`media-rate:${request.appId}`]);
-      const [{ count }]: { count: string }[] = await tx.execute(`select count(*) as count from media.media where app_id = ? and source = 'app' and created_at > ?`, [
-        request.appId,
-        new Date(now.getTime() - HOUR_MS),
-      ]);
+      const [{ count }]: { count: string }[] = await tx.execute(
+        `select count(*) as count from media.media where app_id = ? and source = 'app' and created_at > ?`,
+        [request.appId, new Date(now.getTime() - HOUR_MS)],
+      );
       const { events } = await decideInTransaction({
         em: tx,
         eventStore: this.runtime.eventStore,
@@ -47,7 +55,15 @@ export class CreateUploadHandler implements OnModuleInit {
         streamId: `media-${mediaId}`,
         command: {
           type: 'RequestUpload',
-          data: { mediaId, mimeType: request.mimeType, fileName: request.fileName, size: request.size, objectKey, uploadExpiresAt: expiresAt.toISOString(), uploadsLastHour: Number(count) },
+          data: {
+            mediaId,
+            mimeType: request.mimeType,
+            fileName: request.fileName,
+            size: request.size,
+            objectKey,
+            uploadExpiresAt: expiresAt.toISOString(),
+            uploadsLastHour: Number(count),
+          },
           metadata: { now },
         },
         meta: { now, appId: request.appId, correlationId: caller.requestId ?? null, causationId: caller.requestId ?? null },

@@ -44,13 +44,11 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
     // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
     let after: { at: Date; id: string } = { at: new Date(now.getTime() - 5 * 60 * 1000), id: '' };
     for (;;) {
-      const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime
-        .em()
-        .execute(
-          `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
+      const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime.em().execute(
+        `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
            order by upload_expires_at, media_id limit ?`,
-          [after.at, after.id, BATCH],
-        );
+        [after.at, after.id, BATCH],
+      );
       for (const row of open) await this.verification.verify(row, null);
       if (open.length < BATCH) break;
       const last = open[open.length - 1];

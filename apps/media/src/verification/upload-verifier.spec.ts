@@ -186,7 +186,16 @@ function zip(entries: Array<[name: string, content: Buffer | string, method?: 's
     offset += local.length;
   }
   const directory = Buffer.concat(centrals);
-  const end = Buffer.concat([u32le(0x06054b50), u16le(0), u16le(0), u16le(entries.length), u16le(entries.length), u32le(directory.length), u32le(offset), u16le(0)]);
+  const end = Buffer.concat([
+    u32le(0x06054b50),
+    u16le(0),
+    u16le(0),
+    u16le(entries.length),
+    u16le(entries.length),
+    u32le(directory.length),
+    u32le(offset),
+    u16le(0),
+  ]);
   return Buffer.concat([...locals, directory, end]);
 }
 
@@ -295,7 +304,11 @@ describe('judgeUpload accepts text', () => {
     { name: 'with a UTF-8 byte order mark', declared: 'text/csv', file: Buffer.concat([bom, Buffer.from('a;b\n1;2\n')]) },
     { name: 'that is an empty file', declared: 'text/plain', file: Buffer.alloc(0) },
     { name: 'in a textual format file-type knows (XML)', declared: 'text/plain', file: Buffer.from('<?xml version="1.0"?>\n<note>hi</note>\n') },
-    { name: 'with a multi-byte character cut off by the head', declared: 'text/plain', file: Buffer.concat([Buffer.alloc(SNIFF_BYTES - 1, 'a'), Buffer.from('é and more\n')]) },
+    {
+      name: 'with a multi-byte character cut off by the head',
+      declared: 'text/plain',
+      file: Buffer.concat([Buffer.alloc(SNIFF_BYTES - 1, 'a'), Buffer.from('é and more\n')]),
+    },
   ])('$name', async ({ declared, file }) => {
     await expect(judge(declared, file)).resolves.toEqual({ ok: true });
   });
@@ -308,9 +321,19 @@ describe('judgeUpload rejects content that is not what was declared', () => {
     { name: 'JPEG declared, PNG stored', declared: 'image/jpeg', file: png(), found: 'image/png' },
     { name: 'GIF declared, random bytes stored', declared: 'image/gif', file: Buffer.from([0x13, 0x37, 0xc0, 0xde, 0x00, 0xfe]), found: 'unrecognised data' },
     { name: 'PNG declared, only the PNG signature stored', declared: 'image/png', file: png().subarray(0, 8), found: 'unrecognised data' },
-    { name: 'audio/ogg declared, a page cut before its packet stored', declared: 'audio/ogg', file: oggFirstPage(opusHead).subarray(0, 20), found: 'unrecognised data' },
+    {
+      name: 'audio/ogg declared, a page cut before its packet stored',
+      declared: 'audio/ogg',
+      file: oggFirstPage(opusHead).subarray(0, 20),
+      found: 'unrecognised data',
+    },
     { name: 'PNG declared, empty file stored', declared: 'image/png', file: Buffer.alloc(0), found: 'an empty file' },
-    { name: 'PDF declared, PostScript stored', declared: 'application/pdf', file: Buffer.from('%!PS-Adobe-3.0\n%%Pages: 1\n'), found: 'application/postscript' },
+    {
+      name: 'PDF declared, PostScript stored',
+      declared: 'application/pdf',
+      file: Buffer.from('%!PS-Adobe-3.0\n%%Pages: 1\n'),
+      found: 'application/postscript',
+    },
     { name: 'text/plain declared, PNG stored', declared: 'text/plain', file: png(), found: 'binary data (NUL byte at offset 8)' },
     { name: 'text with a NUL byte', declared: 'text/plain', file: Buffer.from('abc\0def\n'), found: 'binary data (NUL byte at offset 3)' },
     { name: 'text in Latin-1, not UTF-8', declared: 'text/csv', file: latin1('name\nM\xfcller\n'), found: 'invalid UTF-8' },
@@ -330,7 +353,9 @@ describe('judgeUpload rejects content that is not what was declared', () => {
   });
 
   it('rejects a type that cannot be declared', async () => {
-    await expect(judge('application/x-msdownload', Buffer.from('MZ'))).resolves.toEqual(mismatch('declared application/x-msdownload, which is not an upload type'));
+    await expect(judge('application/x-msdownload', Buffer.from('MZ'))).resolves.toEqual(
+      mismatch('declared application/x-msdownload, which is not an upload type'),
+    );
   });
 });
 

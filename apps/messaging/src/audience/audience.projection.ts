@@ -17,7 +17,12 @@ export const appsConsumer: ConsumerSpec = {
     },
     AppStatusChanged: async (em, event) => {
       const d = event.data;
-      await em.execute(`update messaging.apps set status = ?, version = ? where app_id = ? and version < ?`, [d.status, event.streamVersion, d.appId, event.streamVersion]);
+      await em.execute(`update messaging.apps set status = ?, version = ? where app_id = ? and version < ?`, [
+        d.status,
+        event.streamVersion,
+        d.appId,
+        event.streamVersion,
+      ]);
     },
     AppDailyQuotaChanged: async (em, event) => {
       const d = event.data;
@@ -45,11 +50,19 @@ export const consentConsumer: ConsumerSpec = {
   handlers: {
     AppUserIdentified: async (em, event) => {
       const d = event.data;
-      await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [event.appId, d.appUserId, d.userId]);
+      await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [
+        event.appId,
+        d.appUserId,
+        d.userId,
+      ]);
     },
     ConsentUpdated: async (em, event) => {
       const d = event.data;
-      await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [event.appId, d.appUserId, d.userId]);
+      await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [
+        event.appId,
+        d.appUserId,
+        d.userId,
+      ]);
       await em.execute(
         `insert into messaging.consents (app_id, app_user_id, status, version) values (?, ?, ?, ?)
          on conflict (app_id, app_user_id) do update set status = excluded.status, version = excluded.version where messaging.consents.version < excluded.version`,

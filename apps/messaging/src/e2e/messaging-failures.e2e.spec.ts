@@ -1,12 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { RPC_SERVICES, type SendMessageCall } from '@platform/contracts';
 import { RpcClient } from '@platform/kafka';
-import { api, createTestApp, createTestUser, eventually, expectStatus, simSendText, spawnApp, stackPid, unique, waitForExit, waitReady, admin, simAppAction, appWithTester, sendMessage, simInbox } from '@platform/testing';
+import {
+  api,
+  createTestApp,
+  createTestUser,
+  eventually,
+  expectStatus,
+  simSendText,
+  spawnApp,
+  stackPid,
+  unique,
+  waitForExit,
+  waitReady,
+  admin,
+  simAppAction,
+  appWithTester,
+  sendMessage,
+  simInbox,
+} from '@platform/testing';
 
 describe('messaging when things go wrong (e2e)', () => {
   it('a message sent after the user stopped the app, before messaging knew, never reaches the inbox and ends failed', async () => {
     // Call chat-sim directly, as the chat product would act, without waiting for the platform to catch up.
-    const rpc = new RpcClient({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), instanceId: `test-${randomBytes(4).toString('hex')}`, services: RPC_SERVICES, timeoutMs: 8000 });
+    const rpc = new RpcClient({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      instanceId: `test-${randomBytes(4).toString('hex')}`,
+      services: RPC_SERVICES,
+      timeoutMs: 8000,
+    });
     await rpc.connect();
     try {
       const app = await createTestApp();
@@ -33,7 +55,12 @@ describe('messaging when things go wrong (e2e)', () => {
   it('a send request that reaches messaging again (its offset was not committed before a crash) answers the same message and sends nothing twice', async () => {
     // Messaging commits request offsets once a second (rpcOpsSafeToRerun): after a crash or a
     // rebalance, a server may run the last second's requests again, also beside the first run.
-    const rpc = new RpcClient({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), instanceId: `test-${randomBytes(4).toString('hex')}`, services: RPC_SERVICES, timeoutMs: 8000 });
+    const rpc = new RpcClient({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      instanceId: `test-${randomBytes(4).toString('hex')}`,
+      services: RPC_SERVICES,
+      timeoutMs: 8000,
+    });
     await rpc.connect();
     try {
       const { app, userId, appUserId } = await appWithTester();
@@ -44,8 +71,7 @@ describe('messaging when things go wrong (e2e)', () => {
         bodyHash: randomBytes(32).toString('hex'),
         body: { to: { appUserId }, type: 'text', text: 'once only', mediaId: null, clientReference: null },
       };
-      const send = (body = request, requestId = unique('req_')) =>
-        rpc.call('messaging', 'messages.send', { requestId, appId: app.appId }, body);
+      const send = (body = request, requestId = unique('req_')) => rpc.call('messaging', 'messages.send', { requestId, appId: app.appId }, body);
       // A redelivered request is the same request (its request id too), here arriving beside its first run; then a later retry.
       const redelivered = unique('req_');
       const runs = [...(await Promise.all([send(request, redelivered), send(request, redelivered)])), await send()];
@@ -102,7 +128,9 @@ describe('messaging when things go wrong (e2e)', () => {
       expect(message).toMatchObject({ status: 'sent', text: s.text });
     }
     // The 500s are retried with their keys, as the spec tells clients to: each ends with one message.
-    const retried = await Promise.all(failed.map(({ s }) => sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key)));
+    const retried = await Promise.all(
+      failed.map(({ s }) => sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key)),
+    );
     for (const r of retried) expectStatus(r, 202);
 
     const all = [...accepted.map(({ r, s }) => ({ id: r.body.id as string, s })), ...retried.map((r, i) => ({ id: r.body.id as string, s: failed[i].s }))];

@@ -1,4 +1,23 @@
-import { admin, advanceClock, api, expectError, queryDatabase, createTestApp, createTestUser, eventually, expectStatus, http, platformNow, publicUrl, simAppAction, simSendText, unique, appWithTester, sendMessage, simInbox } from '@platform/testing';
+import {
+  admin,
+  advanceClock,
+  api,
+  expectError,
+  queryDatabase,
+  createTestApp,
+  createTestUser,
+  eventually,
+  expectStatus,
+  http,
+  platformNow,
+  publicUrl,
+  simAppAction,
+  simSendText,
+  unique,
+  appWithTester,
+  sendMessage,
+  simInbox,
+} from '@platform/testing';
 import { Client } from 'pg';
 
 describe('messaging through HTTP (e2e)', () => {
@@ -6,8 +25,18 @@ describe('messaging through HTTP (e2e)', () => {
     it('accepts a text to an opted-in tester, hands it over (sent), then delivered and read from receipts', async () => {
       const { app, userId, appUserId } = await appWithTester();
       const before = await platformNow();
-      const res = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'Your order shipped', clientReference: 'order-42' }), 202);
-      expect(res.body).toEqual({ id: expect.stringMatching(/^msg_/), status: 'accepted', appUserId, type: 'text', createdAt: expect.any(String), clientReference: 'order-42' });
+      const res = expectStatus(
+        await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'Your order shipped', clientReference: 'order-42' }),
+        202,
+      );
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^msg_/),
+        status: 'accepted',
+        appUserId,
+        type: 'text',
+        createdAt: expect.any(String),
+        clientReference: 'order-42',
+      });
       expect(Date.parse(res.body.createdAt)).toBeGreaterThanOrEqual(before.getTime());
       const id = res.body.id;
 
@@ -32,7 +61,11 @@ describe('messaging through HTTP (e2e)', () => {
       const afterDelivery = expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body;
       expect(afterDelivery).toMatchObject({ status: 'delivered', deliveredAt: expect.any(String), readAt: null });
       expectStatus(await admin('POST', `/sim/users/${userId}/receipts`, { messageId: id, status: 'read' }), 200);
-      expect(expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body).toMatchObject({ status: 'read', deliveredAt: afterDelivery.deliveredAt, readAt: expect.any(String) });
+      expect(expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body).toMatchObject({
+        status: 'read',
+        deliveredAt: afterDelivery.deliveredAt,
+        readAt: expect.any(String),
+      });
     });
 
     it('a read receipt before the delivery one leaves the message read', async () => {
@@ -55,7 +88,10 @@ describe('messaging through HTTP (e2e)', () => {
 
       await advanceClock(30 * 24 * 3600 + 60);
       await eventually(async () => (await api('GET', `/messages/${waiting}`, app.sandboxKey)).body.status === 'failed');
-      const [failure] = await queryDatabase<{ reason: string }>(`select data->>'reason' as reason from messaging.events where stream_id = $1 and type = 'MessageFailed'`, [`message-${waiting}`]);
+      const [failure] = await queryDatabase<{ reason: string }>(
+        `select data->>'reason' as reason from messaging.events where stream_id = $1 and type = 'MessageFailed'`,
+        [`message-${waiting}`],
+      );
       expect(failure.reason).toBe('expired');
       expect((await api('GET', `/messages/${seen}`, app.sandboxKey)).body.status).toBe('delivered');
       // A receipt that comes after the deadline does not revive it.
@@ -66,7 +102,10 @@ describe('messaging through HTTP (e2e)', () => {
     it("a user's message is an inbound message with status received, and a reply carries its context", async () => {
       const { app, userId, appUserId } = await appWithTester();
       const outbound = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'How was it?' }), 202).body.id;
-      const sent = expectStatus(await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'text', text: 'Great!', replyTo: outbound }), 201).body;
+      const sent = expectStatus(
+        await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'text', text: 'Great!', replyTo: outbound }),
+        201,
+      ).body;
       expect(expectStatus(await api('GET', `/messages/${sent.id}`, app.sandboxKey), 200).body).toEqual({
         id: sent.id,
         direction: 'inbound',
@@ -117,7 +156,10 @@ describe('messaging through HTTP (e2e)', () => {
       const body = { to: { appUserId }, type: 'text', text: 'daily digest' };
       const first = expectStatus(await sendMessage(app.sandboxKey, body, key), 202);
       const records = async () => {
-        const [messaging] = await queryDatabase<{ n: number }>(`select count(*)::int as n from messaging.send_requests where app_id = $1 and idempotency_key = $2`, [app.appId, key]);
+        const [messaging] = await queryDatabase<{ n: number }>(
+          `select count(*)::int as n from messaging.send_requests where app_id = $1 and idempotency_key = $2`,
+          [app.appId, key],
+        );
         return messaging.n;
       };
       expect(await records()).toBe(1);
@@ -147,7 +189,9 @@ describe('messaging through HTTP (e2e)', () => {
     it('20 concurrent requests with one key make exactly one message', async () => {
       const { app, userId, appUserId } = await appWithTester();
       const key = unique('idem-');
-      const results = await Promise.all(Array.from({ length: 20 }, () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'concurrent' }, key)));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'concurrent' }, key)),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 202 || s === 409)).toBe(true);
       expect(statuses).toContain(202);
@@ -175,10 +219,9 @@ describe('messaging through HTTP (e2e)', () => {
         await lock.query('select 1 from messaging.daily_counts where app_id = $1 for update', [app.appId]);
         const first = sendMessage(app.sandboxKey, body, key);
         await eventually(async () => {
-          const [waiting] = await queryDatabase<{ n: number }>(
-            `select count(*)::int as n from pg_stat_activity where $1 = any (pg_blocking_pids(pid))`,
-            [(lock as unknown as { processID: number }).processID],
-          );
+          const [waiting] = await queryDatabase<{ n: number }>(`select count(*)::int as n from pg_stat_activity where $1 = any (pg_blocking_pids(pid))`, [
+            (lock as unknown as { processID: number }).processID,
+          ]);
           return waiting.n > 0;
         });
         expectError(await sendMessage(app.sandboxKey, body, key), 409, 'idempotency_in_progress');
@@ -277,7 +320,10 @@ describe('messaging through HTTP (e2e)', () => {
     });
     it('accepts text of exactly 4096 characters and a 128-character clientReference', async () => {
       const { app, appUserId: tester } = await appWithTester();
-      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId: tester }, type: 'text', text: 'x'.repeat(4096), clientReference: 'c'.repeat(128) }), 202);
+      expectStatus(
+        await sendMessage(app.sandboxKey, { to: { appUserId: tester }, type: 'text', text: 'x'.repeat(4096), clientReference: 'c'.repeat(128) }),
+        202,
+      );
     });
     it('a body that is not JSON is 400 invalid_json', async () => {
       const app = await sharedApp();
@@ -379,7 +425,11 @@ describe('messaging through HTTP (e2e)', () => {
         const reachable = await optedInUser(app.appId, open.orgId);
         const unreachable = await optedInUser(app.appId, closed.orgId);
         expectStatus(await sendMessage(app.liveKey, { to: { appUserId: reachable.appUserId }, type: 'text', text: 'x' }), 202);
-        expectError(await sendMessage(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }), 403, 'recipient_org_blocks_businesses');
+        expectError(
+          await sendMessage(app.liveKey, { to: { appUserId: unreachable.appUserId }, type: 'text', text: 'x' }),
+          403,
+          'recipient_org_blocks_businesses',
+        );
         expectError(await sendMessage(app.liveKey, { to: { email: reachable.user.email }, type: 'text', text: 'x' }), 403, 'email_addressing_not_allowed');
         // The org changes its mind.
         expectStatus(await admin('PATCH', `/orgs/${closed.orgId}`, { allowsExternalBusinesses: true }), 200);
@@ -423,7 +473,11 @@ describe('messaging through HTTP (e2e)', () => {
       const apps = await Promise.all([appWithTester(), appWithTester(), appWithTester()]);
       for (const { app, userId } of apps) await simSendText(userId, app.appId);
       const requests = apps.flatMap(({ app, appUserId }, a) => [
-        ...Array.from({ length: 6 }, (_, i) => ({ a, ok: true, send: () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `crowd ${a}-${i}`, clientReference: `r${a}-${i}` }) })),
+        ...Array.from({ length: 6 }, (_, i) => ({
+          a,
+          ok: true,
+          send: () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `crowd ${a}-${i}`, clientReference: `r${a}-${i}` }),
+        })),
         { a, ok: false, send: () => sendMessage(app.sandboxKey, { to: { appUserId: 'u_AAAAAAAAAAAAAAAAAAAAAA' }, type: 'text', text: 'nobody' }) },
         { a, ok: false, send: () => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId: 'med_unknown' }) },
       ]);

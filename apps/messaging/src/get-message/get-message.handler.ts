@@ -42,7 +42,12 @@ export class GetMessageHandler implements OnModuleInit {
       appUserId: row.app_user_id,
       type: row.type,
       text: row.text,
-      media: (typeof row.media === 'string' ? JSON.parse(row.media) : row.media).map((m: MessageMediaFile) => ({ id: m.id, mimeType: m.mimeType, fileName: m.fileName, size: m.size })),
+      media: (typeof row.media === 'string' ? JSON.parse(row.media) : row.media).map((m: MessageMediaFile) => ({
+        id: m.id,
+        mimeType: m.mimeType,
+        fileName: m.fileName,
+        size: m.size,
+      })),
       status: row.status,
       clientReference: row.client_reference,
       createdAt: isoTime(row.created_at),

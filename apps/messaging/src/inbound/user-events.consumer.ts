@@ -1,10 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  appUserIdFor,
-  inboundMediaId,
-  TOPICS,
-  type DomainEvent,
-} from '@platform/contracts';
+import { appUserIdFor, inboundMediaId, TOPICS, type DomainEvent } from '@platform/contracts';
 import { isDomainError } from '@platform/errors';
 import { decideInTransaction } from '@platform/event-store';
 import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
@@ -60,7 +55,13 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
               userId: d.userId,
               type: d.type,
               text: d.text,
-              media: d.media.map((file, i) => ({ id: inboundMediaId(d.messageId, sentAt.getTime(), i), mimeType: file.mimeType, fileName: file.fileName, size: file.size, objectKey: file.objectKey })),
+              media: d.media.map((file, i) => ({
+                id: inboundMediaId(d.messageId, sentAt.getTime(), i),
+                mimeType: file.mimeType,
+                fileName: file.fileName,
+                size: file.size,
+                objectKey: file.objectKey,
+              })),
               replyTo: d.replyTo,
             },
             metadata: { now: sentAt },
@@ -75,7 +76,13 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
       },
       MessageDeliveryRefused: async (em, event) => {
         const d = event.data;
-        await decide(em, d.messageId, d.appId, { type: 'RecordDeliveryRefusal', data: { reason: d.reason }, metadata: { now: new Date(event.occurredAt) } }, event);
+        await decide(
+          em,
+          d.messageId,
+          d.appId,
+          { type: 'RecordDeliveryRefusal', data: { reason: d.reason }, metadata: { now: new Date(event.occurredAt) } },
+          event,
+        );
       },
     },
   };

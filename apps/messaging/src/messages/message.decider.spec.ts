@@ -31,7 +31,12 @@ const facts = (over: Partial<SendFacts> = {}): SendFacts => ({
 });
 const live = (status: 'internal_live' | 'public_live', over: Partial<SendFacts> = {}) =>
   facts({ keyEnvironment: 'live', app: { appId: 'app_1', orgId: APP_ORG, status, dailyQuota: 10_000 }, isAcceptedTester: false, ...over });
-const send = (f: SendFacts, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text', clientReference: string | null = 'order-1', now = metadata.now): MessageCommand => ({
+const send = (
+  f: SendFacts,
+  type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text',
+  clientReference: string | null = 'order-1',
+  now = metadata.now,
+): MessageCommand => ({
   type: 'SendMessage',
   data: { messageId: 'msg_1', type, text: type === 'text' ? 'Hello' : null, media: [], clientReference, facts: f },
   metadata: { now },
@@ -54,32 +59,67 @@ const media = (over: Partial<Extract<MediaFacts, { found: true }>> = {}): MediaF
   size: 10,
   ...over,
 });
-const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text') => spec.given([]).when(send(f, type)).thenThrows(code);
+const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text') =>
+  spec.given([]).when(send(f, type)).thenThrows(code);
 
 describe('Message decider', () => {
   describe('send: accepted and handed over at once (D3)', () => {
     it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([accepted(), sent]));
-    it('outside the reply window the send is business-initiated', () => spec.given([]).when(send(facts({ lastUserMessageAt: null }))).then([accepted(true), sent]));
+    it('outside the reply window the send is business-initiated', () =>
+      spec
+        .given([])
+        .when(send(facts({ lastUserMessageAt: null })))
+        .then([accepted(true), sent]));
     it('keeps a null clientReference', () =>
       spec
         .given([])
         .when(send(facts(), 'text', null))
         .then([
-          { type: 'MessageAccepted', data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false } },
+          {
+            type: 'MessageAccepted',
+            data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false },
+          },
           { type: 'MessageSent', data: { ...status, clientReference: null } },
         ]));
-    it('an internal_live app with a live key reaches its own org', () => spec.given([]).when(send(live('internal_live'))).then([accepted(), sent]));
+    it('an internal_live app with a live key reaches its own org', () =>
+      spec
+        .given([])
+        .when(send(live('internal_live')))
+        .then([accepted(), sent]));
     it('a public_live app reaches an org that allows outside businesses', () =>
-      spec.given([]).when(send(live('public_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } }))).then([accepted(), sent]));
-    it('a public_live app reaches its own org even when that org blocks outside businesses', () => spec.given([]).when(send(live('public_live'))).then([accepted(), sent]));
+      spec
+        .given([])
+        .when(send(live('public_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } })))
+        .then([accepted(), sent]));
+    it('a public_live app reaches its own org even when that org blocks outside businesses', () =>
+      spec
+        .given([])
+        .when(send(live('public_live')))
+        .then([accepted(), sent]));
     it('a sandbox key works on a live app, for testers', () =>
-      spec.given([]).when(send(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'public_live', dailyQuota: 5 } }))).then([accepted(), sent]));
-    it('email addressing: internal_live, live key, recipient in the org', () => spec.given([]).when(send(live('internal_live', { addressedBy: 'email' }))).then([accepted(), sent]));
+      spec
+        .given([])
+        .when(send(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'public_live', dailyQuota: 5 } })))
+        .then([accepted(), sent]));
+    it('email addressing: internal_live, live key, recipient in the org', () =>
+      spec
+        .given([])
+        .when(send(live('internal_live', { addressedBy: 'email' })))
+        .then([accepted(), sent]));
     it('a media message with a ready file of the right kind', () =>
-      spec.given([]).when(send(facts({ media: media() }), 'image')).then([accepted(false, 'image'), sent]));
+      spec
+        .given([])
+        .when(send(facts({ media: media() }), 'image'))
+        .then([accepted(false, 'image'), sent]));
     it('file takes documents and other files', () => {
-      spec.given([]).when(send(facts({ media: media({ kind: 'document' }) }), 'file')).then([accepted(false, 'file'), sent]);
-      spec.given([]).when(send(facts({ media: media({ kind: 'other' }) }), 'file')).then([accepted(false, 'file'), sent]);
+      spec
+        .given([])
+        .when(send(facts({ media: media({ kind: 'document' }) }), 'file'))
+        .then([accepted(false, 'file'), sent]);
+      spec
+        .given([])
+        .when(send(facts({ media: media({ kind: 'other' }) }), 'file'))
+        .then([accepted(false, 'file'), sent]);
     });
     it('a message id is used once', () => spec.given([accepted(), sent]).when(send(facts())).thenThrows('invalid_transition'));
   });
@@ -88,7 +128,10 @@ describe('Message decider', () => {
     it('email addressing with a sandbox key', () => refused(facts({ addressedBy: 'email' }), 'email_addressing_not_allowed'));
     it('email addressing from a public_live app', () => refused(live('public_live', { addressedBy: 'email' }), 'email_addressing_not_allowed'));
     it('email addressing from a sandbox app', () =>
-      refused(facts({ keyEnvironment: 'live', addressedBy: 'email', app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 1 } }), 'email_addressing_not_allowed'));
+      refused(
+        facts({ keyEnvironment: 'live', addressedBy: 'email', app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 1 } }),
+        'email_addressing_not_allowed',
+      ));
     it('email of someone outside the org', () =>
       refused(live('internal_live', { addressedBy: 'email', recipient: { ...recipient, orgId: 'org_other' } }), 'email_addressing_not_allowed'));
     it('unknown email', () => refused(live('internal_live', { addressedBy: 'email', recipient: null }), 'recipient_not_found'));
@@ -96,8 +139,10 @@ describe('Message decider', () => {
     it('deactivated account', () => refused(facts({ recipient: { ...recipient, status: 'deactivated' } }), 'recipient_unavailable'));
     it('deleted account', () => refused(facts({ recipient: { ...recipient, status: 'deleted' } }), 'recipient_unavailable'));
     it('sandbox key, not an accepted tester', () => refused(facts({ isAcceptedTester: false }), 'recipient_not_tester'));
-    it('internal_live, recipient outside the org', () => refused(live('internal_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } }), 'recipient_outside_org'));
-    it('public_live, recipient org blocks businesses', () => refused(live('public_live', { recipient: { ...recipient, orgId: 'org_other' } }), 'recipient_org_blocks_businesses'));
+    it('internal_live, recipient outside the org', () =>
+      refused(live('internal_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } }), 'recipient_outside_org'));
+    it('public_live, recipient org blocks businesses', () =>
+      refused(live('public_live', { recipient: { ...recipient, orgId: 'org_other' } }), 'recipient_org_blocks_businesses'));
     it('no consent', () => refused(facts({ consent: null }), 'consent_required'));
     it('opted out', () => refused(facts({ consent: 'opted_out' }), 'consent_required'));
     it('blocked', () => refused(facts({ consent: 'blocked' }), 'consent_required'));
@@ -109,34 +154,65 @@ describe('Message decider', () => {
     });
     it('media not uploaded yet', () => refused(facts({ media: media({ status: 'pending_upload' }) }), 'media_not_uploaded', 'image'));
     it('media whose bytes differ from the declaration', () => refused(facts({ media: media({ status: 'invalid' }) }), 'media_invalid', 'image'));
-    it('a fourth business-initiated message in 24 h', () => refused(facts({ lastUserMessageAt: null, businessInitiatedSentAt: sentWithin24h(3) }), 'business_initiated_cap'));
-    it('inside the window there is no cap', () => spec.given([]).when(send(facts({ lastUserMessageAt: before(HOUR), businessInitiatedSentAt: sentWithin24h(50) }))).then([accepted(), sent]));
+    it('a fourth business-initiated message in 24 h', () =>
+      refused(facts({ lastUserMessageAt: null, businessInitiatedSentAt: sentWithin24h(3) }), 'business_initiated_cap'));
+    it('inside the window there is no cap', () =>
+      spec
+        .given([])
+        .when(send(facts({ lastUserMessageAt: before(HOUR), businessInitiatedSentAt: sentWithin24h(50) })))
+        .then([accepted(), sent]));
     it('the daily quota used up', () => refused(facts({ dailyUsage: usage(10_000) }), 'daily_quota_exceeded'));
-    it('a quota of 0 refuses everything', () => refused(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } }), 'daily_quota_exceeded'));
+    it('a quota of 0 refuses everything', () =>
+      refused(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } }), 'daily_quota_exceeded'));
   });
 
-  describe('the reply window (D6): 24 h from the user\'s last message', () => {
+  describe("the reply window (D6): 24 h from the user's last message", () => {
     it('open 23:59:59 after it: the send is not business-initiated', () =>
-      spec.given([]).when(send(facts({ lastUserMessageAt: before(24 * HOUR - 1000) }))).then([accepted(false), sent]));
+      spec
+        .given([])
+        .when(send(facts({ lastUserMessageAt: before(24 * HOUR - 1000) })))
+        .then([accepted(false), sent]));
     it('closed at exactly 24:00:00: the send is business-initiated', () =>
-      spec.given([]).when(send(facts({ lastUserMessageAt: before(24 * HOUR) }))).then([accepted(true), sent]));
-    it('closed when the user never wrote', () => spec.given([]).when(send(facts({ lastUserMessageAt: null }))).then([accepted(true), sent]));
+      spec
+        .given([])
+        .when(send(facts({ lastUserMessageAt: before(24 * HOUR) })))
+        .then([accepted(true), sent]));
+    it('closed when the user never wrote', () =>
+      spec
+        .given([])
+        .when(send(facts({ lastUserMessageAt: null })))
+        .then([accepted(true), sent]));
   });
 
   describe('business-initiated cap (D7): 3 in any rolling 24 h', () => {
     const outside = (sentAt: Date[]) => facts({ lastUserMessageAt: null, businessInitiatedSentAt: sentAt });
-    it('the third is accepted', () => spec.given([]).when(send(outside(sentWithin24h(2)))).then([accepted(true), sent]));
+    it('the third is accepted', () =>
+      spec
+        .given([])
+        .when(send(outside(sentWithin24h(2))))
+        .then([accepted(true), sent]));
     it('the fourth is refused', () => refused(outside(sentWithin24h(3)), 'business_initiated_cap'));
     it('a send exactly 24 h old no longer counts', () =>
-      spec.given([]).when(send(outside([before(24 * HOUR), before(2 * HOUR), before(HOUR)]))).then([accepted(true), sent]));
+      spec
+        .given([])
+        .when(send(outside([before(24 * HOUR), before(2 * HOUR), before(HOUR)])))
+        .then([accepted(true), sent]));
     it('a send 23:59:59 old still counts', () => refused(outside([before(24 * HOUR - 1000), before(2 * HOUR), before(HOUR)]), 'business_initiated_cap'));
   });
 
   describe('daily quota (D8): per UTC day, reset at 00:00 UTC', () => {
-    const quota = (dailyQuota: number, dailyUsage: { day: string; accepted: number }) => facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota }, dailyUsage });
-    it('the last send of the quota is accepted', () => spec.given([]).when(send(quota(5, usage(4)))).then([accepted(), sent]));
+    const quota = (dailyQuota: number, dailyUsage: { day: string; accepted: number }) =>
+      facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota }, dailyUsage });
+    it('the last send of the quota is accepted', () =>
+      spec
+        .given([])
+        .when(send(quota(5, usage(4))))
+        .then([accepted(), sent]));
     it('at 23:59:59 UTC the used-up quota still refuses', () =>
-      spec.given([]).when(send(quota(5, usage(5, '2026-11-01')), 'text', 'order-1', new Date('2026-11-01T23:59:59Z'))).thenThrows('daily_quota_exceeded'));
+      spec
+        .given([])
+        .when(send(quota(5, usage(5, '2026-11-01')), 'text', 'order-1', new Date('2026-11-01T23:59:59Z')))
+        .thenThrows('daily_quota_exceeded'));
     it('at 00:00:00 UTC the day before no longer counts', () =>
       spec
         .given([])
@@ -153,32 +229,75 @@ describe('Message decider', () => {
       businessInitiatedSentAt: sentWithin24h(3),
       dailyUsage: usage(10_000),
     });
-    it('email addressing before recipient_not_found', () => refused({ ...everythingWrong, addressedBy: 'email', recipient: null }, 'email_addressing_not_allowed', 'image'));
+    it('email addressing before recipient_not_found', () =>
+      refused({ ...everythingWrong, addressedBy: 'email', recipient: null }, 'email_addressing_not_allowed', 'image'));
     it('recipient_not_found before the rest', () => refused({ ...everythingWrong, recipient: null }, 'recipient_not_found', 'image'));
-    it('recipient_unavailable before reach', () => refused({ ...everythingWrong, recipient: { ...recipient, status: 'deleted' } }, 'recipient_unavailable', 'image'));
+    it('recipient_unavailable before reach', () =>
+      refused({ ...everythingWrong, recipient: { ...recipient, status: 'deleted' } }, 'recipient_unavailable', 'image'));
     it('reach before consent', () => refused(everythingWrong, 'recipient_not_tester', 'image'));
     it('consent before media', () => refused({ ...everythingWrong, isAcceptedTester: true }, 'consent_required', 'image'));
     it('media before the cap', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in' }, 'invalid_request', 'image'));
-    it('the cap before the quota', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media() }, 'business_initiated_cap', 'image'));
-    it('the quota last', () => refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media(), businessInitiatedSentAt: sentWithin24h(2) }, 'daily_quota_exceeded', 'image'));
+    it('the cap before the quota', () =>
+      refused({ ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media() }, 'business_initiated_cap', 'image'));
+    it('the quota last', () =>
+      refused(
+        { ...everythingWrong, isAcceptedTester: true, consent: 'opted_in', media: media(), businessInitiatedSentAt: sentWithin24h(2) },
+        'daily_quota_exceeded',
+        'image',
+      ));
   });
 
   describe('receipts and failure', () => {
-    it('sent → delivered', () => spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([delivered]));
-    it('delivered → read', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([read]));
+    it('sent → delivered', () =>
+      spec
+        .given([accepted(), sent])
+        .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
+        .then([delivered]));
+    it('delivered → read', () =>
+      spec
+        .given([accepted(), sent, delivered])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .then([read]));
     it('read before delivered leaves the message read', () => {
-      spec.given([accepted(), sent]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([read]);
-      spec.given([accepted(), sent, read]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]);
+      spec
+        .given([accepted(), sent])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .then([read]);
+      spec
+        .given([accepted(), sent, read])
+        .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
+        .then([]);
     });
     it('a repeated receipt changes nothing', () => {
-      spec.given([accepted(), sent, delivered]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]);
-      spec.given([accepted(), sent, delivered, read]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([]);
+      spec
+        .given([accepted(), sent, delivered])
+        .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
+        .then([]);
+      spec
+        .given([accepted(), sent, delivered, read])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .then([]);
     });
     it('the chat product refusing a handoff fails the message (D4)', () =>
-      spec.given([accepted(), sent]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata }).then([failed]));
-    it('a failed message takes no receipts', () => spec.given([accepted(), sent, failed]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).then([]));
-    it('a refusal after delivery changes nothing', () => spec.given([accepted(), sent, delivered]).when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata }).then([]));
-    it('receipts for unknown messages are refused', () => spec.given([]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).thenThrows('not_found'));
+      spec
+        .given([accepted(), sent])
+        .when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata })
+        .then([failed]));
+    it('a failed message takes no receipts', () =>
+      spec
+        .given([accepted(), sent, failed])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .then([]));
+    it('a refusal after delivery changes nothing', () =>
+      spec
+        .given([accepted(), sent, delivered])
+        .when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata })
+        .then([]));
+    it('receipts for unknown messages are refused', () =>
+      spec
+        .given([])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .thenThrows('not_found'));
   });
 
   describe('delivery deadline (D4: 30 days)', () => {
@@ -192,10 +311,19 @@ describe('Message decider', () => {
     it('a failed message keeps its first reason', () => spec.given([accepted(), sent, failed]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
     it('an inbound message cannot expire', () =>
       spec
-        .given([{ type: 'MessageReceived', data: { messageId: 'msg_1', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: null } }])
+        .given([
+          {
+            type: 'MessageReceived',
+            data: { messageId: 'msg_1', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: null },
+          },
+        ])
         .when(expire('2026-03-01T00:00:00.000Z'))
         .thenThrows('not_found'));
-    it('a receipt after expiry changes nothing', () => spec.given([accepted(), sent, expired]).when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata }).then([]));
+    it('a receipt after expiry changes nothing', () =>
+      spec
+        .given([accepted(), sent, expired])
+        .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
+        .then([]));
   });
 
   describe('inbound messages', () => {
@@ -204,8 +332,20 @@ describe('Message decider', () => {
       data: { messageId: 'msg_in', appUserId: recipient.appUserId, userId: 'usr_1', type: 'text', text: 'Hi', media: [], replyTo: 'msg_1' },
       metadata,
     };
-    it('a user message becomes a received message', () => spec.given([]).when(inbound).then([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]));
-    it('recorded once', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when(inbound).then([]));
-    it('takes no receipts', () => spec.given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]).when({ type: 'RecordReceipt', data: { status: 'read' }, metadata }).thenThrows('not_found'));
+    it('a user message becomes a received message', () =>
+      spec
+        .given([])
+        .when(inbound)
+        .then([{ type: 'MessageReceived', data: inbound.data } as MessageEvent]));
+    it('recorded once', () =>
+      spec
+        .given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent])
+        .when(inbound)
+        .then([]));
+    it('takes no receipts', () =>
+      spec
+        .given([{ type: 'MessageReceived', data: inbound.data } as MessageEvent])
+        .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
+        .thenThrows('not_found'));
   });
 });

@@ -5,14 +5,25 @@ import { evolveMessage, initialMessageState, type MessageEvent, type MessageStat
 import { checkSend, type SendFacts } from './send-rules';
 
 export type MessageCommand =
-  | Command<'SendMessage', { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts }>
+  | Command<
+      'SendMessage',
+      { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts }
+    >
   | Command<'RecordReceipt', { status: 'delivered' | 'read' }>
   | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
   /** Sweeper: `handedOverAt` is when the message went to the chat product (ISO). */
   | Command<'ExpireMessage', { handedOverAt: string }>
   | Command<
       'RecordInboundMessage',
-      { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; media: (MessageMediaFile & { objectKey: string })[]; replyTo: string | null }
+      {
+        messageId: string;
+        appUserId: string;
+        userId: string;
+        type: ChatMessageType;
+        text: string | null;
+        media: (MessageMediaFile & { objectKey: string })[];
+        replyTo: string | null;
+      }
     >;
 
 /** DESIGN D4: a message the chat product has not delivered within 30 days fails as `expired`. */
@@ -45,7 +56,12 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
     case 'RecordDeliveryRefusal': {
       if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
       if (state.status !== 'sent') return [];
-      return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: command.data.reason } }];
+      return [
+        {
+          type: 'MessageFailed',
+          data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: command.data.reason },
+        },
+      ];
     }
     case 'ExpireMessage': {
       if (state.kind !== 'outbound') throw new DomainError('not_found', 'No such outbound message.');
@@ -54,7 +70,9 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       if (command.metadata.now.getTime() - Date.parse(command.data.handedOverAt) < MESSAGE_DELIVERY_DEADLINE_MS) {
         throw new DomainError('invalid_transition', 'The message is within its delivery deadline.');
       }
-      return [{ type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: 'expired' } }];
+      return [
+        { type: 'MessageFailed', data: { messageId: state.messageId, appUserId: state.appUserId, clientReference: state.clientReference, reason: 'expired' } },
+      ];
     }
     default:
       return assertNever(command);

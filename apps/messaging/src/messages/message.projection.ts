@@ -33,16 +33,18 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
         await em.execute(`update messaging.messages set status = 'sent', version = ? where message_id = ?`, [v, event.data.messageId]);
         break;
       case 'MessageDelivered':
-        await em.execute(`update messaging.messages set status = 'delivered', delivered_at = ?, version = ? where message_id = ?`, [at, v, event.data.messageId]);
-        break;
-      case 'MessageRead':
-        // A read message was delivered: a read receipt that overtook the delivery one sets both.
-        await em.execute(`update messaging.messages set status = 'read', read_at = ?, delivered_at = coalesce(delivered_at, ?), version = ? where message_id = ?`, [
-          at,
+        await em.execute(`update messaging.messages set status = 'delivered', delivered_at = ?, version = ? where message_id = ?`, [
           at,
           v,
           event.data.messageId,
         ]);
+        break;
+      case 'MessageRead':
+        // A read message was delivered: a read receipt that overtook the delivery one sets both.
+        await em.execute(
+          `update messaging.messages set status = 'read', read_at = ?, delivered_at = coalesce(delivered_at, ?), version = ? where message_id = ?`,
+          [at, at, v, event.data.messageId],
+        );
         break;
       case 'MessageFailed':
         await em.execute(`update messaging.messages set status = 'failed', failure_reason = ?, failed_at = ?, version = ? where message_id = ?`, [

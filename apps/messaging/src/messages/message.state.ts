@@ -15,7 +15,13 @@ export const initialMessageState = (): MessageState => ({ kind: 'absent' });
 export function evolveMessage(state: MessageState, event: MessageEvent): MessageState {
   switch (event.type) {
     case 'MessageAccepted':
-      return { kind: 'outbound', messageId: event.data.messageId, appUserId: event.data.appUserId, clientReference: event.data.clientReference, status: 'sent' };
+      return {
+        kind: 'outbound',
+        messageId: event.data.messageId,
+        appUserId: event.data.appUserId,
+        clientReference: event.data.clientReference,
+        status: 'sent',
+      };
     case 'MessageReceived':
       return { kind: 'inbound', messageId: event.data.messageId };
     case 'MessageSent':

@@ -36,8 +36,7 @@ export interface DailyUsage {
 
 /** A media file as messaging's projection of media.events knows it. */
 export type MediaFacts =
-  | { found: false }
-  | { found: true; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mimeType: string; fileName: string; size: number };
+  { found: false } | { found: true; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mimeType: string; fileName: string; size: number };
 
 /**
  * What the send rules look at, loaded by the handler from messaging's projections. The rules are
@@ -76,7 +75,8 @@ export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): {
     throw new DomainError('email_addressing_not_allowed', 'Email addressing needs an internal_live app and a live key.');
   }
   if (!recipient) throw new DomainError('recipient_not_found');
-  if (email && recipient.orgId !== app.orgId) throw new DomainError('email_addressing_not_allowed', "Email addressing reaches only the app's own organization.");
+  if (email && recipient.orgId !== app.orgId)
+    throw new DomainError('email_addressing_not_allowed', "Email addressing reaches only the app's own organization.");
   if (recipient.status !== 'active') throw new DomainError('recipient_unavailable');
 
   if (facts.keyEnvironment === 'sandbox') {
@@ -93,14 +93,20 @@ export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): {
     const media = facts.media;
     if (!media || !media.found) throw DomainError.invalid([{ field: 'mediaId', issue: 'no such media for this app' }]);
     if (!MEDIA_TYPE_KINDS[type].includes(media.kind)) {
-      throw DomainError.invalid([{ field: 'mediaId', issue: `is ${media.kind === 'other' ? 'a file' : `a ${media.kind}`}; a ${type} message needs ${MEDIA_TYPE_KINDS[type].join(' or ')}` }]);
+      throw DomainError.invalid([
+        {
+          field: 'mediaId',
+          issue: `is ${media.kind === 'other' ? 'a file' : `a ${media.kind}`}; a ${type} message needs ${MEDIA_TYPE_KINDS[type].join(' or ')}`,
+        },
+      ]);
     }
     if (media.status === 'pending_upload') throw new DomainError('media_not_uploaded');
     if (media.status === 'invalid') throw new DomainError('media_invalid');
   }
 
   const businessInitiated = !replyWindowOpen(facts.lastUserMessageAt, now);
-  if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP) throw new DomainError('business_initiated_cap');
+  if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP)
+    throw new DomainError('business_initiated_cap');
   if (acceptedOnDayOf(facts.dailyUsage, now) >= app.dailyQuota) throw new DomainError('daily_quota_exceeded');
   return { businessInitiated };
 }

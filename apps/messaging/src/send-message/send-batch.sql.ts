@@ -13,7 +13,13 @@ import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
  */
 export function claimStatement(sends: PendingSend[]): Statement {
   const claims = sends
-    .map(({ request, messageId, now }) => ({ app_id: request.appId, idempotency_key: request.idempotencyKey, body_hash: request.bodyHash, message_id: messageId, created_at: now }))
+    .map(({ request, messageId, now }) => ({
+      app_id: request.appId,
+      idempotency_key: request.idempotencyKey,
+      body_hash: request.bodyHash,
+      message_id: messageId,
+      created_at: now,
+    }))
     .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
   return {
     sql: `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
@@ -54,12 +60,16 @@ export function factsStatement(addressed: Addressed[]): Statement {
        join messaging.apps a on a.app_id = q.app_id
        left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
        left join messaging.orgs o on o.org_id = r.org_id`,
-    params: [JSON.stringify(addressed.map(({ send, userId, appUserId }) => ({ i: send.at, app_id: send.request.appId, app_user_id: appUserId, user_id: userId })))],
+    params: [
+      JSON.stringify(addressed.map(({ send, userId, appUserId }) => ({ i: send.at, app_id: send.request.appId, app_user_id: appUserId, user_id: userId }))),
+    ],
   };
 }
 
 export function mediaWanted(sends: (PendingSend & { at: number })[]): { at: number; media_id: string; app_id: string }[] {
-  return sends.filter((send) => send.request.body.type !== 'text').map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
+  return sends
+    .filter((send) => send.request.body.type !== 'text')
+    .map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
 }
 
 /** The media of the media messages, from messaging's projection of media.events (D9 media checks, D11). */
@@ -114,7 +124,9 @@ export function releaseStatements(refused: PendingSend[]): Statement[] {
     {
       sql: `delete from messaging.send_requests s using ${jsonRows('r', 'app_id text, idempotency_key text, message_id text', refused.length)}
         where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
-      params: [JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+      params: [
+        JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId }))),
+      ],
     },
   ];
 }

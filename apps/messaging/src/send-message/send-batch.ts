@@ -8,7 +8,17 @@ import type { MessageEvent } from '../messages/message.state';
 import { REPLY_WINDOW_MS, replyWindowOpen, utcDay } from '../messages/send-rules';
 import type { MessagingConfig } from '../messaging.config';
 import { handover } from './message-handover';
-import { claimStatement, countersStatement, dayCounters, factsStatement, heldStatement, mediaStatement, mediaWanted, releaseStatements, settleStatements } from './send-batch.sql';
+import {
+  claimStatement,
+  countersStatement,
+  dayCounters,
+  factsStatement,
+  heldStatement,
+  mediaStatement,
+  mediaWanted,
+  releaseStatements,
+  settleStatements,
+} from './send-batch.sql';
 import { mediaFiles, withFacts, type FactsRow } from './send-facts';
 import { claimKey, compare, dayKey, rowKey, userKey } from './send-keys';
 import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
@@ -58,7 +68,10 @@ export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig
     }
 
     // D7's facts, loaded only for the sends that may be business-initiated (the decider has the last word).
-    const businessInitiated = await businessInitiatedSends(tx, candidates.filter((send) => send.facts.recipient && !replyWindowOpen(send.facts.lastUserMessageAt, send.now)));
+    const businessInitiated = await businessInitiatedSends(
+      tx,
+      candidates.filter((send) => send.facts.recipient && !replyWindowOpen(send.facts.lastUserMessageAt, send.now)),
+    );
     const acceptedToday = new Map(counterRows.map((row) => [rowKey(row.app_id, row.day), Number(row.accepted)]));
     // In arrival order, each send counting the ones accepted before it in this batch.
     candidates.sort((a, b) => a.at - b.at);
@@ -97,7 +110,14 @@ export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig
       outcomes[send.at] = {
         ok: true,
         value: {
-          acceptance: { id: send.messageId, status: 'accepted', appUserId: send.appUserId, type: body.type, createdAt: send.now.toISOString(), clientReference: body.clientReference ?? null },
+          acceptance: {
+            id: send.messageId,
+            status: 'accepted',
+            appUserId: send.appUserId,
+            type: body.type,
+            createdAt: send.now.toISOString(),
+            clientReference: body.clientReference ?? null,
+          },
           replayed: false,
         },
       };
@@ -134,15 +154,31 @@ async function businessInitiatedSends(tx: PipelinedTransaction, sends: ClaimedSe
   if (sends.length === 0) return sentAt;
   const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
   const [, rows] = await tx.query([
-    { sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`, params: [JSON.stringify(locks)] },
+    {
+      sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
+      params: [JSON.stringify(locks)],
+    },
     {
       sql: `select q.at, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
                       where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at
          from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
-      params: [JSON.stringify(sends.map((send) => ({ at: send.at, app_id: send.request.appId, app_user_id: send.appUserId, since: new Date(send.now.getTime() - REPLY_WINDOW_MS) })))],
+      params: [
+        JSON.stringify(
+          sends.map((send) => ({
+            at: send.at,
+            app_id: send.request.appId,
+            app_user_id: send.appUserId,
+            since: new Date(send.now.getTime() - REPLY_WINDOW_MS),
+          })),
+        ),
+      ],
     },
   ]);
-  for (const row of rows) sentAt.set(row.at, (row.sent_at as number[]).map((ms) => new Date(ms)));
+  for (const row of rows)
+    sentAt.set(
+      row.at,
+      (row.sent_at as number[]).map((ms) => new Date(ms)),
+    );
   return sentAt;
 }
 
@@ -150,7 +186,14 @@ function command(send: ClaimedSend): Extract<MessageCommand, { type: 'SendMessag
   const body = send.request.body;
   return {
     type: 'SendMessage',
-    data: { messageId: send.messageId, type: body.type, text: body.text ?? null, media: send.file?.listed ?? [], clientReference: body.clientReference ?? null, facts: send.facts },
+    data: {
+      messageId: send.messageId,
+      type: body.type,
+      text: body.text ?? null,
+      media: send.file?.listed ?? [],
+      clientReference: body.clientReference ?? null,
+      facts: send.facts,
+    },
     metadata: { now: send.now },
   };
 }

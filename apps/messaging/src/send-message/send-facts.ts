@@ -52,7 +52,16 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
 /** The media rows by position in the batch. */
 export function mediaFiles(rows: Row[]): Map<number, MediaFile> {
   const files = new Map<number, MediaFile>();
-  for (const row of rows as { at: number; media_id: string; kind: MediaKind; status: 'pending_upload' | 'ready' | 'invalid'; mime_type: string; file_name: string; size: string; object_key: string }[]) {
+  for (const row of rows as {
+    at: number;
+    media_id: string;
+    kind: MediaKind;
+    status: 'pending_upload' | 'ready' | 'invalid';
+    mime_type: string;
+    file_name: string;
+    size: string;
+    object_key: string;
+  }[]) {
     const size = Number(row.size);
     files.set(row.at, {
       facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },

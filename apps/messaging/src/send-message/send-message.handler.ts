@@ -30,7 +30,10 @@ export class SendMessageHandler implements OnModuleInit {
   // One batch at a time: a second one beside it mostly waits on the first's D8 counter rows (one
   // app's sends all share a row) and splits the load into smaller, costlier batches
   // (docs/adr/0066-sends-decided-in-shared-batches.md).
-  private readonly sends = new GroupCommit<PendingSend, SendMessageOutcome>((batch) => sendBatch(this.runtime, this.config, batch), { maxBatch: MAX_SENDS_PER_BATCH, maxConcurrent: 1 });
+  private readonly sends = new GroupCommit<PendingSend, SendMessageOutcome>((batch) => sendBatch(this.runtime, this.config, batch), {
+    maxBatch: MAX_SENDS_PER_BATCH,
+    maxConcurrent: 1,
+  });
   /**
    * The sends this process has under way, by app and key: a twin from another request arriving
    * meanwhile is 409 idempotency_in_progress (422 with another body), as DESIGN section 3 answers a
@@ -62,7 +65,9 @@ export class SendMessageHandler implements OnModuleInit {
     const now = this.runtime.clock.now();
     const trace: Record<string, string> = {};
     propagation.inject(context.active(), trace);
-    const answer = this.sends.submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace }).finally(() => this.running.delete(key));
+    const answer = this.sends
+      .submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace })
+      .finally(() => this.running.delete(key));
     this.running.set(key, { bodyHash: request.bodyHash, requestId: caller.requestId, answer });
     return answer;
   }

@@ -3,7 +3,6 @@ import { DomainError } from '@platform/errors';
 import type { GroupOutcome } from '@platform/event-store';
 import { isoTime, type DbTimestamp } from '@platform/service-kit';
 
-
 /** The answers to a send whose Idempotency-Key is already taken: by a running twin, or by a send recorded before. */
 
 /** The send that holds a key, with its message (null if missing), for a twin that arrives later. */
@@ -30,7 +29,14 @@ export function replayOutcome(request: Pick<SendMessageCall, 'bodyHash'>, held: 
   return {
     ok: true,
     value: {
-      acceptance: { id: held.message_id, status: 'accepted', appUserId: held.app_user_id, type: held.type, createdAt: isoTime(held.created_at), clientReference: held.client_reference },
+      acceptance: {
+        id: held.message_id,
+        status: 'accepted',
+        appUserId: held.app_user_id,
+        type: held.type,
+        createdAt: isoTime(held.created_at),
+        clientReference: held.client_reference,
+      },
       replayed: true,
     },
   };

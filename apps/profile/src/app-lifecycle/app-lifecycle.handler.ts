@@ -55,11 +55,15 @@ export class AppLifecycleHandler implements OnModuleInit {
     if ((await em.count(AppView, { handle: p.handle })) > 0) throw new DomainError('handle_taken');
     const appId = newId(ID_PREFIX.app, this.runtime.clock.nowMs());
     try {
-      await this.execute(appId, {
-        type: 'CreateApp',
-        data: { appId, orgId: p.orgId, handle: p.handle, displayName: p.displayName, creatorEmail: p.creatorEmail ?? null, dailyQuota: DEFAULT_DAILY_QUOTA },
-        metadata: { now: this.runtime.clock.now() },
-      }, caller);
+      await this.execute(
+        appId,
+        {
+          type: 'CreateApp',
+          data: { appId, orgId: p.orgId, handle: p.handle, displayName: p.displayName, creatorEmail: p.creatorEmail ?? null, dailyQuota: DEFAULT_DAILY_QUOTA },
+          metadata: { now: this.runtime.clock.now() },
+        },
+        caller,
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw new DomainError('handle_taken');
       throw error;
@@ -69,11 +73,23 @@ export class AppLifecycleHandler implements OnModuleInit {
 
   async getApp(appId: string): Promise<AppRecord> {
     const view = await this.view(appId);
-    return { id: view.appId, orgId: view.orgId, handle: view.handle, status: view.status, verificationStatus: view.verificationStatus, dailyQuota: view.dailyQuota, version: view.version };
+    return {
+      id: view.appId,
+      orgId: view.orgId,
+      handle: view.handle,
+      status: view.status,
+      verificationStatus: view.verificationStatus,
+      dailyQuota: view.dailyQuota,
+      version: view.version,
+    };
   }
 
   async changeStatus(appId: string, action: AppStatusAction, reason: string | null, caller: RpcCaller): Promise<RpcReplyOf<'profile', 'apps.changeStatus'>> {
-    const { events, version } = await this.execute(appId, { type: 'ChangeAppStatus', data: { action, reason }, metadata: { now: this.runtime.clock.now() } }, caller);
+    const { events, version } = await this.execute(
+      appId,
+      { type: 'ChangeAppStatus', data: { action, reason }, metadata: { now: this.runtime.clock.now() } },
+      caller,
+    );
     const moved = events[0].data as AppStatusChanged['data'];
     return { status: moved.status, previousStatus: moved.previousStatus, version };
   }

@@ -12,8 +12,7 @@ export type AppCommand =
 
 /** What media says of the file given as avatarMediaId (checked just before, D12 "on first use"). */
 export type AvatarFacts =
-  | { found: false }
-  | { found: true; source: 'app' | 'user'; kind: string; status: 'pending_upload' | 'ready' | 'invalid'; size: number; objectKey: string };
+  { found: false } | { found: true; source: 'app' | 'user'; kind: string; status: 'pending_upload' | 'ready' | 'invalid'; size: number; objectKey: string };
 
 /** D19: the admin moves of business verification. */
 const VERIFICATION_MOVES: Record<VerificationStatus, VerificationStatus[]> = {
@@ -44,7 +43,10 @@ export function decideApp(command: AppCommand, state: AppState): AppEvent[] {
       ];
       // The spec's drop: a public_live app whose verification is revoked goes back to internal_live.
       if (target === 'revoked' && state.status === 'public_live') {
-        events.push({ type: 'AppStatusChanged', data: { appId: state.appId, status: 'internal_live', previousStatus: 'public_live', reason: 'verification_revoked' } });
+        events.push({
+          type: 'AppStatusChanged',
+          data: { appId: state.appId, status: 'internal_live', previousStatus: 'public_live', reason: 'verification_revoked' },
+        });
       }
       return events;
     }
@@ -70,7 +72,8 @@ function checkAvatar(avatar: AvatarFacts | undefined): string {
   const refuse = (issue: string) => DomainError.invalid([{ field: 'avatarMediaId', issue }]);
   if (!avatar || !avatar.found || avatar.source !== 'app') throw refuse('no such media from POST /media for this app');
   if (avatar.kind !== 'image') throw refuse(`must be an image; this is ${avatar.kind === 'other' ? 'another kind of file' : `a ${avatar.kind}`}`);
-  if (avatar.status !== 'ready') throw refuse(avatar.status === 'invalid' ? 'the uploaded bytes are not the declared image' : 'the image has not been uploaded yet');
+  if (avatar.status !== 'ready')
+    throw refuse(avatar.status === 'invalid' ? 'the uploaded bytes are not the declared image' : 'the image has not been uploaded yet');
   if (avatar.size > AVATAR_MAX_BYTES) throw refuse(`must be at most ${AVATAR_MAX_BYTES} bytes`);
   return avatar.objectKey;
 }

@@ -53,7 +53,10 @@ export class DeliveriesHandler implements OnModuleInit {
     }
     const rows: DeliveryRow[] = await this.runtime
       .em()
-      .execute(`select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where ${where.join(' and ')} order by delivery_id desc limit ${q.limit + 1}`, params);
+      .execute(
+        `select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where ${where.join(' and ')} order by delivery_id desc limit ${q.limit + 1}`,
+        params,
+      );
     const page = rows.slice(0, q.limit);
     return { data: page.map(publicDelivery), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1].delivery_id) : null };
   }
@@ -66,13 +69,16 @@ export class DeliveriesHandler implements OnModuleInit {
       const original = await findDelivery(tx, appId, deliveryId);
       if (!original) throw new DomainError('not_found', 'No such webhook delivery.');
       if (original.status === 'pending') throw new DomainError('delivery_in_progress');
-      const [event]: { payload: string | null; created_at: Date }[] = await tx.execute(`select payload, created_at from webhook_dispatcher.public_events where event_id = ?`, [
-        original.event_id,
-      ]);
+      const [event]: { payload: string | null; created_at: Date }[] = await tx.execute(
+        `select payload, created_at from webhook_dispatcher.public_events where event_id = ?`,
+        [original.event_id],
+      );
       if (!event || event.payload === null || now.getTime() - new Date(event.created_at).getTime() > WEBHOOKS.payloadRetentionMs) {
         throw new DomainError('payload_expired');
       }
-      const [endpoint]: { state: string }[] = await tx.execute(`select state from webhook_dispatcher.endpoints where endpoint_id = ? for share`, [original.endpoint_id]);
+      const [endpoint]: { state: string }[] = await tx.execute(`select state from webhook_dispatcher.endpoints where endpoint_id = ? for share`, [
+        original.endpoint_id,
+      ]);
       if (!endpoint) throw new DomainError('not_found', 'The endpoint of this delivery was deleted.');
       if (endpoint.state !== 'enabled') throw new DomainError('subscription_not_verified', 'The endpoint must be enabled to receive a replay.');
       const [id] = await createDeliveries(tx, {

@@ -52,7 +52,8 @@ export async function attemptDelivery(delivery: ClaimedDelivery, network: Webhoo
   const check = await network.checkForDelivery(delivery.url);
   if (!check.ok) return report({ kind: 'refused', error: `${check.code}: ${check.message}` });
   const secrets = [delivery.secret];
-  if (delivery.previousSecret && delivery.previousSecretExpiresAt && Date.parse(delivery.previousSecretExpiresAt) > startedAt.getTime()) secrets.push(delivery.previousSecret);
+  if (delivery.previousSecret && delivery.previousSecretExpiresAt && Date.parse(delivery.previousSecretExpiresAt) > startedAt.getTime())
+    secrets.push(delivery.previousSecret);
   const body = Buffer.from(delivery.payload, 'utf8');
   const outcome = await network.http.post({
     target: check.target,

@@ -24,8 +24,26 @@ on conflict do nothing`;
  * deliveries' new state, the attempts, and the endpoints' health. Returns the endpoints failing now.
  */
 export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'>, reports: AttemptReport[]): Promise<FailingEndpoint[]> {
-  const updates = { id: [] as string[], attempt: [] as number[], status: [] as string[], next: [] as (Date | null)[], response: [] as (number | null)[], error: [] as (string | null)[], delivered: [] as (Date | null)[], failed: [] as (Date | null)[] };
-  const attempts = { id: [] as string[], attempt: [] as number[], started: [] as Date[], finished: [] as Date[], outcome: [] as string[], response: [] as (number | null)[], error: [] as (string | null)[], duration: [] as number[] };
+  const updates = {
+    id: [] as string[],
+    attempt: [] as number[],
+    status: [] as string[],
+    next: [] as (Date | null)[],
+    response: [] as (number | null)[],
+    error: [] as (string | null)[],
+    delivered: [] as (Date | null)[],
+    failed: [] as (Date | null)[],
+  };
+  const attempts = {
+    id: [] as string[],
+    attempt: [] as number[],
+    started: [] as Date[],
+    finished: [] as Date[],
+    outcome: [] as string[],
+    response: [] as (number | null)[],
+    error: [] as (string | null)[],
+    duration: [] as number[],
+  };
   const outcomes: AttemptOutcome[] = [];
   for (const report of reports) {
     const d = report.delivery;
@@ -37,7 +55,9 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     pushUpdate(updates, d.deliveryId, d.attempt, event);
     if (!report.result) continue;
     const ok = event.type === 'DeliverySucceeded';
-    attemptsTotal.inc({ outcome: ok ? 'delivered' : report.result.kind === 'response' ? `status_${Math.floor(report.result.status / 100)}xx` : report.result.kind });
+    attemptsTotal.inc({
+      outcome: ok ? 'delivered' : report.result.kind === 'response' ? `status_${Math.floor(report.result.status / 100)}xx` : report.result.kind,
+    });
     attempts.id.push(d.deliveryId);
     attempts.attempt.push(d.attempt);
     attempts.started.push(report.startedAt);
@@ -54,10 +74,28 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
   try {
     await client.query('begin');
     if (updates.id.length > 0) {
-      await client.query(RECORD_SQL, [updates.id, updates.attempt, updates.status, updates.next, updates.response, updates.error, updates.delivered, updates.failed]);
+      await client.query(RECORD_SQL, [
+        updates.id,
+        updates.attempt,
+        updates.status,
+        updates.next,
+        updates.response,
+        updates.error,
+        updates.delivered,
+        updates.failed,
+      ]);
     }
     if (attempts.id.length > 0) {
-      await client.query(ATTEMPTS_SQL, [attempts.id, attempts.attempt, attempts.started, attempts.finished, attempts.outcome, attempts.response, attempts.error, attempts.duration]);
+      await client.query(ATTEMPTS_SQL, [
+        attempts.id,
+        attempts.attempt,
+        attempts.started,
+        attempts.finished,
+        attempts.outcome,
+        attempts.response,
+        attempts.error,
+        attempts.duration,
+      ]);
     }
     if (health.size > 0) {
       failing = await recordEndpointHealth(client, health);
@@ -73,7 +111,16 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
 }
 
 function pushUpdate(
-  u: { id: string[]; attempt: number[]; status: string[]; next: (Date | null)[]; response: (number | null)[]; error: (string | null)[]; delivered: (Date | null)[]; failed: (Date | null)[] },
+  u: {
+    id: string[];
+    attempt: number[];
+    status: string[];
+    next: (Date | null)[];
+    response: (number | null)[];
+    error: (string | null)[];
+    delivered: (Date | null)[];
+    failed: (Date | null)[];
+  },
   deliveryId: string,
   attempt: number,
   event: DeliveryEvent,

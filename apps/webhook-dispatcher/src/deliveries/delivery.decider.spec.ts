@@ -5,36 +5,54 @@ import type { DeliveryEvent } from './delivery.state';
 const spec = deciderSpecification(deliveryDecider);
 const created: DeliveryEvent = { type: 'DeliveryCreated', data: { createdAt: '2026-01-01T00:00:00.000Z' } };
 const at = (offsetMs: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + offsetMs).toISOString();
-const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCommand => ({ type: 'RecordAttempt', data: { attempt: n, result }, metadata: { now: new Date(at(offsetMs)) } });
+const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCommand => ({
+  type: 'RecordAttempt',
+  data: { attempt: n, result },
+  metadata: { now: new Date(at(offsetMs)) },
+});
 const HOUR = 3600 * 1000;
 
 describe('Webhook delivery decider', () => {
   it('a 2xx answer delivers', () =>
-    spec.given([created]).when(attempt(1, 50, { kind: 'response', status: 204 })).then([{ type: 'DeliverySucceeded', data: { attempt: 1, at: at(50), responseStatus: 204 } }]));
+    spec
+      .given([created])
+      .when(attempt(1, 50, { kind: 'response', status: 204 }))
+      .then([{ type: 'DeliverySucceeded', data: { attempt: 1, at: at(50), responseStatus: 204 } }]));
 
   it.each([500, 502, 503, 408, 429, 302])('%s is retried 10 s later', (status) =>
     spec
       .given([created])
       .when(attempt(1, 100, { kind: 'response', status }))
-      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(100), responseStatus: status, error: `answered ${status}`, nextAttemptAt: at(10_100) } }]));
+      .then([
+        { type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(100), responseStatus: status, error: `answered ${status}`, nextAttemptAt: at(10_100) } },
+      ]),
+  );
 
   it.each([400, 401, 403, 404, 410, 422])('%s fails at once, without retries', (status) =>
     spec
       .given([created])
       .when(attempt(1, 100, { kind: 'response', status }))
-      .then([{ type: 'DeliveryFailed', data: { attempt: 1, at: at(100), responseStatus: status, error: `answered ${status}` } }]));
+      .then([{ type: 'DeliveryFailed', data: { attempt: 1, at: at(100), responseStatus: status, error: `answered ${status}` } }]),
+  );
 
   it('a timeout is retried', () =>
     spec
       .given([created])
       .when(attempt(1, 10_000, { kind: 'timeout' }))
-      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(10_000), responseStatus: null, error: 'no answer within 10 s', nextAttemptAt: at(20_000) } }]));
+      .then([
+        {
+          type: 'DeliveryAttemptFailed',
+          data: { attempt: 1, at: at(10_000), responseStatus: null, error: 'no answer within 10 s', nextAttemptAt: at(20_000) },
+        },
+      ]));
 
   it('a network error is retried, with its message', () =>
     spec
       .given([created])
       .when(attempt(2, 60_000, { kind: 'network', error: 'connect ECONNREFUSED' }))
-      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 2, at: at(60_000), responseStatus: null, error: 'connect ECONNREFUSED', nextAttemptAt: at(80_000) } }]));
+      .then([
+        { type: 'DeliveryAttemptFailed', data: { attempt: 2, at: at(60_000), responseStatus: null, error: 'connect ECONNREFUSED', nextAttemptAt: at(80_000) } },
+      ]));
 
   it('a URL refused at delivery (DNS now private) is retried like a network error: no request was made', () =>
     spec
@@ -51,7 +69,9 @@ describe('Webhook delivery decider', () => {
     spec
       .given([created])
       .when(attempt(20, 23.9 * HOUR, { kind: 'response', status: 503 }))
-      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 20, at: at(23.9 * HOUR), responseStatus: 503, error: 'answered 503', nextAttemptAt: at(24 * HOUR) } }]));
+      .then([
+        { type: 'DeliveryAttemptFailed', data: { attempt: 20, at: at(23.9 * HOUR), responseStatus: 503, error: 'answered 503', nextAttemptAt: at(24 * HOUR) } },
+      ]));
 
   it('a failure 24 hours after creation fails the delivery', () =>
     spec

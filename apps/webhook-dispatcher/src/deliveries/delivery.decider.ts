@@ -4,10 +4,7 @@ import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delive
 
 /** What one attempt gave: an answer, no answer in time, a broken connection, or a URL refused at delivery (SSRF). */
 export type AttemptResult =
-  | { kind: 'response'; status: number }
-  | { kind: 'timeout' }
-  | { kind: 'network'; error: string }
-  | { kind: 'refused'; error: string };
+  { kind: 'response'; status: number } | { kind: 'timeout' } | { kind: 'network'; error: string } | { kind: 'refused'; error: string };
 
 export type DeliveryCommand =
   /** `attempt` is the number the request carried (Svc-Delivery-Attempt); `metadata.now` when it ended. */

@@ -47,7 +47,15 @@ export function publicDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-export type PublicEventRecord = { eventId: string; appId: string; type: PublicEventType; payload: string; requiresMedia: string[]; sourceEventId: string | null; now: Date };
+export type PublicEventRecord = {
+  eventId: string;
+  appId: string;
+  type: PublicEventType;
+  payload: string;
+  requiresMedia: string[];
+  sourceEventId: string | null;
+  now: Date;
+};
 
 /** Keeps a public event's exact bytes (for every attempt and replay); a repeat of the same event is a no-op. */
 export async function storePublicEvent(em: EntityManager, event: PublicEventRecord): Promise<void> {
@@ -92,7 +100,9 @@ export function deliveriesStatement(args: NewDeliveries): Statement | null {
   if (args.endpointIds.length === 0) return null;
   const values: unknown[] = [];
   const rows = args.endpointIds.map((endpointId) => {
-    const deliveryId = args.replayOf ? newId(ID_PREFIX.webhookDelivery, args.now.getTime()) : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
+    const deliveryId = args.replayOf
+      ? newId(ID_PREFIX.webhookDelivery, args.now.getTime())
+      : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
     values.push(deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent);
     return "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)";
   });
@@ -108,6 +118,9 @@ export function deliveriesStatement(args: NewDeliveries): Statement | null {
 }
 
 export async function findDelivery(em: EntityManager, appId: string, deliveryId: string): Promise<DeliveryRow | null> {
-  const rows: DeliveryRow[] = await em.execute(`select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where delivery_id = ? and app_id = ?`, [deliveryId, appId]);
+  const rows: DeliveryRow[] = await em.execute(`select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where delivery_id = ? and app_id = ?`, [
+    deliveryId,
+    appId,
+  ]);
   return rows[0] ?? null;
 }

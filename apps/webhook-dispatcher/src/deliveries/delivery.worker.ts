@@ -37,7 +37,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(WebhookNetwork) private readonly network: WebhookNetwork,
   ) {
     this.maxInFlight = Number(runtime.config.env.WEBHOOK_MAX_IN_FLIGHT ?? 256);
-    this.attemptsTotal = new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [runtime.metrics.registry] });
+    this.attemptsTotal = new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+      registers: [runtime.metrics.registry],
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -120,7 +125,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         secrets = this.openSecrets(row);
       } catch (error) {
         // A key missing from SECRETS_KEYS: the delivery waits (its lease runs out and it is claimed again) until the key is back.
-        log('error', 'delivery secret could not be opened', { deliveryId: row.delivery_id, endpointId: row.endpoint_id, error: String((error as Error).message) });
+        log('error', 'delivery secret could not be opened', {
+          deliveryId: row.delivery_id,
+          endpointId: row.endpoint_id,
+          error: String((error as Error).message),
+        });
         continue;
       }
       const delivery: ClaimedDelivery = {
@@ -147,16 +156,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
             .then((report) => {
               this.finished.push(report);
               const r = report.result;
-              log('info', 'webhook attempt', { attempt: delivery.attempt, eventType: delivery.eventType, outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned' });
+              log('info', 'webhook attempt', {
+                attempt: delivery.attempt,
+                eventType: delivery.eventType,
+                outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned',
+              });
             })
             .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
         row.traceparent ?? null,
-        { name: 'webhook attempt', kind: SpanKind.CLIENT, attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.event_type': delivery.eventType, 'webhook.attempt': delivery.attempt } },
-      )
-        .finally(() => {
-          this.inFlight--;
-          void this.flush();
-        });
+        {
+          name: 'webhook attempt',
+          kind: SpanKind.CLIENT,
+          attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.event_type': delivery.eventType, 'webhook.attempt': delivery.attempt },
+        },
+      ).finally(() => {
+        this.inFlight--;
+        void this.flush();
+      });
     }
     return rows.length;
   }

@@ -120,7 +120,10 @@ describe('Standard Webhooks headers (e2e)', () => {
     expect(signatures).toHaveLength(2);
     // The library's own signing names which secret made each value.
     const at = new Date(Number(headers['webhook-timestamp']) * 1000);
-    expect(signatures).toEqual([new Webhook(rotated.secret).sign(headers['webhook-id'], at, rawBody), new Webhook(hook.secret).sign(headers['webhook-id'], at, rawBody)]);
+    expect(signatures).toEqual([
+      new Webhook(rotated.secret).sign(headers['webhook-id'], at, rawBody),
+      new Webhook(hook.secret).sign(headers['webhook-id'], at, rawBody),
+    ]);
 
     await expectVerifiedByBoth(delivery, rotated.secret);
     await expectVerifiedByBoth(delivery, hook.secret);

@@ -66,7 +66,9 @@ async function topicContents(topics: string[]): Promise<string[]> {
       const timer = setTimeout(() => reject(new Error(`topics not read to their end: ${[...remaining.keys()].join(', ')}`)), 30_000);
       void consumer.run({
         eachMessage: async ({ topic, partition, message }) => {
-          records.push(`${message.value?.toString('utf8') ?? ''} ${JSON.stringify(Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])))}`);
+          records.push(
+            `${message.value?.toString('utf8') ?? ''} ${JSON.stringify(Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])))}`,
+          );
           const key = `${topic}:${partition}`;
           if (remaining.has(key) && Number(message.offset) >= remaining.get(key)!) remaining.delete(key);
           if (remaining.size === 0) {
@@ -98,7 +100,10 @@ describe('webhook secrets kept as secrets (e2e)', () => {
     // A new url with a new verify token, then a verify with it, then a rotation.
     hookPath = `/${unique('moved-')}`;
     const secondToken = unique('second-token-');
-    expectStatus(await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`, verifyToken: secondToken }), 200);
+    expectStatus(
+      await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`, verifyToken: secondToken }),
+      200,
+    );
     expectStatus(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: secondToken }), 200);
     const rotated = expectStatus(await api('POST', `/webhooks/${hook.id}/rotate-secret`, app.sandboxKey), 200);
     created.push(secondToken, rotated.body.secret);
@@ -119,7 +124,10 @@ describe('webhook secrets kept as secrets (e2e)', () => {
     for (const secret of created) expect(stored).not.toContain(secret);
     await receiver.waitFor(() => requestsTo(receiver, hookPath).length >= 1, 15_000);
     const [delivery] = requestsTo(receiver, hookPath);
-    expect(verifiedSecrets(String(delivery.headers['svc-signature']), delivery.rawBody, [latestSecret, previousSecret]).matched).toEqual([latestSecret, previousSecret]);
+    expect(verifiedSecrets(String(delivery.headers['svc-signature']), delivery.rawBody, [latestSecret, previousSecret]).matched).toEqual([
+      latestSecret,
+      previousSecret,
+    ]);
   });
 
   it('never carries a secret or a verify token in plaintext on Kafka (RPC requests, replies, webhooks.events)', async () => {

@@ -65,7 +65,8 @@ describe('webhook dispatcher recovery (e2e)', () => {
     receiver.respond((req) => (req.path === hook.path && req.method === 'POST' ? { status: 200, delayMs: 400 } : undefined));
 
     const sent: string[] = [];
-    for (let i = 0; i < 20; i++) sent.push(expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `crash ${i}` }), 202).body.id);
+    for (let i = 0; i < 20; i++)
+      sent.push(expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `crash ${i}` }), 202).body.id);
     await receiver.waitFor(() => requestsTo(receiver, hook.path).length >= 3, 20_000);
     const pid = stackPid('webhook-dispatcher');
     process.kill(pid, 'SIGKILL');

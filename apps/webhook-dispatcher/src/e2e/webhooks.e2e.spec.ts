@@ -54,7 +54,11 @@ async function deliveryOf(hookPath: string, predicate: (body: any) => boolean, o
 
 /** Reads webhooks.events from the start until an event matches (a mailer's view of D25). */
 async function awaitWebhooksEvent(predicate: (event: any) => boolean, timeoutMs = 15_000): Promise<any> {
-  const kafka = new Kafka({ clientId: 'test-webhooks-events', brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'test-webhooks-events',
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    logLevel: logLevel.NOTHING,
+  });
   const consumer = kafka.consumer({ groupId: unique('test-webhooks-events-') });
   await consumer.connect();
   try {
@@ -165,7 +169,11 @@ describe('webhook endpoints (e2e)', () => {
   it('allows 5 endpoints per app; the sixth gives 409 subscription_limit_reached', async () => {
     const app = await createTestApp();
     for (let i = 0; i < 5; i++) await registerWebhook(app, ['message.status']);
-    const sixth = await api('POST', '/webhooks', app.sandboxKey, { url: `https://${TEST_WEBHOOK_HOSTS[0]}/sixth`, verifyToken: 'long-enough-token', events: ['message.status'] });
+    const sixth = await api('POST', '/webhooks', app.sandboxKey, {
+      url: `https://${TEST_WEBHOOK_HOSTS[0]}/sixth`,
+      verifyToken: 'long-enough-token',
+      events: ['message.status'],
+    });
     expectError(sixth, 409, 'subscription_limit_reached');
     expect(requestsTo(receiver, '/sixth', 'GET')).toHaveLength(0);
   });
@@ -185,12 +193,18 @@ describe('webhook endpoints (e2e)', () => {
     expect(moved).toMatchObject({ url: newUrl, state: 'enabled' });
     const [handshake] = requestsTo(receiver2, new URL(newUrl).pathname, 'GET');
     expect(handshake.query.get('svc.verify_token')).toBe('a-brand-new-token');
-    expectError(await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { url: 'http://hooks.local.test/x', verifyToken: 'a-brand-new-token' }), 422, 'webhook_url_https_required');
+    expectError(
+      await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { url: 'http://hooks.local.test/x', verifyToken: 'a-brand-new-token' }),
+      422,
+      'webhook_url_https_required',
+    );
 
     // verifyToken alone is stored for later handshakes.
     expectStatus(await api('PATCH', `/webhooks/${hook.id}`, app.sandboxKey, { verifyToken: 'only-the-token-changed' }), 200);
     expectError(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: 'a-brand-new-token' }), 422, 'verify_token_mismatch');
-    expect(expectStatus(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: 'only-the-token-changed' }), 200).body.state).toBe('enabled');
+    expect(expectStatus(await api('POST', `/webhooks/${hook.id}/verify`, app.sandboxKey, { verifyToken: 'only-the-token-changed' }), 200).body.state).toBe(
+      'enabled',
+    );
   });
 
   it('DELETE answers 204, then the endpoint is gone; another app sees 404 everywhere', async () => {
@@ -215,7 +229,11 @@ describe('webhook endpoints (e2e)', () => {
     const hookPath = `/${unique('redirect-')}`;
     receiver.respond((req) => (req.path === hookPath ? { status: 302, headers: { location: `https://${TEST_WEBHOOK_HOSTS[0]}/elsewhere` } } : undefined));
     const created = expectStatus(
-      await api('POST', '/webhooks', app.sandboxKey, { url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`, verifyToken: 'long-enough-token', events: ['message.status'] }),
+      await api('POST', '/webhooks', app.sandboxKey, {
+        url: `https://${TEST_WEBHOOK_HOSTS[0]}${hookPath}`,
+        verifyToken: 'long-enough-token',
+        events: ['message.status'],
+      }),
       201,
     ).body;
     receiver.respond(() => undefined);
@@ -304,7 +322,9 @@ describe('webhook deliveries (e2e)', () => {
     const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'after it' }), 202).body;
     await deliveryOf(statusOnly.path, (b) => b.type === 'message.status' && b.data.id === sent.id);
 
-    const kept = await queryDatabase<{ type: string; payload: string }>(`select type, payload from webhook_dispatcher.public_events where app_id = $1`, [app.appId]);
+    const kept = await queryDatabase<{ type: string; payload: string }>(`select type, payload from webhook_dispatcher.public_events where app_id = $1`, [
+      app.appId,
+    ]);
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.every((row) => row.type === 'message.status')).toBe(true);
     expect(kept.some((row) => row.payload.includes(inbound.id))).toBe(false);
@@ -322,7 +342,12 @@ describe('webhook deliveries (e2e)', () => {
       return { status: 200 };
     });
     const inbound = expectStatus(
-      await admin('POST', `/sim/users/${userId}/messages`, { appId: app.appId, type: 'image', text: 'a photo', media: [{ fileName: 'dot.png', mimeType: 'image/png', base64: png.toString('base64') }] }),
+      await admin('POST', `/sim/users/${userId}/messages`, {
+        appId: app.appId,
+        type: 'image',
+        text: 'a photo',
+        media: [{ fileName: 'dot.png', mimeType: 'image/png', base64: png.toString('base64') }],
+      }),
       201,
     ).body;
     const { body } = await deliveryOf(hook.path, (b) => b.data.id === inbound.id);
@@ -346,7 +371,12 @@ describe('webhook deliveries (e2e)', () => {
     const test = expectStatus(await api('POST', `/webhooks/${hook.id}/test`, app.sandboxKey), 202).body;
     expect(test).toEqual({ deliveryId: expect.stringMatching(/^wd_/), eventId: expect.stringMatching(/^evt_/) });
     const [{ request, body }] = await deliveriesTo(hook.path);
-    expect(body).toMatchObject({ id: test.eventId, type: 'webhook.test', appId: app.appId, data: { message: expect.any(String), subscriptionId: hook.id, nonce: expect.any(String) } });
+    expect(body).toMatchObject({
+      id: test.eventId,
+      type: 'webhook.test',
+      appId: app.appId,
+      data: { message: expect.any(String), subscriptionId: hook.id, nonce: expect.any(String) },
+    });
     expect(request.headers['svc-delivery-id']).toBe(test.deliveryId);
     expect(verifiedSecrets(request.headers['svc-signature'], request.rawBody, [hook.secret]).matched).toHaveLength(1);
     expect(requestsTo(receiver, other.path)).toHaveLength(0);
@@ -359,7 +389,9 @@ describe('webhook deliveries (e2e)', () => {
     receiver.respond((req) => (req.path === hook.path && req.method === 'POST' ? { status: ++calls === 1 ? 503 : 200 } : undefined));
     const test = expectStatus(await api('POST', `/webhooks/${hook.id}/test`, app.sandboxKey), 202).body;
     await deliveriesTo(hook.path, 1);
-    const pending = await eventually(async () => (await deliveriesList(app)).data.find((d: any) => d.id === test.deliveryId && d.attempts === 1 && d.lastResponseStatus === 503));
+    const pending = await eventually(async () =>
+      (await deliveriesList(app)).data.find((d: any) => d.id === test.deliveryId && d.attempts === 1 && d.lastResponseStatus === 503),
+    );
     expect(pending).toMatchObject({ status: 'pending', lastError: 'answered 503', deliveredAt: null });
     expect(Date.parse(pending.nextAttemptAt) - Date.parse(pending.lastAttemptAt)).toBeGreaterThanOrEqual(9_000);
     expect(Date.parse(pending.nextAttemptAt) - Date.parse(pending.lastAttemptAt)).toBeLessThanOrEqual(11_000);
@@ -416,7 +448,10 @@ describe('webhook deliveries (e2e)', () => {
     });
     expect(disabled.disabledAt).toEqual(expect.any(String));
     const announced = await awaitWebhooksEvent((e) => e.type === 'WebhookEndpointDisabled' && e.data.endpointId === hook.id);
-    expect(announced).toMatchObject({ appId: app.appId, data: { endpointId: hook.id, url: hook.url, failingSince: expect.any(String), reason: expect.any(String) } });
+    expect(announced).toMatchObject({
+      appId: app.appId,
+      data: { endpointId: hook.id, url: hook.url, failingSince: expect.any(String), reason: expect.any(String) },
+    });
     expectError(await api('POST', `/webhooks/${hook.id}/test`, app.sandboxKey), 409, 'subscription_not_verified');
 
     receiver.respond(() => undefined);
@@ -454,7 +489,14 @@ describe('webhook deliveries (e2e)', () => {
     await eventually(async () => (await deliveriesList(app, '?status=delivered')).data.some((d: any) => d.id === test.deliveryId));
 
     const replay = expectStatus(await api('POST', `/webhook-deliveries/${test.deliveryId}/replay`, app.sandboxKey), 202).body;
-    expect(replay).toMatchObject({ id: expect.stringMatching(/^wd_/), eventId: test.eventId, eventType: 'webhook.test', subscriptionId: hook.id, deliveredAt: null, failedAt: null });
+    expect(replay).toMatchObject({
+      id: expect.stringMatching(/^wd_/),
+      eventId: test.eventId,
+      eventType: 'webhook.test',
+      subscriptionId: hook.id,
+      deliveredAt: null,
+      failedAt: null,
+    });
     expect(replay.id).not.toBe(test.deliveryId);
     const [, again] = await deliveriesTo(hook.path, 2);
     expect(again.request.headers['svc-event-id']).toBe(test.eventId);
@@ -530,7 +572,10 @@ describe('webhook delivery worker and its due index (e2e)', () => {
            from generate_series(1, 3000) as i`,
         [appId, from],
       );
-      await db.query(`update webhook_dispatcher.deliveries set status = 'delivered', attempts = 1, next_attempt_at = null, delivered_at = now() where app_id = $1`, [appId]);
+      await db.query(
+        `update webhook_dispatcher.deliveries set status = 'delivered', attempts = 1, next_attempt_at = null, delivered_at = now() where app_id = $1`,
+        [appId],
+      );
       expect(await dueIndexEntries(db, from, to)).toBe(3000);
       await db.query('commit');
 

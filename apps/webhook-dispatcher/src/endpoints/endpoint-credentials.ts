@@ -49,7 +49,12 @@ export async function resealCredentials(execute: Execute, ring: SecretKeyRing, b
       const secret = ring.reseal(row.secret, credentialContext(row.endpoint_id, 'signing-secret'));
       const previous = row.previous_secret === null ? null : ring.reseal(row.previous_secret, credentialContext(row.endpoint_id, 'signing-secret'));
       if (verifyToken === row.verify_token && secret === row.secret && previous === row.previous_secret) continue;
-      await execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ?, secret = ?, previous_secret = ? where endpoint_id = ?`, [verifyToken, secret, previous, row.endpoint_id]);
+      await execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ?, secret = ?, previous_secret = ? where endpoint_id = ?`, [
+        verifyToken,
+        secret,
+        previous,
+        row.endpoint_id,
+      ]);
       resealed++;
     }
     after = rows[rows.length - 1].endpoint_id;

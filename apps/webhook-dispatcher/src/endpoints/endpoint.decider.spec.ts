@@ -18,26 +18,48 @@ const register = (over: Partial<Extract<EndpointCommand, { type: 'RegisterEndpoi
 const registered: EndpointEvent = { type: 'WebhookEndpointRegistered', data: { endpointId, url, events: ['message.status'] } };
 const verified: EndpointEvent = { type: 'WebhookEndpointVerified', data: { endpointId } };
 const verificationFailed: EndpointEvent = { type: 'WebhookEndpointVerificationFailed', data: { endpointId, error: 'answered 404' } };
-const disabled: EndpointEvent = { type: 'WebhookEndpointDisabled', data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince: '2026-01-01T00:00:00.000Z' } };
+const disabled: EndpointEvent = {
+  type: 'WebhookEndpointDisabled',
+  data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince: '2026-01-01T00:00:00.000Z' },
+};
 const deleted: EndpointEvent = { type: 'WebhookEndpointDeleted', data: { endpointId } };
-const disable = (now: string): EndpointCommand => ({ type: 'DisableFailingEndpoint', data: { failingSince: '2026-01-01T00:00:00.000Z' }, metadata: { now: new Date(now) } });
+const disable = (now: string): EndpointCommand => ({
+  type: 'DisableFailingEndpoint',
+  data: { failingSince: '2026-01-01T00:00:00.000Z' },
+  metadata: { now: new Date(now) },
+});
 
 describe('Webhook endpoint decider', () => {
   describe('RegisterEndpoint (POST /webhooks, D21)', () => {
     it('registers and enables the endpoint when the handshake succeeded', () => spec.given([]).when(register()).then([registered, verified]));
 
     it('registers it pending_verification with the handshake error otherwise', () =>
-      spec.given([]).when(register({ handshake: failed })).then([registered, verificationFailed]));
+      spec
+        .given([])
+        .when(register({ handshake: failed }))
+        .then([registered, verificationFailed]));
 
-    it('allows the fifth endpoint of an app', () => spec.given([]).when(register({ endpointCount: 4 })).then([registered, verified]));
+    it('allows the fifth endpoint of an app', () =>
+      spec
+        .given([])
+        .when(register({ endpointCount: 4 }))
+        .then([registered, verified]));
 
-    it('refuses a sixth endpoint with 409 subscription_limit_reached', () => spec.given([]).when(register({ endpointCount: 5 })).thenThrows('subscription_limit_reached'));
+    it('refuses a sixth endpoint with 409 subscription_limit_reached', () =>
+      spec
+        .given([])
+        .when(register({ endpointCount: 5 }))
+        .thenThrows('subscription_limit_reached'));
 
     it('never registers the same stream twice', () => spec.given([registered]).when(register()).thenThrows('invalid_transition'));
   });
 
   describe('VerifyEndpoint (POST …/verify)', () => {
-    const verify = (tokenMatches: boolean, handshake: HandshakeResult | null): EndpointCommand => ({ type: 'VerifyEndpoint', data: { tokenMatches, handshake }, metadata });
+    const verify = (tokenMatches: boolean, handshake: HandshakeResult | null): EndpointCommand => ({
+      type: 'VerifyEndpoint',
+      data: { tokenMatches, handshake },
+      metadata,
+    });
 
     it('refuses a wrong token with 422 verify_token_mismatch', () => spec.given([registered]).when(verify(false, null)).thenThrows('verify_token_mismatch'));
 
@@ -62,7 +84,10 @@ describe('Webhook endpoint decider', () => {
         .then([{ type: 'WebhookEndpointEventsChanged', data: { endpointId, events: ['message.received', 'consent.updated'] } }]));
 
     it('records nothing when the events are the same set', () =>
-      spec.given([registered, verified]).when({ type: 'UpdateEndpoint', data: { events: ['message.status'] }, metadata }).then([]));
+      spec
+        .given([registered, verified])
+        .when({ type: 'UpdateEndpoint', data: { events: ['message.status'] }, metadata })
+        .then([]));
 
     it('a new url re-verifies: pending until its handshake succeeds', () => {
       const newUrl = 'https://other.example.com/hooks';
@@ -70,10 +95,12 @@ describe('Webhook endpoint decider', () => {
         .given([registered, verified])
         .when({ type: 'UpdateEndpoint', data: { url: { url: newUrl, handshake: failed } }, metadata })
         .then([{ type: 'WebhookEndpointUrlChanged', data: { endpointId, url: newUrl } }, verificationFailed]);
-      const state = [registered, verified, { type: 'WebhookEndpointUrlChanged', data: { endpointId, url: newUrl } } as EndpointEvent, verificationFailed].reduce(
-        endpointDecider.evolve,
-        endpointDecider.initialState(),
-      );
+      const state = [
+        registered,
+        verified,
+        { type: 'WebhookEndpointUrlChanged', data: { endpointId, url: newUrl } } as EndpointEvent,
+        verificationFailed,
+      ].reduce(endpointDecider.evolve, endpointDecider.initialState());
       expect(state).toEqual({ status: 'pending_verification', endpoint: { endpointId, url: newUrl, events: ['message.status'] } });
     });
 
@@ -107,7 +134,8 @@ describe('Webhook endpoint decider', () => {
 
     it('leaves one failing for less than 3 days alone', () => spec.given([registered, verified]).when(disable('2026-01-03T23:59:59.000Z')).then([]));
 
-    it('does nothing to an endpoint that is not enabled', () => spec.given([registered, verified, disabled]).when(disable('2026-01-09T00:00:00.000Z')).then([]));
+    it('does nothing to an endpoint that is not enabled', () =>
+      spec.given([registered, verified, disabled]).when(disable('2026-01-09T00:00:00.000Z')).then([]));
   });
 
   describe('DeleteEndpoint', () => {

@@ -48,7 +48,10 @@ export function decideEndpoint(command: EndpointCommand, state: EndpointState): 
       if (state.status !== 'absent') throw new DomainError('invalid_transition', 'The endpoint exists already.');
       const d = command.data;
       if (d.endpointCount >= WEBHOOKS.maxEndpointsPerApp) throw new DomainError('subscription_limit_reached');
-      return [{ type: 'WebhookEndpointRegistered', data: { endpointId: d.endpointId, url: d.url, events: d.events } }, ...handshakeEvents(d.endpointId, d.handshake)];
+      return [
+        { type: 'WebhookEndpointRegistered', data: { endpointId: d.endpointId, url: d.url, events: d.events } },
+        ...handshakeEvents(d.endpointId, d.handshake),
+      ];
     }
     case 'VerifyEndpoint': {
       const current = existing(state);
@@ -67,7 +70,10 @@ export function decideEndpoint(command: EndpointCommand, state: EndpointState): 
         events.push({ type: 'WebhookEndpointEventsChanged', data: { endpointId, events: command.data.events } });
       }
       if (command.data.url) {
-        events.push({ type: 'WebhookEndpointUrlChanged', data: { endpointId, url: command.data.url.url } }, ...handshakeEvents(endpointId, command.data.url.handshake));
+        events.push(
+          { type: 'WebhookEndpointUrlChanged', data: { endpointId, url: command.data.url.url } },
+          ...handshakeEvents(endpointId, command.data.url.handshake),
+        );
       }
       return events;
     }

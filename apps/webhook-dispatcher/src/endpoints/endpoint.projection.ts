@@ -42,20 +42,40 @@ export async function projectEndpointEvents(em: EntityManager, events: DomainEve
         await em.execute(`delete from webhook_dispatcher.endpoint_health where endpoint_id = ?`, [id]);
         break;
       case 'WebhookEndpointVerificationFailed':
-        await em.execute(`update webhook_dispatcher.endpoints set last_verification_error = ?, updated_at = ?, version = ? where endpoint_id = ?`, [event.data.error, at, v, id]);
+        await em.execute(`update webhook_dispatcher.endpoints set last_verification_error = ?, updated_at = ?, version = ? where endpoint_id = ?`, [
+          event.data.error,
+          at,
+          v,
+          id,
+        ]);
         break;
       case 'WebhookEndpointEventsChanged':
-        await em.execute(`update webhook_dispatcher.endpoints set events = ?, updated_at = ?, version = ? where endpoint_id = ?`, [`{${event.data.events.join(',')}}`, at, v, id]);
+        await em.execute(`update webhook_dispatcher.endpoints set events = ?, updated_at = ?, version = ? where endpoint_id = ?`, [
+          `{${event.data.events.join(',')}}`,
+          at,
+          v,
+          id,
+        ]);
         break;
       case 'WebhookEndpointUrlChanged':
-        await em.execute(`update webhook_dispatcher.endpoints set url = ?, state = 'pending_verification', updated_at = ?, version = ? where endpoint_id = ?`, [event.data.url, at, v, id]);
+        await em.execute(`update webhook_dispatcher.endpoints set url = ?, state = 'pending_verification', updated_at = ?, version = ? where endpoint_id = ?`, [
+          event.data.url,
+          at,
+          v,
+          id,
+        ]);
         await abandonPending(em, id, at, 'the endpoint changed its URL');
         break;
       case 'WebhookEndpointSecretRotated':
         await em.execute(`update webhook_dispatcher.endpoints set updated_at = ?, version = ? where endpoint_id = ?`, [at, v, id]);
         break;
       case 'WebhookEndpointDisabled':
-        await em.execute(`update webhook_dispatcher.endpoints set state = 'disabled', disabled_at = ?, updated_at = ?, version = ? where endpoint_id = ?`, [at, at, v, id]);
+        await em.execute(`update webhook_dispatcher.endpoints set state = 'disabled', disabled_at = ?, updated_at = ?, version = ? where endpoint_id = ?`, [
+          at,
+          at,
+          v,
+          id,
+        ]);
         await abandonPending(em, id, at, 'the endpoint was disabled');
         break;
       case 'WebhookEndpointDeleted':

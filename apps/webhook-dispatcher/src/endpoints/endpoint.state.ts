@@ -23,10 +23,7 @@ export interface EndpointFacts {
   events: PublicEventType[];
 }
 
-export type EndpointState =
-  | { status: 'absent' }
-  | { status: WebhookEndpointState; endpoint: EndpointFacts }
-  | { status: 'deleted' };
+export type EndpointState = { status: 'absent' } | { status: WebhookEndpointState; endpoint: EndpointFacts } | { status: 'deleted' };
 
 export const initialEndpointState = (): EndpointState => ({ status: 'absent' });
 

@@ -1,6 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LISTEN_EVENT_TYPES, newId, type ListenEvent, type ListenSession, type OpenListenCall, type PollListenCall, type PublicEventType, type RpcCaller } from '@platform/contracts';
+import {
+  LISTEN_EVENT_TYPES,
+  newId,
+  type ListenEvent,
+  type ListenSession,
+  type OpenListenCall,
+  type PollListenCall,
+  type PublicEventType,
+  type RpcCaller,
+} from '@platform/contracts';
 import { DomainError } from '@platform/errors';
 import { pgTextArray, PgListener } from '@platform/event-store';
 import { RpcDispatcher } from '@platform/kafka';
@@ -130,7 +139,8 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
         `select last_seq, connected_at, expires_at from webhook_dispatcher.listen_sessions where session_id = ? and app_id = ? for update`,
         [sessionId, appId],
       );
-      if (!session || new Date(session.expires_at).getTime() <= now.getTime()) throw new DomainError('not_found', 'The listen session expired; start listening again.');
+      if (!session || new Date(session.expires_at).getTime() <= now.getTime())
+        throw new DomainError('not_found', 'The listen session expired; start listening again.');
       await this.sequence(tx, sessionId, Number(session.last_seq), now, new Date(session.connected_at));
       const rows: { seq: string; event_id: string; type: PublicEventType; payload: string }[] = await tx.execute(
         `select le.seq, e.event_id, e.type, e.payload

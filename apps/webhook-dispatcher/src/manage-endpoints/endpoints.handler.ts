@@ -77,7 +77,11 @@ export class EndpointsHandler implements OnModuleInit {
         eventStore: this.runtime.eventStore,
         decider: endpointDecider,
         streamId: `endpoint-${endpointId}`,
-        command: { type: 'RegisterEndpoint', data: { endpointId, url: target.url, events: [...new Set(p.events)], endpointCount, handshake }, metadata: { now } },
+        command: {
+          type: 'RegisterEndpoint',
+          data: { endpointId, url: target.url, events: [...new Set(p.events)], endpointCount, handshake },
+          metadata: { now },
+        },
         meta: this.meta(p.appId, caller, now),
         newStream: true,
         project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
@@ -92,7 +96,9 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   async list(appId: string): Promise<{ data: WebhookEndpoint[] }> {
-    const rows: EndpointRow[] = await this.runtime.em().execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where app_id = ? order by created_at, endpoint_id`, [appId]);
+    const rows: EndpointRow[] = await this.runtime
+      .em()
+      .execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where app_id = ? order by created_at, endpoint_id`, [appId]);
     return { data: rows.map(publicEndpoint) };
   }
 
@@ -115,7 +121,10 @@ export class EndpointsHandler implements OnModuleInit {
     const events = p.events ? [...new Set(p.events)] : undefined;
     await this.decide(p, { type: 'UpdateEndpoint', data: { events, url }, metadata: { now: this.runtime.clock.now() } }, caller, async (tx) => {
       if (p.verifyToken !== undefined) {
-        await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [this.seal(p.endpointId, 'verify-token', p.verifyToken), p.endpointId]);
+        await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [
+          this.seal(p.endpointId, 'verify-token', p.verifyToken),
+          p.endpointId,
+        ]);
       }
     });
     return this.get(p);
@@ -158,7 +167,15 @@ export class EndpointsHandler implements OnModuleInit {
     const traceparent = currentTraceparent() ?? null;
     const deliveryId = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
-      await storePublicEvent(tx, { eventId, appId: p.appId, type: 'webhook.test', payload: JSON.stringify(envelope), requiresMedia: [], sourceEventId: null, now });
+      await storePublicEvent(tx, {
+        eventId,
+        appId: p.appId,
+        type: 'webhook.test',
+        payload: JSON.stringify(envelope),
+        requiresMedia: [],
+        sourceEventId: null,
+        now,
+      });
       const [id] = await createDeliveries(tx, { appId: p.appId, eventId, type: 'webhook.test', endpointIds: [p.endpointId], now, traceparent });
       return id;
     });
@@ -193,7 +210,12 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   /** Decides a command on the endpoint's stream; `alongside` writes what belongs to the same transaction. */
-  private async decide(ref: WebhookEndpointRef, command: EndpointCommand, caller: RpcCaller, alongside?: (tx: EntityManager, events: DomainEvent[]) => Promise<void>): Promise<void> {
+  private async decide(
+    ref: WebhookEndpointRef,
+    command: EndpointCommand,
+    caller: RpcCaller,
+    alongside?: (tx: EntityManager, events: DomainEvent[]) => Promise<void>,
+  ): Promise<void> {
     await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,
@@ -212,7 +234,9 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   private async credentials(endpointId: string): Promise<{ verify_token: string }> {
-    const rows: { verify_token: string }[] = await this.runtime.em().execute(`select verify_token from webhook_dispatcher.endpoint_credentials where endpoint_id = ?`, [endpointId]);
+    const rows: { verify_token: string }[] = await this.runtime
+      .em()
+      .execute(`select verify_token from webhook_dispatcher.endpoint_credentials where endpoint_id = ?`, [endpointId]);
     if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
     return rows[0];
   }

@@ -251,7 +251,10 @@ describe('post', () => {
   });
 
   it('turns a header value Node refuses into an outcome instead of throwing', async () => {
-    expect(await post({ headers: { 'Svc-Event-Id': 'evt_1\r\nX-Injected: 1' } })).toMatchObject({ kind: 'network', error: expect.stringMatching(/^invalid request header/) });
+    expect(await post({ headers: { 'Svc-Event-Id': 'evt_1\r\nX-Injected: 1' } })).toMatchObject({
+      kind: 'network',
+      error: expect.stringMatching(/^invalid request header/),
+    });
   });
 
   it('answers network after close, without throwing', async () => {
@@ -287,12 +290,18 @@ describe('handshake', () => {
     receiver.respond((req) => ({ status: 200, body: `${req.query.get('svc.challenge')}\n` }));
     expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({ ok: true });
     receiver.respond((req) => ({ status: 200, body: ` ${req.query.get('svc.challenge')}` }));
-    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({ ok: false, error: 'body did not equal the challenge' });
+    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({
+      ok: false,
+      error: 'body did not equal the challenge',
+    });
   });
 
   it('fails on a wrong body', async () => {
     receiver.respond(() => ({ status: 200, body: JSON.stringify({ challenge }) }));
-    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({ ok: false, error: 'body did not equal the challenge' });
+    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({
+      ok: false,
+      error: 'body did not equal the challenge',
+    });
   });
 
   it('fails on 404, and on any 2xx other than 200', async () => {
@@ -304,13 +313,19 @@ describe('handshake', () => {
 
   it('does not follow a redirect', async () => {
     receiver.respond(() => ({ status: 302, headers: { location: `${URL_BASE}/elsewhere` } }));
-    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({ ok: false, error: 'redirects are not followed (302)' });
+    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge })).toEqual({
+      ok: false,
+      error: 'redirects are not followed (302)',
+    });
     expect(receiver.requests).toHaveLength(1);
   });
 
   it('fails when the answer is slower than the limit', async () => {
     receiver.respond((req) => ({ status: 200, body: req.query.get('svc.challenge') ?? '', delayMs: 5_000 }));
-    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge, timeoutMs: 300 })).toEqual({ ok: false, error: 'timed out after 0.3 s' });
+    expect(await client.handshake({ target, url: `${URL_BASE}/hooks`, verifyToken, challenge, timeoutMs: 300 })).toEqual({
+      ok: false,
+      error: 'timed out after 0.3 s',
+    });
   });
 
   it('reports TLS and connection failures as short reasons', async () => {

@@ -102,7 +102,14 @@ export class WebhookHttpClient {
     const request = this.requestLine(args.target, args.url);
     if ('error' in request) return { kind: 'network', error: request.error, durationMs: 0 };
     const headers = mergeHeaders({ 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, args.headers);
-    const result = await this.exchange({ method: 'POST', target: args.target, path: request.path, headers, body: args.body, timeoutMs: args.timeoutMs ?? DEFAULT_POST_TIMEOUT_MS });
+    const result = await this.exchange({
+      method: 'POST',
+      target: args.target,
+      path: request.path,
+      headers,
+      body: args.body,
+      timeoutMs: args.timeoutMs ?? DEFAULT_POST_TIMEOUT_MS,
+    });
     if (result.kind !== 'response') return result;
     return { kind: 'response', status: result.status, durationMs: result.durationMs, bodySnippet: snippet(result.body) };
   }
@@ -125,7 +132,13 @@ export class WebhookHttpClient {
     // Appended to the query as sent, so the endpoint's own parameters keep their exact encoding.
     const path = request.path.includes('?') ? `${request.path}&${added}` : `${request.path}?${added}`;
     const timeoutMs = args.timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-    const result = await this.exchange({ method: 'GET', target: args.target, path, headers: { 'User-Agent': USER_AGENT, Accept: 'text/plain, */*' }, timeoutMs });
+    const result = await this.exchange({
+      method: 'GET',
+      target: args.target,
+      path,
+      headers: { 'User-Agent': USER_AGENT, Accept: 'text/plain, */*' },
+      timeoutMs,
+    });
     switch (result.kind) {
       case 'timeout':
         return { ok: false, error: `timed out after ${seconds(timeoutMs)} s` };
@@ -157,7 +170,8 @@ export class WebhookHttpClient {
       return { error: 'the endpoint URL is not a valid URL' };
     }
     if (parsed.protocol !== 'https:') return { error: 'the endpoint URL is not https' };
-    if (hostKey(parsed.hostname) !== hostKey(target.hostname)) return { error: `the endpoint URL's host ${parsed.hostname} is not the target's ${target.hostname}` };
+    if (hostKey(parsed.hostname) !== hostKey(target.hostname))
+      return { error: `the endpoint URL's host ${parsed.hostname} is not the target's ${target.hostname}` };
     return { path: `${parsed.pathname}${parsed.search}` };
   }
 

@@ -20,7 +20,12 @@ describe('public event mapping', () => {
   it('the envelope has exactly the spec fields, in order, and the payload is its JSON', () => {
     const mapped = toPublicEvent(domain('MessageSent', status()));
     expect(Object.keys(mapped!.envelope)).toEqual(['id', 'type', 'apiVersion', 'created', 'appId', 'data']);
-    expect(mapped!.envelope).toMatchObject({ type: 'message.status', apiVersion: API_VERSION, created: Math.floor(Date.parse('2026-05-01T12:00:00.250Z') / 1000), appId: 'app_1' });
+    expect(mapped!.envelope).toMatchObject({
+      type: 'message.status',
+      apiVersion: API_VERSION,
+      created: Math.floor(Date.parse('2026-05-01T12:00:00.250Z') / 1000),
+      appId: 'app_1',
+    });
     expect(mapped!.payload).toBe(JSON.stringify(mapped!.envelope));
   });
 
@@ -36,7 +41,12 @@ describe('public event mapping', () => {
     ['MessageDelivered', 'delivered'],
     ['MessageRead', 'read'],
   ])('%s → message.status %s, without clientReference when none was given', (type, expected) => {
-    expect(toPublicEvent(domain(type, status()))!.envelope.data).toEqual({ id: 'msg_1', appUserId: 'u_1', status: expected, timestamp: '2026-05-01T12:00:00.250Z' });
+    expect(toPublicEvent(domain(type, status()))!.envelope.data).toEqual({
+      id: 'msg_1',
+      appUserId: 'u_1',
+      status: expected,
+      timestamp: '2026-05-01T12:00:00.250Z',
+    });
   });
 
   it('message.status echoes clientReference and carries the failure reason', () => {
@@ -75,7 +85,9 @@ describe('public event mapping', () => {
   });
 
   it('message.received of a plain text has no context and text may be null', () => {
-    const data = toPublicEvent(domain('MessageReceived', { messageId: 'msg_9', appUserId: 'u_1', userId: 'usr_1', type: 'text', text: null, media: [], replyTo: null }))!.envelope.data;
+    const data = toPublicEvent(
+      domain('MessageReceived', { messageId: 'msg_9', appUserId: 'u_1', userId: 'usr_1', type: 'text', text: null, media: [], replyTo: null }),
+    )!.envelope.data;
     expect(data).toEqual({ id: 'msg_9', from: 'u_1', type: 'text', text: null, media: [], timestamp: '2026-05-01T12:00:00.250Z' });
   });
 
@@ -92,7 +104,12 @@ describe('public event mapping', () => {
       optedOutAt: null,
       ...over,
     });
-    expect(toPublicEvent(domain('ConsentUpdated', consent({})))!.envelope.data).toEqual({ appUserId: 'u_1', status: 'opted_in', source: 'opt_in_link', ref: 'spring' });
+    expect(toPublicEvent(domain('ConsentUpdated', consent({})))!.envelope.data).toEqual({
+      appUserId: 'u_1',
+      status: 'opted_in',
+      source: 'opt_in_link',
+      ref: 'spring',
+    });
     expect(toPublicEvent(domain('ConsentUpdated', consent({ status: 'opted_out', reason: 'account_deleted' })))!.envelope.data).toEqual({
       appUserId: 'u_1',
       status: 'opted_out',
@@ -102,12 +119,16 @@ describe('public event mapping', () => {
   });
 
   it('app.status_changed carries status, previousStatus and the reason when given', () => {
-    expect(toPublicEvent(domain('AppStatusChanged', { appId: 'app_1', status: 'suspended', previousStatus: 'public_live', reason: 'spam' }))!.envelope.data).toEqual({
+    expect(
+      toPublicEvent(domain('AppStatusChanged', { appId: 'app_1', status: 'suspended', previousStatus: 'public_live', reason: 'spam' }))!.envelope.data,
+    ).toEqual({
       status: 'suspended',
       previousStatus: 'public_live',
       reason: 'spam',
     });
-    expect(toPublicEvent(domain('AppStatusChanged', { appId: 'app_1', status: 'internal_live', previousStatus: 'sandbox', reason: null }))!.envelope.data).toEqual({
+    expect(
+      toPublicEvent(domain('AppStatusChanged', { appId: 'app_1', status: 'internal_live', previousStatus: 'sandbox', reason: null }))!.envelope.data,
+    ).toEqual({
       status: 'internal_live',
       previousStatus: 'sandbox',
     });

@@ -18,7 +18,15 @@ export interface PublicEvent {
 }
 
 /** The domain events that become public events, and the handler of each. */
-export const PUBLIC_SOURCE_TYPES = ['MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived', 'ConsentUpdated', 'AppStatusChanged'] as const;
+export const PUBLIC_SOURCE_TYPES = [
+  'MessageSent',
+  'MessageDelivered',
+  'MessageRead',
+  'MessageFailed',
+  'MessageReceived',
+  'ConsentUpdated',
+  'AppStatusChanged',
+] as const;
 
 type PublicSourceType = (typeof PUBLIC_SOURCE_TYPES)[number];
 
@@ -34,7 +42,13 @@ export function publicEventId(domainEvent: Pick<DomainEvent, 'eventId' | 'occurr
   return derivedId(ID_PREFIX.event, Date.parse(domainEvent.occurredAt), `public:${domainEvent.eventId}`);
 }
 
-export function envelopeOf<T extends PublicEventType>(id: string, type: T, appId: string, occurredAt: string, data: PublicEventData[T]): PublicEventEnvelope<T> {
+export function envelopeOf<T extends PublicEventType>(
+  id: string,
+  type: T,
+  appId: string,
+  occurredAt: string,
+  data: PublicEventData[T],
+): PublicEventEnvelope<T> {
   // Key order is the spec's; the serialised bytes are what gets signed and kept for replays.
   return { id, type, apiVersion: API_VERSION, created: Math.floor(Date.parse(occurredAt) / 1000), appId, data } as PublicEventEnvelope<T>;
 }

@@ -34,33 +34,46 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           liveSessionsStatement(appIds, runtime.clock.now()),
         ];
       },
-      decide: ([endpoints, sessions]) => (event) => {
-        const publicEvent = toPublicEvent(event);
-        if (!publicEvent || !event.appId) return [];
-        const { envelope } = publicEvent;
-        const endpointIds = endpoints.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.endpoint_id as string);
-        const listenSessionIds = sessions.filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type)).map((row) => row.session_id as string);
-        // Only deliveries and listen sessions ever read a public event; an event nobody subscribed
-        // to is never sent, so its payload is not kept (the inbox still records it).
-        if (endpointIds.length === 0 && listenSessionIds.length === 0) return [];
-        const now = runtime.clock.now();
-        // Decided in the event's span (continuing its traceparent header): attempts join that trace.
-        const deliveries = deliveriesStatement({ appId: event.appId, eventId: envelope.id, type: envelope.type, endpointIds, now, traceparent: currentTraceparent() ?? null });
-        const writes: Statement[] = [
-          publicEventStatement({
-            eventId: envelope.id,
+      decide:
+        ([endpoints, sessions]) =>
+        (event) => {
+          const publicEvent = toPublicEvent(event);
+          if (!publicEvent || !event.appId) return [];
+          const { envelope } = publicEvent;
+          const endpointIds = endpoints
+            .filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type))
+            .map((row) => row.endpoint_id as string);
+          const listenSessionIds = sessions
+            .filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type))
+            .map((row) => row.session_id as string);
+          // Only deliveries and listen sessions ever read a public event; an event nobody subscribed
+          // to is never sent, so its payload is not kept (the inbox still records it).
+          if (endpointIds.length === 0 && listenSessionIds.length === 0) return [];
+          const now = runtime.clock.now();
+          // Decided in the event's span (continuing its traceparent header): attempts join that trace.
+          const deliveries = deliveriesStatement({
             appId: event.appId,
+            eventId: envelope.id,
             type: envelope.type,
-            payload: publicEvent.payload,
-            requiresMedia: publicEvent.requiresMedia,
-            sourceEventId: event.eventId,
+            endpointIds,
             now,
-          }),
-        ];
-        if (deliveries) writes.push(deliveries);
-        if (listenSessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds: listenSessionIds, eventId: envelope.id, now }));
-        return writes;
-      },
+            traceparent: currentTraceparent() ?? null,
+          });
+          const writes: Statement[] = [
+            publicEventStatement({
+              eventId: envelope.id,
+              appId: event.appId,
+              type: envelope.type,
+              payload: publicEvent.payload,
+              requiresMedia: publicEvent.requiresMedia,
+              sourceEventId: event.eventId,
+              now,
+            }),
+          ];
+          if (deliveries) writes.push(deliveries);
+          if (listenSessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds: listenSessionIds, eventId: envelope.id, now }));
+          return writes;
+        },
     },
     // Partitions in parallel keep the webhook latency low while one slice waits on Postgres.
     partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,

@@ -72,7 +72,11 @@ describe('newWebhookSecret', () => {
   it('signs headers that Stripe and the standardwebhooks library verify', () => {
     const secret = newWebhookSecret();
     expect(() => stripe.webhooks.constructEvent(BODY, signatureHeader([secret], T, BODY), secret, 300, undefined, (T + 10) * 1000)).not.toThrow();
-    const headers = { 'webhook-id': 'evt_0123456789', 'webhook-timestamp': String(T), 'webhook-signature': standardWebhookSignature([secret], 'evt_0123456789', T, BODY) };
+    const headers = {
+      'webhook-id': 'evt_0123456789',
+      'webhook-timestamp': String(T),
+      'webhook-signature': standardWebhookSignature([secret], 'evt_0123456789', T, BODY),
+    };
     const now = jest.spyOn(Date, 'now').mockReturnValue((T + 10) * 1000);
     try {
       expect(new Webhook(secret).verify(BODY, headers)).toEqual(JSON.parse(BODY));

@@ -32,12 +32,30 @@ describe('blockedAddressReason', () => {
     expect(blockedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['1.1.1.1', '8.8.8.8', '93.184.215.14', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.1', '192.0.3.0', '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255'])(
-    'lets public IPv4 %s through',
-    (address) => {
-      expect(blockedAddressReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    '1.1.1.1',
+    '8.8.8.8',
+    '93.184.215.14',
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '169.255.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.1',
+    '192.0.3.0',
+    '192.167.255.255',
+    '192.169.0.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+  ])('lets public IPv4 %s through', (address) => {
+    expect(blockedAddressReason(address)).toBeNull();
+  });
 
   it.each([
     ['::', 'unspecified'],
@@ -81,20 +99,43 @@ describe('blockedAddressReason', () => {
     expect(blockedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['2606:2800:21f:cb07:6820:80da:af6b:1a6f', '2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '64:ff9b::8.8.8.8', '2002:808:808::1', '2001:1::1:2', '3fff:1000::1', '2001:db9::1'])(
-    'lets public IPv6 %s through',
-    (address) => {
-      expect(blockedAddressReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    '2606:2800:21f:cb07:6820:80da:af6b:1a6f',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2a00:1450:4001:80b::200e',
+    '64:ff9b::808:808',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+    '2001:1::1:2',
+    '3fff:1000::1',
+    '2001:db9::1',
+  ])('lets public IPv6 %s through', (address) => {
+    expect(blockedAddressReason(address)).toBeNull();
+  });
 
   // DNS hands back canonical literals; any other spelling means something is off, so it is refused.
-  it.each(['', ' ', 'localhost', 'example.com', '127.1', '2130706433', '0177.0.0.1', '010.0.0.1', '0x7f.0.0.1', '1.2.3.4 ', '1.2.3', '256.1.1.1', '[::1]', 'fe80::1%eth0', '1::2::3', '1:2:3:4:5:6:7:8:9', '::ffff:127.1'])(
-    'refuses the unreadable %j',
-    (address) => {
-      expect(blockedAddressReason(address)).toBe('not an IP address');
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    'localhost',
+    'example.com',
+    '127.1',
+    '2130706433',
+    '0177.0.0.1',
+    '010.0.0.1',
+    '0x7f.0.0.1',
+    '1.2.3.4 ',
+    '1.2.3',
+    '256.1.1.1',
+    '[::1]',
+    'fe80::1%eth0',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    '::ffff:127.1',
+  ])('refuses the unreadable %j', (address) => {
+    expect(blockedAddressReason(address)).toBe('not an IP address');
+  });
 
   it('refuses what is not a string at all', () => {
     expect(blockedAddressReason(undefined as unknown as string)).toBe('not an IP address');

@@ -74,7 +74,10 @@ describe('webhookNetworkConfig', () => {
     [{ WEBHOOK_DEV_HOSTS: 'hooks.local.test=127.0.0.1:8443' }, 'WEBHOOK_DEV_HOSTS is for dev and tests only; refusing to start in production'],
     [{ WEBHOOK_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_CA_FILE is for dev and tests only; refusing to start in production'],
     [{ WEBHOOK_DNS_SERVERS: '127.0.0.1:5353' }, 'WEBHOOK_DNS_SERVERS is for dev and tests only; refusing to start in production'],
-    [{ WEBHOOK_DEV_HOSTS: 'x', WEBHOOK_DNS_SERVERS: 'y' }, 'WEBHOOK_DEV_HOSTS, WEBHOOK_DNS_SERVERS are for dev and tests only; refusing to start in production'],
+    [
+      { WEBHOOK_DEV_HOSTS: 'x', WEBHOOK_DNS_SERVERS: 'y' },
+      'WEBHOOK_DEV_HOSTS, WEBHOOK_DNS_SERVERS are for dev and tests only; refusing to start in production',
+    ],
   ])('refuses to start in production with %j', (env, message) => {
     const start = () => webhookNetworkConfig(env, true);
     expect(start).toThrow(ConfigError);

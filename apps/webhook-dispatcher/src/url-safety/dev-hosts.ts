@@ -75,7 +75,10 @@ export function parseDevHosts(value: string | undefined): Map<string, DevHostPin
     const equals = entry.indexOf('=');
     if (equals === -1) throw new Error(`WEBHOOK_DEV_HOSTS entry "${entry}": ${shape}`);
     const host = devHostName(entry.slice(0, equals));
-    if (!host) throw new Error(`WEBHOOK_DEV_HOSTS entry "${entry}": "${entry.slice(0, equals).trim()}" is not a host name (IP literals and non-ASCII names cannot be pinned)`);
+    if (!host)
+      throw new Error(
+        `WEBHOOK_DEV_HOSTS entry "${entry}": "${entry.slice(0, equals).trim()}" is not a host name (IP literals and non-ASCII names cannot be pinned)`,
+      );
     const target = parseAddressAndPort(entry.slice(equals + 1).trim(), true);
     if (!target || target.port === null) throw new Error(`WEBHOOK_DEV_HOSTS entry "${entry}": ${shape}`);
     if (pins.has(host)) throw new Error(`WEBHOOK_DEV_HOSTS pins ${host} twice`);
@@ -117,7 +120,8 @@ function readCaFile(path: string): string {
 export function webhookNetworkConfig(env: NodeJS.ProcessEnv, production: boolean): WebhookNetworkConfig {
   const present = (name: (typeof DEV_ONLY_VARIABLES)[number]) => (env[name] ?? '').trim() !== '';
   const set = DEV_ONLY_VARIABLES.filter(present);
-  if (production && set.length) throw new ConfigError(`${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} for dev and tests only; refusing to start in production`);
+  if (production && set.length)
+    throw new ConfigError(`${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} for dev and tests only; refusing to start in production`);
   let devHosts: Map<string, DevHostPin>;
   try {
     devHosts = parseDevHosts(env.WEBHOOK_DEV_HOSTS);

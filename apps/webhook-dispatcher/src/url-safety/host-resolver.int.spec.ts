@@ -94,7 +94,9 @@ describe('dnsHostResolver', () => {
 
     it('times out within a couple of seconds', async () => {
       const started = Date.now();
-      await expect(dnsHostResolver({ servers: [`127.0.0.1:${silent.address().port}`], timeoutMs: 500 }).resolve('hooks.acme-corp.com')).rejects.toMatchObject({ code: 'ETIMEOUT' });
+      await expect(dnsHostResolver({ servers: [`127.0.0.1:${silent.address().port}`], timeoutMs: 500 }).resolve('hooks.acme-corp.com')).rejects.toMatchObject({
+        code: 'ETIMEOUT',
+      });
       expect(Date.now() - started).toBeLessThan(2500);
     });
   });
@@ -122,7 +124,9 @@ describe('UrlSafety with the real resolver', () => {
   });
 
   // Answers that are not addresses cannot travel in A/AAAA records; the unit tests cover them.
-  const wireCases = HOSTILE_URL_CASES.filter(({ dns: table }) => !Object.values(table ?? {}).some((answer) => Array.isArray(answer) && answer.includes('not-an-ip')));
+  const wireCases = HOSTILE_URL_CASES.filter(
+    ({ dns: table }) => !Object.values(table ?? {}).some((answer) => Array.isArray(answer) && answer.includes('not-an-ip')),
+  );
 
   it.each(wireCases)('refuses $name with $code', async ({ url, dns: table, code }) => {
     for (const [name, answer] of Object.entries(table ?? {})) dns.answer(name, answer);

@@ -50,8 +50,16 @@ describe('UrlSafety', () => {
     const check = (url: string, table: Record<string, FakeDnsAnswer> = {}) => new UrlSafety({ resolver: new TableResolver(table) }).check(url);
 
     it.each<[string, Record<string, FakeDnsAnswer>, string]>([
-      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['93.184.215.14', '10.0.0.5'] }, 'hooks.example.com resolves to an address that is not public'],
-      ['https://hooks.example.com/webhooks', { 'hooks.example.com': ['::ffff:169.254.169.254'] }, 'hooks.example.com resolves to an address that is not public'],
+      [
+        'https://hooks.example.com/webhooks',
+        { 'hooks.example.com': ['93.184.215.14', '10.0.0.5'] },
+        'hooks.example.com resolves to an address that is not public',
+      ],
+      [
+        'https://hooks.example.com/webhooks',
+        { 'hooks.example.com': ['::ffff:169.254.169.254'] },
+        'hooks.example.com resolves to an address that is not public',
+      ],
       ['https://0x7f.1/', {}, '127.0.0.1 is not a public address (loopback)'],
       ['https://[fd00:ec2::254]/', {}, 'fd00:ec2::254 is not a public address (cloud metadata)'],
       ['https://93.184.215.14/', {}, '93.184.215.14 is an IP address; use a fully qualified DNS name'],

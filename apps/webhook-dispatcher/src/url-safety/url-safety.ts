@@ -66,7 +66,8 @@ export class UrlSafety {
     } catch {
       return refuse('webhook_url_invalid_url', `${JSON.stringify(shortened(rawUrl))} is not a valid absolute URL`);
     }
-    if (url.username || url.password) return refuse('webhook_url_invalid_url', 'The URL must not carry a user name or password; authenticate with the webhook signature');
+    if (url.username || url.password)
+      return refuse('webhook_url_invalid_url', 'The URL must not carry a user name or password; authenticate with the webhook signature');
     // `hash` is empty for a bare "#", but the href keeps it; any "#" left in the href starts the fragment.
     if (url.href.includes('#')) return refuse('webhook_url_invalid_url', 'The URL must not have a fragment (#…)');
     if (url.href.length > MAX_URL_LENGTH) return refuse('webhook_url_invalid_url', `The URL is longer than ${MAX_URL_LENGTH} characters once normalised`);

@@ -141,8 +141,7 @@ const orgData = record({
   allowsExternalBusinesses: bool('Whether public_live apps of other organizations may reach its users.'),
 });
 
-const userApp = (extra: Record<string, JsonSchema> = {}) =>
-  record({ userId: str('The chat user (`usr_…`).'), appId: str('The app (`app_…`).'), ...extra });
+const userApp = (extra: Record<string, JsonSchema> = {}) => record({ userId: str('The chat user (`usr_…`).'), appId: str('The app (`app_…`).'), ...extra });
 
 export const CHAT_USER_EVENT_SCHEMAS: Record<ChatUserEvent['type'], JsonSchema> = {
   OrgCreated: orgData,

@@ -8,7 +8,8 @@ import type { ProfileEvent } from './profile.events';
 import type { WebhookEndpointDisabled } from './webhooks.events';
 
 /** Every event a service publishes for others to consume: what consumers' handlers are typed by. */
-export type PlatformEvent = ChatUserEvent | MessageHandedOver | ConsentEvent | GatewayEvent | MediaEvent | MessagingEvent | ProfileEvent | WebhookEndpointDisabled;
+export type PlatformEvent =
+  ChatUserEvent | MessageHandedOver | ConsentEvent | GatewayEvent | MediaEvent | MessagingEvent | ProfileEvent | WebhookEndpointDisabled;
 
 export type PlatformEventType = PlatformEvent['type'];
 

@@ -66,6 +66,10 @@ export const MEDIA_EVENT_SCHEMAS: Record<MediaEvent['type'], JsonSchema> = {
     reason: oneOf('What did not match.', MEDIA_REJECTION_REASONS),
     detail: str('What was found, for people.'),
   }),
-  MediaReceivedFromUser: record({ ...fileData, messageId: str('The inbound message (`msg_…`).'), userId: str('The chat user (`usr_…`); never shown to apps.') }),
+  MediaReceivedFromUser: record({
+    ...fileData,
+    messageId: str('The inbound message (`msg_…`).'),
+    userId: str('The chat user (`usr_…`); never shown to apps.'),
+  }),
   MediaDiscarded: record({ mediaId: str('The media.'), reason: oneOf('Why.', ['upload_lapsed']) }),
 };

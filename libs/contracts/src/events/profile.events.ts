@@ -64,14 +64,16 @@ export const PROFILE_EVENT_SCHEMAS: Record<ProfileEvent['type'], JsonSchema> = {
     status: oneOf('Verification status after the move (D19).', VERIFICATION_STATUSES),
     previousStatus: oneOf('Verification status before.', VERIFICATION_STATUSES),
   }),
-  BusinessProfileUpdated: record({
-    appId: str('The app.'),
-    displayName: str('Display name, 2-60 characters.'),
-    about: nullableStr('Free text about the business.'),
-    websiteUrl: nullableStr('Website (absolute http(s) URL).'),
-    category: nullableStr('Business category.'),
-    avatarMediaId: nullableStr('Ready image used as the avatar (`med_…`).'),
-    avatarObjectKey: nullableStr("Key of the avatar's object in the media bucket."),
-  }, ['avatarObjectKey']),
+  BusinessProfileUpdated: record(
+    {
+      appId: str('The app.'),
+      displayName: str('Display name, 2-60 characters.'),
+      about: nullableStr('Free text about the business.'),
+      websiteUrl: nullableStr('Website (absolute http(s) URL).'),
+      category: nullableStr('Business category.'),
+      avatarMediaId: nullableStr('Ready image used as the avatar (`med_…`).'),
+      avatarObjectKey: nullableStr("Key of the avatar's object in the media bucket."),
+    },
+    ['avatarObjectKey'],
+  ),
 };
-

@@ -75,7 +75,15 @@ const consent = object(
     optedOutAt: nullableTime('When the user last stopped or blocked the app.'),
     updatedAt: time('Last change.'),
   },
-  { appUserId: EXAMPLE.appUserId, status: 'opted_in', source: 'opt_in_link', ref: 'spring-campaign', optedInAt: EXAMPLE.at, optedOutAt: null, updatedAt: EXAMPLE.at },
+  {
+    appUserId: EXAMPLE.appUserId,
+    status: 'opted_in',
+    source: 'opt_in_link',
+    ref: 'spring-campaign',
+    optedInAt: EXAMPLE.at,
+    optedOutAt: null,
+    updatedAt: EXAMPLE.at,
+  },
 );
 
 const windowSchema = object(
@@ -278,7 +286,12 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       ref: nullableText('Echoed in consent.updated when a user opts in through the link.'),
       expiresAt: time('When the link stops working.'),
     },
-    { url: 'https://profiles.example.com/acme-store?optin=eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl', token: 'eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl', ref: 'spring-campaign', expiresAt: '2026-11-13T09:30:00.000Z' },
+    {
+      url: 'https://profiles.example.com/acme-store?optin=eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl',
+      token: 'eyJhIjoiYXBwXzAxIn0.c2lnbmF0dXJl',
+      ref: 'spring-campaign',
+      expiresAt: '2026-11-13T09:30:00.000Z',
+    },
   ),
   BusinessProfile: object(
     "The app's public business profile.",
@@ -326,7 +339,11 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
     { ...endpointProperties, secret: text('The signing secret (whsec_…); keep it safe.', { pattern: '^whsec_[0-9A-Za-z]{32}$' }) },
     { ...endpointExample, secret: 'whsec_4Xk9Qm2Zp7Lr5Tb1Vc8Nw3Hy6Jd0Fs2A' },
   ),
-  WebhookEndpointList: object('The app’s webhook endpoints, oldest first.', { data: { type: 'array', items: ref('WebhookEndpoint'), maxItems: 5 } }, { data: [endpointExample] }),
+  WebhookEndpointList: object(
+    'The app’s webhook endpoints, oldest first.',
+    { data: { type: 'array', items: ref('WebhookEndpoint'), maxItems: 5 } },
+    { data: [endpointExample] },
+  ),
   WebhookTestAccepted: object(
     'A webhook.test event is on its way to the endpoint.',
     { deliveryId: text('The delivery (wd_…).'), eventId: text('The event (evt_…).') },

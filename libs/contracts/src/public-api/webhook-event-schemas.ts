@@ -50,7 +50,10 @@ export const PUBLIC_EVENT_SPECS: Record<PublicEventType, EventSpec> = {
             size: { type: 'integer', minimum: 0 },
           }),
         },
-        context: { ...object({ messageId: { type: 'string', description: 'The message replied to.' } }), description: 'Present when the user replied to a message.' },
+        context: {
+          ...object({ messageId: { type: 'string', description: 'The message replied to.' } }),
+          description: 'Present when the user replied to a message.',
+        },
         timestamp: time('When the user sent it.'),
       },
       ['context'],

@@ -37,8 +37,12 @@ export class Migration20261122000200ConsentTables extends Migration {
       superseded_at timestamptz,
       primary key (app_id, seq)
     )`);
-    this.addSql(`create index consent_versions_list_idx on consent.consent_versions (app_id, updated_at desc, app_user_id) include (seq, valid_to_seq, status)`);
-    this.addSql(`create index consent_versions_status_idx on consent.consent_versions (app_id, status, updated_at desc, app_user_id) include (seq, valid_to_seq)`);
+    this.addSql(
+      `create index consent_versions_list_idx on consent.consent_versions (app_id, updated_at desc, app_user_id) include (seq, valid_to_seq, status)`,
+    );
+    this.addSql(
+      `create index consent_versions_status_idx on consent.consent_versions (app_id, status, updated_at desc, app_user_id) include (seq, valid_to_seq)`,
+    );
     this.addSql(`create index consent_versions_current_idx on consent.consent_versions (app_id, app_user_id) where valid_to_seq is null`);
     this.addSql(`create index consent_versions_superseded_idx on consent.consent_versions (superseded_at) where superseded_at is not null`);
     this.addSql(`create table consent.app_users (

@@ -54,8 +54,12 @@ export class Migration20261122000200MessagingTables extends Migration {
       version integer not null
     )`);
     this.addSql(`create table messaging.app_users (app_id text not null, app_user_id text not null, user_id text not null, primary key (app_id, app_user_id))`);
-    this.addSql(`create table messaging.consents (app_id text not null, app_user_id text not null, status text not null, version integer not null, primary key (app_id, app_user_id))`);
+    this.addSql(
+      `create table messaging.consents (app_id text not null, app_user_id text not null, status text not null, version integer not null, primary key (app_id, app_user_id))`,
+    );
     this.addSql(`create table messaging.testers (app_id text not null, user_id text not null, primary key (app_id, user_id))`);
-    this.addSql(`create table messaging.windows (app_id text not null, app_user_id text not null, last_user_message_at timestamptz not null, primary key (app_id, app_user_id))`);
+    this.addSql(
+      `create table messaging.windows (app_id text not null, app_user_id text not null, last_user_message_at timestamptz not null, primary key (app_id, app_user_id))`,
+    );
   }
 }
