@@ -19,9 +19,12 @@ function run(label, command, args) {
 }
 
 const bin = (name) => path.join(ROOT, 'node_modules/.bin', name);
+/** What Prettier formats (.prettierrc.json): the TypeScript and the ES module scripts; `npm run format` writes them. */
+const FORMATTED = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.{ts,mjs}', 'deploy/**/*.ts', 'eslint.config.mjs'];
 if (await stopRecordedStack('dev')) process.stdout.write('stopped the running dev stack (npm start) first\n');
 run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 run('lint', bin('eslint'), ['.']);
+run('format', bin('prettier'), ['--check', ...FORMATTED]);
 const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
 const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
 run('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
