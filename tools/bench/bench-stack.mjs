@@ -2,6 +2,8 @@
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
  * infrastructure, a started stack, an admin client, and one JSON report per run. The machine report
  * (CPU per process group, loop score) is machine-report.mjs.
+ * About 300 lines: the stack's start, the seeding helpers and the measured runs share one stack and
+ * its report.
  */
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';

@@ -5,6 +5,7 @@
  * to compile on both sides. Payloads still cross the network: handlers keep their runtime checks,
  * and the types describe what a well-formed caller sends. Replies that are a public API resource
  * are typed as the service builds them; the JSON Schemas in public-api/ are what the API promises.
+ * Long because it is one table: every operation of every service, beside its request and reply.
  */
 import type { AppStatus, AppStatusAction, VerificationStatus } from './app-status';
 import type { ChatMessageType, UserStatus } from './events/chat.events';
