@@ -1,10 +1,10 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
-import { PgListener } from './pg-listener';
-import { handlePoolErrors } from './pg-pool-errors';
+import { PgListener } from '@platform/postgres';
+import { handlePoolErrors } from '@platform/postgres';
 import { outboxChannel, quoteIdent } from './schema.sql';
-import { quoteText } from './sql-literal';
+import { quoteText } from '@platform/postgres';
 
 export interface OutboxRelayOptions {
   schema: string;

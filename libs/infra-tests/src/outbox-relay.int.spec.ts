@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions, PipelinedTransaction } from '@platform/event-store';
+import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions } from '@platform/event-store';
+import { PipelinedTransaction } from '@platform/postgres';
 import {
   BROKERS,
   adminQuery,

@@ -6,7 +6,8 @@
  * outside a transaction.
  */
 import type { DomainEvent } from '@platform/contracts';
-import { EventStore, PipelinedTransaction } from '@platform/event-store';
+import { EventStore } from '@platform/event-store';
+import { PipelinedTransaction } from '@platform/postgres';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
 jest.setTimeout(60_000);

@@ -1,5 +1,6 @@
 import { isEventOf, TOPICS, type DomainEvent, type UserStatus } from '@platform/contracts';
-import { foldStoredEvents, pgTextArray, type Statement } from '@platform/event-store';
+import { foldStoredEvents, pgTextArray } from '@platform/event-store';
+import { type Statement } from '@platform/postgres';
 import type { PipelinedConsumerSpec, ServiceRuntime } from '@platform/service-kit';
 import { relationshipDecider } from './relationship.decider';
 import { relationshipStreamId } from './relationship.stream';

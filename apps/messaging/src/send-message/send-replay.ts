@@ -1,6 +1,6 @@
 import type { ChatMessageType, SendMessageCall, SendMessageOutcome } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import type { GroupOutcome } from '@platform/event-store';
+import type { GroupOutcome } from '@platform/postgres';
 import { isoTime, type DbTimestamp } from '@platform/service-kit';
 
 /** The answers to a send whose Idempotency-Key is already taken: by a running twin, or by a send recorded before. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
-import { deleteExpiredRows } from '@platform/event-store';
+import { deleteExpiredRows } from '@platform/postgres';
 import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
 
 const EVERY_MS = 10 * 60 * 1000;

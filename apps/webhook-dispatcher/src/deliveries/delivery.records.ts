@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '@platform/contracts';
-import type { Statement } from '@platform/event-store';
+import type { Statement } from '@platform/postgres';
 import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
 
 /** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */

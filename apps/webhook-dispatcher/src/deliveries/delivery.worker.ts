@@ -2,7 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { Pool } from 'pg';
-import { handlePoolErrors, PgListener } from '@platform/event-store';
+import { handlePoolErrors, PgListener } from '@platform/postgres';
 import { log, runWithLogContext, ServiceRuntime } from '@platform/service-kit';
 import { openCredential } from '../endpoints/endpoint-credentials';
 import { WebhookNetwork } from '../network/webhook-network';

@@ -11,7 +11,8 @@ import {
   type RpcCaller,
 } from '@platform/contracts';
 import { DomainError } from '@platform/errors';
-import { pgTextArray, PgListener } from '@platform/event-store';
+import { pgTextArray } from '@platform/event-store';
+import { PgListener } from '@platform/postgres';
 import { RpcDispatcher } from '@platform/kafka';
 import { BackgroundJob, log, ServiceRuntime } from '@platform/service-kit';
 import { listenSigningSecret } from './listen-secret';
