@@ -11,8 +11,10 @@ const aliases = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([alias, [target]]) => [alias, path.join(distRoot, target.replace(/\.ts$/, '.js'))]),
 );
 
-const originalResolve = Module._resolveFilename;
-Module._resolveFilename = function resolveWithAliases(request, ...rest) {
+// Node's internal resolver (not in its types): the one hook that CommonJS resolution goes through.
+const internals = /** @type {{ _resolveFilename: (request: string, ...rest: unknown[]) => string }} */ (/** @type {unknown} */ (Module));
+const originalResolve = internals._resolveFilename;
+internals._resolveFilename = function resolveWithAliases(request, ...rest) {
   const target = aliases[request];
   return originalResolve.call(this, target ?? request, ...rest);
 };

@@ -74,8 +74,13 @@ export async function waitReady(url, timeoutMs, child) {
  * awaited for all. On failure, everything started is stopped and the log tails are printed. `onSpawned`
  * gets the children and ports before readiness is awaited (to record their pids).
  */
+/**
+ * @param {{ basePort: number, env: NodeJS.ProcessEnv, appEnv?: Record<string, NodeJS.ProcessEnv>, tag: string, logDir?: string, timeoutMs?: number,
+ *   onSpawned?: (children: Record<string, import('node:child_process').ChildProcess>, ports: Record<string, number>) => void }} options
+ */
 export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG_DIR, timeoutMs = 120_000, onSpawned = () => {} }) {
   const ports = stackPorts(basePort);
+  /** @type {Record<string, import('node:child_process').ChildProcess>} */
   const children = {};
   for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
   onSpawned(children, ports);
@@ -90,7 +95,7 @@ export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG
         return `--- ${app} (${file})\n${lines}`;
       })
       .join('\n');
-    throw new Error(`${error.message}\n${tails}`);
+    throw new Error(`${/** @type {Error} */ (error).message}\n${tails}`);
   }
   return { children, ports };
 }
@@ -99,7 +104,7 @@ export async function stopChildren(children) {
   await Promise.all(
     children.map(
       (child) =>
-        new Promise((resolve) => {
+        new Promise((/** @type {(value?: void) => void} */ resolve) => {
           if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
           const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
           child.once('exit', () => {

@@ -70,7 +70,7 @@ export async function ensureInfra({ quiet = false, only } = {}) {
       const err = new InfraError(msg);
       throw err;
     }
-    const started = want.filter((c, i) => results[i].value.started);
+    const started = want.filter((c, i) => /** @type {PromiseFulfilledResult<{ started: boolean }>} */ (results[i]).value.started);
     const values = connectionValues(cfg);
     if (!quiet || started.length) {
       log.act('');

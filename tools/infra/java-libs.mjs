@@ -9,6 +9,7 @@ import { ensureDir, indent, readText, rel, run } from './process-utils.mjs';
 // Java / Maven
 // ---------------------------------------------------------------------------
 
+/** @type {string | null} */
 export let javaChecked = null;
 
 export function javaBin() {

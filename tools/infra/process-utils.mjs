@@ -59,7 +59,12 @@ export function rel(p) {
   return path.relative(process.cwd(), p) || '.';
 }
 
-/** Runs a command, collecting output. Never throws for a non-zero exit; `error` is set if it could not start. */
+/**
+ * Runs a command, collecting output. Never throws for a non-zero exit; `error` is set if it could not start.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, input?: string }} [options]
+ */
 export function run(cmd, args, { cwd, env, timeoutMs = 0, input } = {}) {
   return new Promise((resolve) => {
     let child;
@@ -97,7 +102,7 @@ export function isAlive(pid) {
   try {
     process.kill(pid, 0);
   } catch (e) {
-    if (e.code !== 'EPERM') return false;
+    if (/** @type {NodeJS.ErrnoException} */ (e).code !== 'EPERM') return false;
   }
   // a zombie (exited, not yet reaped) is not alive for our purposes
   const stat = readText(`/proc/${pid}/stat`);
@@ -230,7 +235,7 @@ export async function withLock(log, fn) {
       fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
       break;
     } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
+      if (/** @type {NodeJS.ErrnoException} */ (e).code !== 'EEXIST') throw e;
       const holder = Number(readText(lockFile));
       if (holder === process.pid || !isAlive(holder)) {
         fs.rmSync(lockFile, { force: true });
@@ -274,6 +279,7 @@ export function spawnDetached(cmd, args, logFile, cwd) {
   } finally {
     fs.closeSync(fd);
   }
+  /** @type {{ exited: boolean, code: number | NodeJS.Signals | null, error: Error | null }} */
   const state = { exited: false, code: null, error: null };
   child.on('exit', (code, signal) => {
     state.exited = true;

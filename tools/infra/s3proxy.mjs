@@ -39,12 +39,15 @@ export const rfc3986 = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `
 /**
  * AWS Signature V4 headers for an S3 request (path-style).
  * Returns the headers to send (host, x-amz-date, x-amz-content-sha256, authorization, + given headers).
+ * @param {{ method: string, url: string, headers?: Record<string, string>, body?: string | Buffer, region: string, accessKeyId: string, secretAccessKey: string, service?: string, now?: Date }} request
+ * @returns {Record<string, string>}
  */
 export function signS3Request({ method, url, headers = {}, body = '', region, accessKeyId, secretAccessKey, service = 's3', now = new Date() }) {
   const u = new URL(url);
   const amzDate = now.toISOString().replace(/[:-]|\.\d{3}/g, '');
   const dateStamp = amzDate.slice(0, 8);
   const payloadHash = sha256hex(body);
+  /** @type {Record<string, string>} */
   const h = {};
   for (const [k, v] of Object.entries(headers)) h[k.toLowerCase()] = String(v);
   h.host = u.host;

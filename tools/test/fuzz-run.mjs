@@ -24,7 +24,7 @@ const seed = Number(values.seed);
 const requests = sampleRequests(document, Number(values.count), seed);
 const counts = await runFuzz({
   baseUrl: values.base,
-  keys: values.keys.split(','),
+  keys: String(values.keys).split(','),
   requests,
   concurrency: Number(values.concurrency),
   timeoutMs: Number(values.timeout),

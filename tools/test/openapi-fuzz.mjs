@@ -226,6 +226,7 @@ export function sampleRequests(document, count, seed) {
 export async function runFuzz({ baseUrl, keys, requests, concurrency = 16, timeoutMs = 15_000 }) {
   const base = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  /** @type {{ requests: number, byStatus: Record<string, number>, byCode: Record<string, number>, serverErrors: number, withoutEnvelope: number, withoutHeaders: number, hangs: number, transportErrors: number, examples: object[], seconds?: number }} */
   const counts = { requests: 0, byStatus: {}, byCode: {}, serverErrors: 0, withoutEnvelope: 0, withoutHeaders: 0, hangs: 0, transportErrors: 0, examples: [] };
   const problem = (kind, request, detail) => {
     if (counts.examples.length < 20)
@@ -315,13 +316,13 @@ function send(agent, base, request, key, timeoutMs) {
         }
         done({ status: res.statusCode, headers: res.headers, body: body.slice(0, 500), json });
       });
-      res.on('error', (error) => done({ error: error.code ?? error.message }));
+      res.on('error', (error) => done({ error: /** @type {NodeJS.ErrnoException} */ (error).code ?? error.message }));
     });
     req.setTimeout(timeoutMs, () => {
       req.destroy();
       done({ hang: true });
     });
-    req.on('error', (error) => done({ error: error.code ?? error.message }));
+    req.on('error', (error) => done({ error: /** @type {NodeJS.ErrnoException} */ (error).code ?? error.message }));
     req.end(request.body ?? undefined);
   });
 }

@@ -23,6 +23,7 @@ const bin = (name) => path.join(ROOT, 'node_modules/.bin', name);
 const FORMATTED = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.{ts,mjs}', 'deploy/**/*.ts', 'eslint.config.mjs'];
 if (await stopRecordedStack('dev')) process.stdout.write('stopped the running dev stack (npm start) first\n');
 run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+run("type-check of the tools' scripts", bin('tsc'), ['-p', 'tsconfig.tools.json']);
 run('lint', bin('eslint'), ['.']);
 run('format', bin('prettier'), ['--check', ...FORMATTED]);
 const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
