@@ -245,7 +245,7 @@ function gcPauseReport(before, after, seconds) {
   return Object.fromEntries(
     Object.entries(after).map(([service, kinds]) => {
       const meanMs = stageMeans(before[service], kinds);
-      const pauses = Object.entries(kinds).map(([kind, { count }]) => [kind, count - (before[service][kind]?.count ?? 0)]);
+      const pauses = Object.entries(kinds).map(([kind, { count }]) => /** @type {[string, number]} */ ([kind, count - (before[service][kind]?.count ?? 0)]));
       return [
         service,
         Object.fromEntries(
@@ -274,7 +274,7 @@ function postgresPerRequest(before, after, requests) {
     commits: perRequest(after.commits - before.commits),
     rowWrites: Object.fromEntries(
       Object.keys(after.writes)
-        .map((schema) => [schema, perRequest(after.writes[schema] - (before.writes[schema] ?? 0))])
+        .map((schema) => /** @type {[string, number]} */ ([schema, perRequest(after.writes[schema] - (before.writes[schema] ?? 0))]))
         .filter(([, x]) => x > 0),
     ),
   };

@@ -32,8 +32,8 @@ const receiver = createServer((req, res) => {
     res.writeHead(200, { 'content-length': '0' }).end();
   });
 });
-await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const forwardTo = `http://127.0.0.1:${receiver.address().port}/hook`;
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => resolve(undefined)));
+const forwardTo = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (receiver.address()).port}/hook`;
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'listen-bench-'));
 
 try {

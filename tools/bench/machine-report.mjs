@@ -152,7 +152,7 @@ export function coresUsed(before, after, seconds, field = 'seconds') {
   }
   return Object.fromEntries(
     Object.entries(totals)
-      .map(([group, used]) => [group, Math.round((used / seconds) * 100) / 100])
+      .map(([group, used]) => /** @type {[string, number]} */ ([group, Math.round((used / seconds) * 100) / 100]))
       .filter(([, cores]) => cores > 0)
       .sort((a, b) => b[1] - a[1]),
   );

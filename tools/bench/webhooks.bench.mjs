@@ -34,6 +34,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 
 try {
   await withBenchStack(async ({ publicUrl, admin }) => {
+    /** @type {(method: string, route: string, key: string, body?: unknown, headers?: Record<string, string>) => Promise<any>} */
     const api = async (method, route, key, body, headers = {}) => {
       const res = await fetch(publicUrl + route, {
         method,
@@ -45,6 +46,7 @@ try {
     };
     const { orgId, appId, key } = await seedApp(admin, 'Hooks');
     await admin('PATCH', `/apps/${appId}`, { dailyQuota: 100_000_000 });
+    /** @type {{ id: string }[]} */
     const endpoints = [];
     for (let i = 0; i < 5; i++) {
       endpoints.push(

@@ -42,6 +42,7 @@ const serveAgainTarget = (scenario) => (scenario === 'broker-stop' ? TARGET_AFTE
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
+/** @type {[string, (row: any) => string | number][]} */
 const COLUMNS = [
   ['scenario', (r) => r.scenario],
   ['attempted', (r) => r.attempted],

@@ -92,7 +92,7 @@ async function messageStatus(stack, key, id) {
   for (let i = 0; i < 20; i++) {
     try {
       const res = await fetch(`${stack.publicUrl}/messages/${id}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) });
-      if (res.ok) return (await res.json()).status;
+      if (res.ok) return /** @type {{ status: string }} */ (await res.json()).status;
       if (res.status !== 429 && res.status < 500) return `http ${res.status}`;
       await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
     } catch {

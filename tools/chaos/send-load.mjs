@@ -16,9 +16,14 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 const RETRYABLE_429 = new Set(['rate_limited']);
 
 export class SendLoad {
-  /** `recipients`: [{ key, appId, userId, appUserId }], used in turn. */
+  /**
+   * `recipients`: [{ key, appId, userId, appUserId }], used in turn.
+   * @param {{ publicUrl: string, recipients: { key: string, appId: string, userId: string, appUserId: string }[], rate: number }} options
+   */
   constructor({ publicUrl, recipients, rate }) {
-    Object.assign(this, { publicUrl, recipients, rate });
+    this.publicUrl = publicUrl;
+    this.recipients = recipients;
+    this.rate = rate;
     this.sends = [];
     this.inFlight = new Set();
     this.timer = null;
@@ -78,6 +83,7 @@ export class SendLoad {
           body,
           signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         });
+        /** @type {any} the public API's answer: an acceptance or the error envelope */
         const json = await res.json().catch(() => null);
         record.last = `${res.status} ${json?.error?.code ?? ''}`.trim();
         if (res.status === 202) {

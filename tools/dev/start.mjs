@@ -47,6 +47,13 @@ const env = {
 const publicUrl = `http://localhost:${BASE_PORT}/platform/v1`;
 const adminUrl = `http://localhost:${BASE_PORT + 1}/admin/v1`;
 
+/**
+ * An admin API call; the parsed JSON answer (the admin API's own shapes, see DESIGN section 8).
+ * @param {string} method
+ * @param {string} route
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
 async function adminCall(method, route, body) {
   const res = await fetch(adminUrl + route, {
     method,
@@ -90,6 +97,7 @@ if (!opts['skip-build']) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 let stopping = false;
+/** @type {Record<string, import('node:child_process').ChildProcess>} */
 let children = {};
 let supervisor;
 const shutdown = async () => {

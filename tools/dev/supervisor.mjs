@@ -23,9 +23,19 @@ export class Supervisor {
   /**
    * `children` (app → child process) is updated in place at each restart; `onRestart` runs after
    * each, with the new child (to record its pid).
+   * @param {{ children: Record<string, import('node:child_process').ChildProcess>, ports: Record<string, number>, env: NodeJS.ProcessEnv,
+   *   appEnv?: Record<string, NodeJS.ProcessEnv>, tag: string, logDir: string,
+   *   onRestart?: (app: string, child: import('node:child_process').ChildProcess) => void, log?: (line: string) => void }} options
    */
   constructor({ children, ports, env, appEnv = {}, tag, logDir, onRestart = () => {}, log = (line) => console.error(line) }) {
-    Object.assign(this, { children, ports, env, appEnv, tag, logDir, onRestart, log });
+    this.children = children;
+    this.ports = ports;
+    this.env = env;
+    this.appEnv = appEnv;
+    this.tag = tag;
+    this.logDir = logDir;
+    this.onRestart = onRestart;
+    this.log = log;
     this.stopping = false;
     this.timers = new Set();
     this.attempts = {};

@@ -110,6 +110,7 @@ export default {
           signal: connection.signal,
         });
         if (!res.ok) {
+          /** @type {any} the error envelope, if the answer is one */
           const body = await res.json().catch(() => null);
           const reason = body?.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`;
           if (res.status === 401 || res.status === 403) throw refused(`refused by the platform (${reason})`);

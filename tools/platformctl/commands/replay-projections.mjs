@@ -94,6 +94,7 @@ export async function run(argv) {
   require(path.join(ROOT, 'tools/build/register-paths.cjs'));
   const pg = require('pg');
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL, application_name: 'platformctl-replay-projections' });
+  /** @type {(sql: string, params?: unknown[]) => Promise<any[]>} */
   const query = async (sql, params) => (await client.query(sql, params)).rows;
   /** The CLI's progress bar, fed the rebuild's running count (which can pass the planned total while it catches up). */
   const progress = (label) => {

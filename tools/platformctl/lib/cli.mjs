@@ -31,7 +31,10 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h', description: 'show this help' },
 };
 
-/** Parses argv for one command; unknown options, missing values and missing required ones are usage errors (exit 2). */
+/**
+ * Parses argv for one command; unknown options, missing values and missing required ones are usage errors (exit 2).
+ * @returns {{ help: boolean, values: Record<string, any>, args: Record<string, string>, config: Record<string, any> }}
+ */
 export function parseCommandArgs(command, argv) {
   const declared = { ...command.options, ...GLOBAL_OPTIONS };
   let parsed;
@@ -45,11 +48,13 @@ export function parseCommandArgs(command, argv) {
   } catch (error) {
     throw usageError(error.message);
   }
+  /** @type {Record<string, any>} strings and booleans as declared, defaults and environment filled in below */
   const values = parsed.values;
-  if (values.help) return { help: true };
+  if (values.help) return { help: true, values, args: {}, config: {} };
   const positionals = parsed.positionals;
   const expected = command.positionals ?? [];
   if (positionals.length > expected.length) throw usageError(`unexpected argument: ${positionals[expected.length]}`);
+  /** @type {Record<string, string>} */
   const args = {};
   expected.forEach((p, i) => {
     if (positionals[i] === undefined) throw usageError(`missing <${p.name}>`);
