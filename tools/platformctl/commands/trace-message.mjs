@@ -92,7 +92,8 @@ export default {
     if (rows.length === 0) throw new CliError(`nothing recorded for ${id}`);
     // Time order; within one instant, causes before effects (event → public event → delivery → attempt).
     const rank = { event: 0, 'public-event': 1, delivery: 2, attempt: 3 };
-    rows.sort((a, b) => Date.parse(a.time) - Date.parse(b.time) || rank[a.kind] - rank[b.kind]);
+    // `time` is a Date from pg: getTime() keeps its milliseconds (Date.parse would go through a string without them).
+    rows.sort((a, b) => new Date(a.time).getTime() - new Date(b.time).getTime() || rank[a.kind] - rank[b.kind]);
     if (values.json)
       out(
         JSON.stringify(
