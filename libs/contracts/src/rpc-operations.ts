@@ -558,3 +558,70 @@ export type RpcRequestOf<S extends RpcService, O extends RpcOperationName<S>> = 
 
 /** What `op` on `S` answers. */
 export type RpcReplyOf<S extends RpcService, O extends RpcOperationName<S>> = RpcOperations[S][O] extends { reply: infer R } ? R : never;
+
+/** Every operation name of every service, as a value (the types are erased at run time). */
+type OperationNames = { [S in RpcService]: Record<RpcOperationName<S>, true> };
+
+/**
+ * The operations each service must answer, listed so a service can check at start that it registered
+ * a handler for every one: a name missing here or left over is a compile error, a handler missing in
+ * the service refuses the start (`startNestService`).
+ */
+export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName<S>[] } = (() => {
+  const common = { 'clock.offset': true, 'events.awaitApplied': true } as const;
+  const names: OperationNames = {
+    messaging: { ...common, 'messages.send': true, 'messages.heldKey': true, 'messages.get': true, 'apps.awaitVersion': true },
+    media: { ...common, 'media.create': true, 'media.get': true, 'media.prepare': true },
+    profile: {
+      ...common,
+      'apps.create': true,
+      'apps.get': true,
+      'apps.changeStatus': true,
+      'apps.setVerification': true,
+      'apps.update': true,
+      'profile.get': true,
+      'profile.update': true,
+      'orgs.exists': true,
+    },
+    consent: { ...common, 'users.get': true, 'consents.list': true, 'optinLinks.create': true, 'optinLinks.describe': true, 'userActions.settle': true },
+    webhooks: {
+      ...common,
+      'endpoints.create': true,
+      'endpoints.list': true,
+      'endpoints.get': true,
+      'endpoints.update': true,
+      'endpoints.delete': true,
+      'endpoints.verify': true,
+      'endpoints.test': true,
+      'endpoints.rotateSecret': true,
+      'deliveries.list': true,
+      'deliveries.replay': true,
+      'listen.open': true,
+      'listen.poll': true,
+    },
+    'chat-sim': {
+      ...common,
+      'orgs.create': true,
+      'orgs.update': true,
+      'orgs.get': true,
+      'users.create': true,
+      'users.update': true,
+      'users.get': true,
+      'sim.sendMessage': true,
+      'sim.receipt': true,
+      'sim.inbox': true,
+      'sim.openLink': true,
+      'sim.allowLink': true,
+      'sim.appAction': true,
+      'sim.inviteTester': true,
+    },
+  };
+  return {
+    messaging: Object.keys(names.messaging) as RpcOperationName<'messaging'>[],
+    media: Object.keys(names.media) as RpcOperationName<'media'>[],
+    profile: Object.keys(names.profile) as RpcOperationName<'profile'>[],
+    consent: Object.keys(names.consent) as RpcOperationName<'consent'>[],
+    webhooks: Object.keys(names.webhooks) as RpcOperationName<'webhooks'>[],
+    'chat-sim': Object.keys(names['chat-sim']) as RpcOperationName<'chat-sim'>[],
+  };
+})();

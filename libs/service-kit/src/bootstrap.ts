@@ -3,8 +3,8 @@ import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { rpcTopic, type RpcService } from '@platform/contracts';
-import { kafkaClientConfig, KeyHashPartitioner, RpcKafkaServer } from '@platform/kafka';
+import { RPC_OPERATION_NAMES, rpcTopic, type RpcService } from '@platform/contracts';
+import { kafkaClientConfig, KeyHashPartitioner, RpcDispatcher, RpcKafkaServer } from '@platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -69,6 +69,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   options.beforeListen?.(app);
   const host = options.host ?? runtime.config.bindHost;
   await app.listen(options.port, host);
+  // The providers register their handlers when the app initialises (in listen): check after it.
+  if (options.rpcService) assertEveryOperationHandled(app.get(RpcDispatcher), options.rpcService);
   runtime.startupPhase('listening');
   log('info', 'service started', {
     service: runtime.config.serviceName,
@@ -107,4 +109,13 @@ export function runMain(start: () => Promise<{ close: () => Promise<void> }>): v
         process.exit(1);
       }
     });
+}
+
+/**
+ * A service that lacks a handler for an operation of its contract (libs/contracts RPC_OPERATION_NAMES)
+ * refuses to start, so the gap shows in the first test that starts it rather than as a refused call.
+ */
+export function assertEveryOperationHandled(dispatcher: Pick<RpcDispatcher, 'handles'>, service: RpcService): void {
+  const missing = RPC_OPERATION_NAMES[service].filter((op) => !dispatcher.handles(op));
+  if (missing.length > 0) throw new Error(`${service} has no handler for ${missing.join(', ')} (libs/contracts rpc-operations.ts)`);
 }
