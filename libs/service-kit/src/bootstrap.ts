@@ -31,6 +31,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   // Naming the framework only helps whoever looks for its known flaws.
   app.disable('x-powered-by');
   app.use(httpMetricsMiddleware(runtime.metrics));
+  options.beforeListen?.(app);
   if (options.rpcService) {
     const server = new RpcKafkaServer(
       {
@@ -63,14 +64,15 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
     runtime.trackMembership(() => server.member);
     runtime.trackConsumerLag({ consumerName: `${runtime.config.serviceName}.rpc`, groupId: server.consumerGroupId, assignment: () => server.assignment() });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server });
+    // The providers register their handlers when the app initialises: before the consumer joins its
+    // group, or the first requests of a restart would find no handler (listen would init it too late).
+    await app.init();
+    assertEveryOperationHandled(app.get(RpcDispatcher), options.rpcService);
     await app.startAllMicroservices();
     runtime.startupPhase('rpc');
   }
-  options.beforeListen?.(app);
   const host = options.host ?? runtime.config.bindHost;
   await app.listen(options.port, host);
-  // The providers register their handlers when the app initialises (in listen): check after it.
-  if (options.rpcService) assertEveryOperationHandled(app.get(RpcDispatcher), options.rpcService);
   runtime.startupPhase('listening');
   log('info', 'service started', {
     service: runtime.config.serviceName,
