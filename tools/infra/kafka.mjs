@@ -118,7 +118,7 @@ export function kafkaClusterId() {
   // data dir formatted but id file lost: recover the id from meta.properties
   const meta = readText(path.join(KAFKA.dataDir, 'meta.properties'));
   const fromMeta = meta?.match(/^cluster\.id=(.+)$/m)?.[1]?.trim();
-  const id = fromMeta || crypto.randomBytes(16).toString('base64url'); // 22 chars
+  const id = fromMeta || newClusterId();
   fs.writeFileSync(KAFKA.clusterIdFile, `${id}\n`);
   return id;
 }
@@ -284,4 +284,15 @@ export async function kafkaTopics(args) {
     child.on('exit', (code) => resolve(code ?? 1));
     child.on('error', () => resolve(1));
   });
+}
+
+/**
+ * A cluster id as Kafka makes one (16 random bytes, base64url: 22 characters), never starting with
+ * '-': StorageTool would read such an id as an option (Kafka's own Uuid.randomUuid skips them too).
+ */
+export function newClusterId() {
+  for (;;) {
+    const id = crypto.randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
