@@ -616,12 +616,13 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'sim.inviteTester': true,
     },
   };
+  const namesOf = <S extends RpcService>(service: S) => Object.keys(names[service]) as RpcOperationName<S>[];
   return {
-    messaging: Object.keys(names.messaging) as RpcOperationName<'messaging'>[],
-    media: Object.keys(names.media) as RpcOperationName<'media'>[],
-    profile: Object.keys(names.profile) as RpcOperationName<'profile'>[],
-    consent: Object.keys(names.consent) as RpcOperationName<'consent'>[],
-    webhooks: Object.keys(names.webhooks) as RpcOperationName<'webhooks'>[],
-    'chat-sim': Object.keys(names['chat-sim']) as RpcOperationName<'chat-sim'>[],
+    messaging: namesOf('messaging'),
+    media: namesOf('media'),
+    profile: namesOf('profile'),
+    consent: namesOf('consent'),
+    webhooks: namesOf('webhooks'),
+    'chat-sim': namesOf('chat-sim'),
   };
 })();

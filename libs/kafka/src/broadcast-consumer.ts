@@ -1,6 +1,6 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
-import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
+import { groupSession, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
 import { validateDomainEvent } from './event-validator';
 
 /**
@@ -17,7 +17,6 @@ export async function startBroadcastConsumer(args: {
   /** The group session (default GROUP_SESSION_TIMEOUT_MS): how long a crashed consumer keeps its replacement out. */
   sessionTimeoutMs?: number;
 }): Promise<{ disconnect: () => Promise<void> }> {
-  const groupSessionMs = args.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS;
   let current: Consumer | null = null;
   let stopped = false;
   let restarts = 0;
@@ -25,8 +24,7 @@ export async function startBroadcastConsumer(args: {
     const consumer = args.kafka.consumer({
       groupId: kafkaNamespace() + args.groupId,
       maxWaitTimeInMs: 1000,
-      sessionTimeout: groupSessionMs,
-      heartbeatInterval: heartbeatIntervalFor(groupSessionMs),
+      ...groupSession(args.sessionTimeoutMs),
       allowAutoTopicCreation: false,
     });
     current = consumer;

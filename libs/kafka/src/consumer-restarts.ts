@@ -13,6 +13,11 @@ export function heartbeatIntervalFor(sessionTimeoutMs: number): number {
   return Math.max(250, Math.floor(sessionTimeoutMs / 3));
 }
 
+/** The session and heartbeat every platform consumer group uses (`sessionTimeoutMs` defaults to GROUP_SESSION_TIMEOUT_MS). */
+export function groupSession(sessionTimeoutMs = GROUP_SESSION_TIMEOUT_MS): { sessionTimeout: number; heartbeatInterval: number } {
+  return { sessionTimeout: sessionTimeoutMs, heartbeatInterval: heartbeatIntervalFor(sessionTimeoutMs) };
+}
+
 /**
  * Waits before the n-th rebuild of a crashed consumer: 1 s, then 2 s. Short, because a consumer asleep
  * here when the broker returns is a service that cannot serve yet; kafkajs's own retries (about 6 s,

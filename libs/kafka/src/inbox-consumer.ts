@@ -1,7 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { kafkaNamespace } from '@platform/contracts';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
-import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
+import { groupSession, restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
 import { InboxBatchApplier, type InboxBatchOptions } from './inbox-batch';
 import { OffsetCommitter } from './offset-committer';
 
@@ -98,8 +98,7 @@ export class InboxConsumer implements LagSource {
       groupId: this.groupId,
       // A replica killed with -9 holds its partitions until its session lapses, and its replacement
       // waits that long to join (kafkajs has no static membership to take the old member's place).
-      sessionTimeout: o.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS,
-      heartbeatInterval: heartbeatIntervalFor(o.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS),
+      ...groupSession(o.sessionTimeoutMs),
       maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });

@@ -16,7 +16,7 @@ import {
 import { DomainError } from '@platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
-import { GROUP_SESSION_TIMEOUT_MS, heartbeatIntervalFor, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
+import { groupSession, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';
@@ -75,8 +75,7 @@ export class RpcClient {
       consumer: {
         groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`,
         maxWaitTimeInMs: 500,
-        sessionTimeout: options.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS,
-        heartbeatInterval: heartbeatIntervalFor(options.sessionTimeoutMs ?? GROUP_SESSION_TIMEOUT_MS),
+        ...groupSession(options.sessionTimeoutMs),
         rebalanceTimeout: 5_000,
         allowAutoTopicCreation: false,
       },
