@@ -52,9 +52,8 @@ ENV NODE_ENV=production \
     APP=${APP}
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
-# register-paths.cjs maps the @platform/* aliases of tsconfig.base.json onto dist/.
-COPY package.json tsconfig.base.json ./
-COPY tools/build/register-paths.cjs ./tools/build/register-paths.cjs
+# package.json's "imports" map the #platform/* specifiers of dist/ onto dist/libs (Node reads them).
+COPY package.json ./
 COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
 USER node
@@ -63,4 +62,4 @@ USER node
 EXPOSE 3000 3001 3010 3020 3030 3040 3050 3060
 STOPSIGNAL SIGTERM
 # `exec` so node is PID 1's direct replacement and receives SIGTERM (graceful shutdown in runMain).
-CMD ["/bin/sh", "-c", "exec node -r ./tools/build/register-paths.cjs \"dist/apps/${APP}/src/main.js\""]
+CMD ["/bin/sh", "-c", "exec node \"dist/apps/${APP}/src/main.js\""]

@@ -106,7 +106,7 @@ export default defineConfig(
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:util', 'type:contracts'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:infra', 'type:util', 'type:contracts'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:infra', 'type:util', 'type:contracts', 'type:sdk'] },
             // The SDK ships alone (npm pack): no monorepo lib may end up in it; @platform/testing stays in tests (rule below).
             { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:testing'] },
             // Who may use it: every app only the shared libs, so apps can never import each other.
@@ -125,8 +125,8 @@ export default defineConfig(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: '@platform/testing', message: '@platform/testing is for *.spec.ts / *.test-helpers.ts files only.' }],
-          patterns: [{ group: ['@platform/testing/*'], message: '@platform/testing is for *.spec.ts / *.test-helpers.ts files only.' }],
+          paths: [{ name: '#platform/testing', message: '#platform/testing is for *.spec.ts / *.test-helpers.ts files only.' }],
+          patterns: [{ group: ['#platform/testing/*'], message: '#platform/testing is for *.spec.ts / *.test-helpers.ts files only.' }],
         },
       ],
     },

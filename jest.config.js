@@ -2,13 +2,12 @@
  * Three levels (DEVELOPERS guide): unit (*.spec.ts, pure, no I/O), integration (*.int.spec.ts, real
  * Postgres/Kafka/S3Proxy) and e2e (*.e2e.spec.ts, HTTP against the running apps).
  */
-const { pathsToModuleNameMapper } = require('ts-jest');
-const { compilerOptions } = require('./tsconfig.base.json');
-
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
-  moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+  // `#platform/*` resolves through package.json "imports"; the platform-source condition picks the
+  // libraries' TypeScript sources instead of their compiled dist/ files.
+  testEnvironmentOptions: { customExportConditions: ['platform-source', 'node', 'node-addons'] },
   rootDir: __dirname,
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/deploy'],
 };

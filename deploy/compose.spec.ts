@@ -278,9 +278,10 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('starts dist/apps/$APP/src/main.js with the path aliases registered, APP defaulting to an app of apps/', () => {
+  it('starts dist/apps/$APP/src/main.js with package.json (its #platform/* imports) beside dist/, APP defaulting to an app of apps/', () => {
     const cmd = runtime.body.filter((i) => i.keyword === 'CMD').pop();
-    expect(cmd?.args).toMatch(/-r \.\/tools\/build\/register-paths\.cjs/);
+    expect(runtime.body.some((i) => i.keyword === 'COPY' && /^package\.json\b.*\s\.\/$/.test(i.args))).toBe(true);
+    expect(cmd?.args).not.toMatch(/ -r /);
     expect(cmd?.args).toMatch(/dist\/apps\/\$\{APP\}\/src\/main\.js/);
     const app = runtime.body.find((i) => i.keyword === 'ARG' && i.args.startsWith('APP='))?.args.slice('APP='.length);
     expect(APPS).toContain(app);

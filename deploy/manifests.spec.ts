@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { allTopicSpecs, type TopicSpec } from '@platform/contracts';
+import { allTopicSpecs, type TopicSpec } from '#platform/contracts';
 
 type K8s = Record<string, any>;
 

@@ -11,7 +11,7 @@ import { readdirSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { queryDatabase } from '@platform/testing';
+import { queryDatabase } from '#platform/testing';
 
 type K8s = Record<string, any>;
 

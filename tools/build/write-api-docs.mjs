@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-require('./register-paths.cjs');
 require('reflect-metadata');
 
 const { publicApiDescription } = require(path.join(ROOT, 'dist/apps/gateway/src/openapi/public-api-description.js'));

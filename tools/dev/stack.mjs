@@ -45,7 +45,7 @@ export function spawnApp(app, { port, env, logDir, tag, append = false }) {
   const log = openSync(appLogFile(tag, app, logDir), append ? 'a' : 'w');
   // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extra, '-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const child = spawn(process.execPath, [...extra, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
     stdio: ['ignore', log, log],

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { eventually, waitForExit } from '@platform/testing';
+import { eventually, waitForExit } from '#platform/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 // Clear of the jest stack's ports (TEST_BASE_PORT … +96).

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook } from '@platform/sdk';
+import { verifyWebhook } from '#platform/sdk';
 import {
   admin,
   api,
@@ -22,7 +22,7 @@ import {
   simAppAction,
   startWebhookReceiver,
   type HttpsReceiver,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const CLI = path.join(__dirname, 'platformctl.mjs');
 const SECRET_LINE = /^Ready\. Your webhook signing secret is (whsec_[0-9A-Za-z]{32}) \(stable for this key\)$/m;

@@ -15,7 +15,7 @@ import {
   startWebhookReceiver,
   unique,
   type HttpsReceiver,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const CLI = path.join(__dirname, 'platformctl.mjs');
 const namespace = process.env.KAFKA_NAMESPACE ?? '';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaNamespace } from '@platform/contracts';
+import { kafkaNamespace } from '#platform/contracts';
 import {
   admin,
   api,
@@ -16,7 +16,7 @@ import {
   simAppAction,
   simInbox,
   simSendText,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const run = promisify(execFile);
 const COMMAND = path.join(__dirname, 'commands/replay-projections.mjs');

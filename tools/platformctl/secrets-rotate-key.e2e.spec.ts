@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DEV_SECRETS_KEYS, SecretKeyRing } from '@platform/service-kit';
+import { DEV_SECRETS_KEYS, SecretKeyRing } from '#platform/service-kit';
 import {
   api,
   createTestApp,
@@ -12,7 +12,7 @@ import {
   startWebhookReceiver,
   verifiedSecrets,
   type HttpsReceiver,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const CLI = path.resolve(__dirname, 'platformctl.mjs');
 

@@ -7,7 +7,6 @@ const path = require('node:path');
 module.exports = async () => {
   const root = path.resolve(__dirname, '../..');
   // Tests use kafkajs in this process too; silence its one harmless Node 24 warning here as the apps do.
-  require(path.join(root, 'tools/build/register-paths.cjs'));
   require(path.join(root, 'dist/libs/kafka/src/kafka-client.js')).silenceKafkaJsTimeoutNegativeWarning();
   const infra = await import(path.join(root, 'tools/infra/infra.mjs'));
   const stack = await import(path.join(root, 'tools/dev/stack.mjs'));

@@ -1,9 +1,9 @@
 // First: instruments pg before anything loads it (when traces are exported).
-import '@platform/tracing';
+import '#platform/tracing';
 import 'reflect-metadata';
-import { TOPICS, type DomainEvent } from '@platform/contracts';
-import type { OutboxRoute } from '@platform/event-store';
-import { runMain, startService } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '#platform/contracts';
+import type { OutboxRoute } from '#platform/event-store';
+import { runMain, startService } from '#platform/service-kit';
 import { ChatSimModule } from './chat-sim.module';
 import { chatSimMigrations } from './persistence/migrations';
 import { OrgView } from './persistence/org-view.entity';

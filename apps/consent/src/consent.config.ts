@@ -1,4 +1,4 @@
-import { ConfigError, type BaseConfig } from '@platform/service-kit';
+import { ConfigError, type BaseConfig } from '#platform/service-kit';
 
 /** Settings of the consent service beyond the base ones (`.env.example` documents them). */
 export interface ConsentConfig {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ServiceRuntime } from '@platform/service-kit';
+import { ServiceRuntime } from '#platform/service-kit';
 import { CONSENT_CONFIG, loadConsentConfig } from './consent.config';
 import { OptInLinksHandler } from './optin-links/optin-links.handler';
 import { ConsentQueriesHandler } from './queries/consent-queries.handler';

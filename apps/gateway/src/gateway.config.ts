@@ -1,4 +1,4 @@
-import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '@platform/service-kit';
+import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '#platform/service-kit';
 
 export interface GatewayConfig extends BaseConfig {
   adminPort: number;

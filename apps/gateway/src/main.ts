@@ -1,13 +1,13 @@
 // First: instruments pg before anything loads it (when traces are exported).
-import '@platform/tracing';
+import '#platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
-import { TestClock } from '@platform/clock';
-import { ADMIN_BASE_PATH, isEventOf, RPC_SERVICES, TOPICS, type DomainEvent } from '@platform/contracts';
-import type { OutboxRoute } from '@platform/event-store';
-import { RpcClient } from '@platform/kafka';
+import { TestClock } from '#platform/clock';
+import { ADMIN_BASE_PATH, isEventOf, RPC_SERVICES, TOPICS, type DomainEvent } from '#platform/contracts';
+import type { OutboxRoute } from '#platform/event-store';
+import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
-import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '@platform/service-kit';
+import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '#platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBase62 } from '@platform/contracts';
-import { createTestApp, http, inParallel, spawnApp, stopProcess, waitReady, type HttpResult, type TestApp } from '@platform/testing';
+import { randomBase62 } from '#platform/contracts';
+import { createTestApp, http, inParallel, spawnApp, stopProcess, waitReady, type HttpResult, type TestApp } from '#platform/testing';
 
 /**
  * Limits hold for the whole platform, not per replica: three gateways (the stack's and two more, all

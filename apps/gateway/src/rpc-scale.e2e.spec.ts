@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { admin, createTestApp, expectStatus, http, spawnApp, stopProcess as stop, waitReady, type TestApp } from '@platform/testing';
+import { admin, createTestApp, expectStatus, http, spawnApp, stopProcess as stop, waitReady, type TestApp } from '#platform/testing';
 
 /**
  * Request/reply under the Kubernetes topology of issue 2: three gateway replicas and two (then three,

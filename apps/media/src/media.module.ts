@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { GetMediaHandler } from './get-media/get-media.handler';
 import { CreateUploadHandler } from './upload/create-upload.handler';
 import { PendingUploadsSweeper } from './verification/pending-uploads.sweeper';

@@ -1,9 +1,9 @@
 // First: instruments pg before anything loads it (when traces are exported).
-import '@platform/tracing';
+import '#platform/tracing';
 import 'reflect-metadata';
-import { TOPICS, type DomainEvent } from '@platform/contracts';
-import type { OutboxRoute } from '@platform/event-store';
-import { runMain, startService, type ServiceStartOptions } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '#platform/contracts';
+import type { OutboxRoute } from '#platform/event-store';
+import { runMain, startService, type ServiceStartOptions } from '#platform/service-kit';
 import { appsConsumer, consentConsumer } from './audience/audience.projection';
 import { mediaConsumer } from './audience/media.projection';
 import { userEventsConsumer } from './inbound/user-events.consumer';

@@ -1,4 +1,4 @@
-import type { BaseConfig } from '@platform/service-kit';
+import type { BaseConfig } from '#platform/service-kit';
 
 /** Settings of the messaging service beyond the base ones. */
 export interface MessagingConfig {

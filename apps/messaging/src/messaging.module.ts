@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ServiceRuntime } from '@platform/service-kit';
+import { ServiceRuntime } from '#platform/service-kit';
 import { AppsVersionHandler } from './audience/apps-version.handler';
 import { MessageExpirySweeper } from './expire-messages/message-expiry.sweeper';
 import { GetMessageHandler } from './get-message/get-message.handler';

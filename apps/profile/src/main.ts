@@ -1,8 +1,8 @@
 // First: instruments pg before anything loads it (when traces are exported).
-import '@platform/tracing';
+import '#platform/tracing';
 import 'reflect-metadata';
-import { TOPICS } from '@platform/contracts';
-import { routeByApp, runMain, startService } from '@platform/service-kit';
+import { TOPICS } from '#platform/contracts';
+import { routeByApp, runMain, startService } from '#platform/service-kit';
 import { orgsConsumer } from './orgs/orgs.projection';
 import { AppView } from './persistence/app-view.entity';
 import { profileMigrations } from './persistence/migrations';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { AppLifecycleHandler } from './app-lifecycle/app-lifecycle.handler';
 
 @Module({

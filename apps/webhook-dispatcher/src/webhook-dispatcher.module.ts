@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ServiceRuntime } from '@platform/service-kit';
+import { ServiceRuntime } from '#platform/service-kit';
 import { DeliveriesHandler } from './deliveries/deliveries.handler';
 import { DeliveryWorker } from './deliveries/delivery.worker';
 import { ListenSessionsHandler } from './listen/listen-sessions.handler';

@@ -1,10 +1,10 @@
-import type { ErrorCode } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { ErrorCode } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 import type { Decider } from './decider';
 
 /**
  * Given/When/Then for deciders (Emmett's DeciderSpecification), for `*.spec.ts` files as
- * `@platform/decider/testing` (it asserts with Jest's `expect`):
+ * `#platform/decider/testing` (it asserts with Jest's `expect`):
  * `spec.given([events]).when(command).then([events])` or `.thenThrows('code')`.
  */
 export function deciderSpecification<State, Cmd, Event>(decider: Decider<State, Cmd, Event>) {

@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { assertNever, foldEvents, type Command, type Decider } from './decider';
 import { deciderSpecification } from './decider-specification.test-helpers';
 

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, type ErrorDetail, type RpcError } from '@platform/contracts';
+import { ERROR_CODES, type ErrorCode, type ErrorDetail, type RpcError } from '#platform/contracts';
 
 /**
  * A refusal with one of the spec's error codes. Thrown by deciders and handlers; the gateway turns it

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@platform/contracts';
+import { ERROR_CODES, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from '#platform/contracts';
 
 /** Builds the spec's `{error:{code,message,type,requestId,docUrl}}` body. */
 export function errorEnvelope(args: { code: ErrorCode; message?: string; requestId: string; docsUrl: string; details?: ErrorDetail[] }): ErrorEnvelope {

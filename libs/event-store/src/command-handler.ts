@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DomainEvent } from '@platform/contracts';
-import type { Decider } from '@platform/decider';
+import type { DomainEvent } from '#platform/contracts';
+import type { Decider } from '#platform/decider';
 import { StreamVersionConflict, type AppendMeta, type EventStore, type NewEvent } from './event-store';
 
 export interface HandleCommandArgs<State, Command, Event extends NewEvent> {

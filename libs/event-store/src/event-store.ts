@@ -2,10 +2,10 @@
 // built in one place; the helpers below it are the stored-event shapes that statement writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
-import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '@platform/contracts';
-import { foldEvents, type Decider } from '@platform/decider';
+import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '#platform/contracts';
+import { foldEvents, type Decider } from '#platform/decider';
 import { pgTextArray } from './inbox';
-import type { PipelinedTransaction, Row, Statement } from '@platform/postgres';
+import type { PipelinedTransaction, Row, Statement } from '#platform/postgres';
 import { outboxChannel, quoteIdent } from './schema.sql';
 
 /** An event as the decider produces it: type and data only. */

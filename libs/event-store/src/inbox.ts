@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Statement } from '@platform/postgres';
+import type { Statement } from '#platform/postgres';
 import { quoteIdent } from './schema.sql';
 
 /**

@@ -1,10 +1,10 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
-import { PgListener } from '@platform/postgres';
-import { handlePoolErrors } from '@platform/postgres';
+import { PgListener } from '#platform/postgres';
+import { handlePoolErrors } from '#platform/postgres';
 import { outboxChannel, quoteIdent } from './schema.sql';
-import { quoteText } from '@platform/postgres';
+import { quoteText } from '#platform/postgres';
 
 export interface OutboxRelayOptions {
   schema: string;

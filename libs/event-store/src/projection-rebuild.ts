@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import type { DomainEvent } from '@platform/contracts';
+import type { DomainEvent } from '#platform/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storedEvent } from './event-store';
 import { bufferingRebuildEntityManager, tableRedirect } from './rebuild-entity-manager';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RebuildQuery } from './projection-rebuild';
-import { quoteText } from '@platform/postgres';
+import { quoteText } from '#platform/postgres';
 
 // pg's own conversion of a parameter to the text it sends (dates in local time with offset, arrays, JSON).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@platform/contracts';
+import type { DomainEvent } from '#platform/contracts';
 import { storedEventGuard } from './stored-event';
 
 type LampEvent = { type: 'LampOn'; data: { watts: number } } | { type: 'LampOff'; data: { reason: string } };

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@platform/contracts';
+import type { DomainEvent } from '#platform/contracts';
 import type { NewEvent } from './event-store';
 
 /** An event as its aggregate's decider made it, in its stored envelope: `type` and `data` narrowed. */

@@ -6,8 +6,8 @@
  * callback involved. The consumers here have no `onLag`: every value seen is the poller's.
  */
 import type { Kafka, Producer } from 'kafkajs';
-import { uuidv7, type DomainEvent } from '@platform/contracts';
-import { ConsumerLagPoller, InboxConsumer, type EventHandler, type LagSource, type PartitionLag } from '@platform/kafka';
+import { uuidv7, type DomainEvent } from '#platform/contracts';
+import { ConsumerLagPoller, InboxConsumer, type EventHandler, type LagSource, type PartitionLag } from '#platform/kafka';
 import {
   connectProducer,
   createTestSchema,

@@ -5,9 +5,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { type AppendMeta, EventStore, handleCommand, type NewEvent, type OutboxRoute, StreamVersionConflict } from '@platform/event-store';
-import type { Decider } from '@platform/decider';
+import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
+import { type AppendMeta, EventStore, handleCommand, type NewEvent, type OutboxRoute, StreamVersionConflict } from '#platform/event-store';
+import type { Decider } from '#platform/decider';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).

@@ -2,7 +2,7 @@
  * deleteExpiredRows against a real Postgres table: every row older than the cutoff goes, in
  * batches, and nothing newer does, including a row brought up to date while a batch ran.
  */
-import { deleteExpiredRows } from '@platform/postgres';
+import { deleteExpiredRows } from '#platform/postgres';
 import { createTestSchema, dropTestSchema, waitFor, type TestSchema } from './integration.test-helpers';
 
 jest.setTimeout(60_000);

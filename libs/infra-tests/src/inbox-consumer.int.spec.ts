@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
-import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '@platform/contracts';
-import { InboxConsumer, type EventHandler, type InboxConsumerOptions, type PipelinedEffect } from '@platform/kafka';
-import { pgTextArray } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
+import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '#platform/contracts';
+import { InboxConsumer, type EventHandler, type InboxConsumerOptions, type PipelinedEffect } from '#platform/kafka';
+import { pgTextArray } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
 import {
   connectProducer,
   countRows,

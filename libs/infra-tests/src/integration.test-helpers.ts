@@ -9,9 +9,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { createKafka, ensureTopics, KeyHashPartitioner, parseBrokers } from '@platform/kafka';
-import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '@platform/service-kit';
-import { eventSourcingTablesSql, quoteIdent } from '@platform/event-store';
+import { createKafka, ensureTopics, KeyHashPartitioner, parseBrokers } from '#platform/kafka';
+import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '#platform/service-kit';
+import { eventSourcingTablesSql, quoteIdent } from '#platform/event-store';
 
 /** Admin connection to the test database (same defaults and variables as tools/test/test-env.mjs). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${process.env.TEST_DATABASE ?? 'platform_test'}`;

@@ -3,7 +3,7 @@
  * table are looked up by index, however the table grows, and come back exactly as sent.
  */
 import { createTestSchema, dropTestSchema, type TestSchema } from './integration.test-helpers';
-import { jsonRows, jsonTexts } from '@platform/postgres';
+import { jsonRows, jsonTexts } from '#platform/postgres';
 
 jest.setTimeout(60_000);
 

@@ -8,9 +8,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions } from '@platform/event-store';
-import { PipelinedTransaction } from '@platform/postgres';
+import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
+import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions } from '#platform/event-store';
+import { PipelinedTransaction } from '#platform/postgres';
 import {
   BROKERS,
   adminQuery,
@@ -359,7 +359,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     let stalled: { batch: number; eventIds: string[] } | null = null;
     const child = fork(CHILD, [], {
       execPath: process.execPath,
-      execArgv: [],
+      execArgv: ['--conditions=platform-source'],
       env: {
         ...process.env,
         RELAY_SCHEMA: db.schema,

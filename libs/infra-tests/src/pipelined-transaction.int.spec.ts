@@ -5,9 +5,9 @@
  * user; statements prepared once per connection and executed by name after that, also by `execute`
  * outside a transaction.
  */
-import type { DomainEvent } from '@platform/contracts';
-import { EventStore } from '@platform/event-store';
-import { PipelinedTransaction } from '@platform/postgres';
+import type { DomainEvent } from '#platform/contracts';
+import { EventStore } from '#platform/event-store';
+import { PipelinedTransaction } from '#platform/postgres';
 import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
 jest.setTimeout(60_000);

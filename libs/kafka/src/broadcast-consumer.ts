@@ -1,5 +1,5 @@
 import type { Consumer, Kafka } from 'kafkajs';
-import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
+import { kafkaNamespace, type DomainEvent } from '#platform/contracts';
 import { groupSession, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';
 import { validateDomainEvent } from './event-validator';
 

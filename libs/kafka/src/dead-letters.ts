@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
-import { deadLetterStatement, recordDeadLetter, type DeadLetter } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
+import { deadLetterStatement, recordDeadLetter, type DeadLetter } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
 import type { Parsed } from './event-message.parser';
 
 /** Where a consumer's dead letters go (its schema's dead_letters), and who hears of each. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
-import type { DomainEvent, EventOf, PlatformEventType } from '@platform/contracts';
+import type { DomainEvent, EventOf, PlatformEventType } from '#platform/contracts';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;

@@ -1,5 +1,5 @@
 import Ajv, { type ValidateFunction } from 'ajv';
-import { EVENT_DATA_SCHEMAS, type DomainEvent } from '@platform/contracts';
+import { EVENT_DATA_SCHEMAS, type DomainEvent } from '#platform/contracts';
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
 const compiled = new Map<string, ValidateFunction>();

@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
-import { EVENT_HEADERS, type DomainEvent } from '@platform/contracts';
-import { inboxStatement, recordInInbox, recordManyInInbox } from '@platform/event-store';
-import { GroupCommit, PipelinedTransaction, type Row, type Statement } from '@platform/postgres';
+import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
+import { inboxStatement, recordInInbox, recordManyInInbox } from '#platform/event-store';
+import { GroupCommit, PipelinedTransaction, type Row, type Statement } from '#platform/postgres';
 import { deadLetterAlone, deadLetterInTransaction, deadLetterWrite } from './dead-letters';
 import { headerString, parseEventMessage, type EventHandler, type Parsed } from './event-message.parser';
 

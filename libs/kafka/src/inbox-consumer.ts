@@ -1,5 +1,5 @@
 import type { Consumer, Kafka } from 'kafkajs';
-import { kafkaNamespace } from '@platform/contracts';
+import { kafkaNamespace } from '#platform/contracts';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
 import { groupSession, restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
 import { InboxBatchApplier, type InboxBatchOptions } from './inbox-batch';

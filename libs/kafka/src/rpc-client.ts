@@ -12,8 +12,8 @@ import {
   type RpcRequest,
   type RpcRequestOf,
   type RpcService,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 import { coalesceSends } from './coalescing-send';
 import { OffsetCommitter } from './offset-committer';
 import { groupSession, restartWhenCrashed, waitBeforeRestart } from './consumer-restarts';

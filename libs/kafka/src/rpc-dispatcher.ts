@@ -1,5 +1,5 @@
-import type { RpcCaller, RpcOperationName, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf, RpcService } from '@platform/contracts';
-import { isDomainError } from '@platform/errors';
+import type { RpcCaller, RpcOperationName, RpcReply, RpcReplyOf, RpcRequest, RpcRequestOf, RpcService } from '#platform/contracts';
+import { isDomainError } from '#platform/errors';
 import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
 /** The handler of `op` on service `S`: typed by the operation map in libs/contracts (rpc-operations.ts). */

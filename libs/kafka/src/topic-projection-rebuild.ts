@@ -1,7 +1,7 @@
 // Over 300 lines because a topic rebuild is one procedure (plan the offsets, read every partition,
 // apply the live handlers, check against the live inbox, swap) whose steps share its cursor state.
 import type { Admin, Consumer, Kafka } from 'kafkajs';
-import { kafkaNamespace, type DomainEvent } from '@platform/contracts';
+import { kafkaNamespace, type DomainEvent } from '#platform/contracts';
 import {
   createRebuildTables,
   indexRebuiltTables,
@@ -12,7 +12,7 @@ import {
   tableRedirect,
   type RebuildOptions,
   type RebuildQuery,
-} from '@platform/event-store';
+} from '#platform/event-store';
 import { byEventType, parseEventMessage, type EventHandler, type EventHandlers } from './event-message.parser';
 
 /** One live consumer whose projection effects a rebuild replays. */

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type { TopicSpec } from '@platform/contracts';
+import type { TopicSpec } from '#platform/contracts';
 
 /** Creates the topics that do not exist yet; existing topics are left as they are. Safe to run from every replica. */
 export async function ensureTopics(kafka: Kafka, specs: TopicSpec[]): Promise<void> {

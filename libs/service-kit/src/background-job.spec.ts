@@ -1,4 +1,4 @@
-import { TestClock } from '@platform/clock';
+import { TestClock } from '#platform/clock';
 import { BackgroundJob } from './background-job';
 
 describe('BackgroundJob', () => {

@@ -1,4 +1,4 @@
-import type { Clock } from '@platform/clock';
+import type { Clock } from '#platform/clock';
 import { log } from './logger';
 
 /**

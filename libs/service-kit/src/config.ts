@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import type { ClockMode } from '@platform/clock';
-import { GROUP_SESSION_TIMEOUT_MS, kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '@platform/kafka';
+import type { ClockMode } from '#platform/clock';
+import { GROUP_SESSION_TIMEOUT_MS, kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '#platform/kafka';
 
 /** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
 export interface BaseConfig {

@@ -3,7 +3,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { quoteIdent } from '@platform/event-store';
+import { quoteIdent } from '#platform/event-store';
 
 /**
  * Creates the service's role and schema if missing (DESIGN section 1: one role per service that can

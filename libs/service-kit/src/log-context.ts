@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { randomHex } from '@platform/contracts';
+import { randomHex } from '#platform/contracts';
 import { exportTracer } from './trace-export';
 
 /**

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PartitionLag } from '@platform/kafka';
+import type { PartitionLag } from '#platform/kafka';
 
 /** One Prometheus registry per process, labelled with the service name. */
 export class ServiceMetrics {

@@ -1,4 +1,4 @@
-import { createKafka, ensureTopics } from '@platform/kafka';
+import { createKafka, ensureTopics } from '#platform/kafka';
 import { runMain } from './bootstrap';
 import { ConfigError, loadBaseConfig } from './config';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
@@ -10,7 +10,7 @@ jest.mock('./database', () => ({
   createOrm: jest.fn(async () => ({ close: jest.fn(async () => undefined) })),
   runMigrations: jest.fn(async () => ['Migration20250101000000']),
 }));
-jest.mock('@platform/kafka', () => ({ ...jest.requireActual('@platform/kafka'), createKafka: jest.fn(), ensureTopics: jest.fn() }));
+jest.mock('#platform/kafka', () => ({ ...jest.requireActual('#platform/kafka'), createKafka: jest.fn(), ensureTopics: jest.fn() }));
 
 describe('MIGRATE_ONLY', () => {
   beforeEach(() => {

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@platform/contracts';
+import type { DomainEvent } from '#platform/contracts';
 
 type Waiter = { match: (event: DomainEvent) => boolean; resolve: () => void };
 

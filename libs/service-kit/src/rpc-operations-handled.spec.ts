@@ -1,4 +1,4 @@
-import { RPC_OPERATION_NAMES } from '@platform/contracts';
+import { RPC_OPERATION_NAMES } from '#platform/contracts';
 import { assertEveryOperationHandled } from './bootstrap';
 
 // A service must answer every operation its contract names (ADR 0173).

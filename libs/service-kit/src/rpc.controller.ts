@@ -1,8 +1,8 @@
 import { SpanKind } from '@opentelemetry/api';
 import { Controller, Inject, type Type } from '@nestjs/common';
 import { Ctx, KafkaContext, MessagePattern, Payload } from '@nestjs/microservices';
-import { rpcTopic, type RpcRequest, type RpcService } from '@platform/contracts';
-import { RpcDispatcher } from '@platform/kafka';
+import { rpcTopic, type RpcRequest, type RpcService } from '#platform/contracts';
+import { RpcDispatcher } from '#platform/kafka';
 import { runWithLogContext } from './log-context';
 import { log, logEnabled } from './logger';
 import { ServiceRuntime } from './service-runtime';

@@ -1,9 +1,9 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { Clock } from '@platform/clock';
-import type { RpcService } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { EventStore } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
+import { Clock } from '#platform/clock';
+import type { RpcService } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { EventStore } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
 import { HealthController } from './health.controller';
 import { log } from './logger';
 import { rpcControllerFor } from './rpc.controller';

@@ -5,9 +5,9 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { Kafka, Producer } from 'kafkajs';
-import { Clock, clockFromMode, TestClock } from '@platform/clock';
-import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '@platform/contracts';
-import { EventStore, OutboxRelay, type OutboxRoute } from '@platform/event-store';
+import { Clock, clockFromMode, TestClock } from '#platform/clock';
+import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '#platform/contracts';
+import { EventStore, OutboxRelay, type OutboxRoute } from '#platform/event-store';
 import {
   ConsumerLagPoller,
   createKafka,
@@ -21,7 +21,7 @@ import {
   type EventHandlers,
   type LagSource,
   type PipelinedEffect,
-} from '@platform/kafka';
+} from '#platform/kafka';
 import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';

@@ -1,7 +1,7 @@
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { Type } from '@nestjs/common';
-import type { DomainEvent, RpcService } from '@platform/contracts';
-import type { OutboxRoute } from '@platform/event-store';
+import type { DomainEvent, RpcService } from '#platform/contracts';
+import type { OutboxRoute } from '#platform/event-store';
 import { startNestService } from './bootstrap';
 import { loadBaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';

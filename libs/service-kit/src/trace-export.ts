@@ -2,7 +2,7 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { otlpTracesUrl } from '@platform/tracing';
+import { otlpTracesUrl } from '#platform/tracing';
 
 export { otlpTracesUrl };
 

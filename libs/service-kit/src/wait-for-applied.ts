@@ -1,5 +1,5 @@
-import type { EventRef } from '@platform/contracts';
-import { quoteIdent } from '@platform/event-store';
+import type { EventRef } from '#platform/contracts';
+import { quoteIdent } from '#platform/event-store';
 import type { ServiceRuntime } from './service-runtime';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { API_VERSION, PUBLIC_RESOURCE_SCHEMAS, publicEventSchema } from '@platform/contracts';
+import { API_VERSION, PUBLIC_RESOURCE_SCHEMAS, publicEventSchema } from '#platform/contracts';
 import { ApiConformance } from './api-conformance';
 
 const conformance = new ApiConformance(JSON.parse(readFileSync(path.resolve(__dirname, '../../../docs/openapi.json'), 'utf8')));

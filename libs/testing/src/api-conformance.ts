@@ -8,7 +8,7 @@
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { API_VERSION, PUBLIC_EVENT_SPECS, PUBLIC_EVENT_TYPES, PUBLIC_BASE_PATH, type PublicEventType } from '@platform/contracts';
+import { API_VERSION, PUBLIC_EVENT_SPECS, PUBLIC_EVENT_TYPES, PUBLIC_BASE_PATH, type PublicEventType } from '#platform/contracts';
 
 const DOCUMENT_ID = 'https://platform.invalid/openapi.json';
 

@@ -28,7 +28,7 @@ export function spawnApp(app: string, port: number, options: { logName: string; 
   const logDir = path.join(ROOT, '.data/logs');
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${options.logName}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/build/register-paths.cjs'), path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const child = spawn(process.execPath, [path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...(options.env ?? {}), PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -27,7 +27,6 @@ function loadCompiled(service, namespace) {
   // Topic names read KAFKA_NAMESPACE when routed; the service's modules load without starting it.
   process.env.KAFKA_NAMESPACE = namespace;
   const require = createRequire(import.meta.url);
-  require(path.join(ROOT, 'tools/build/register-paths.cjs'));
   const route = require(main)[SERVICES[service].route];
   if (typeof route !== 'function') throw new CliError(`${main} does not export ${SERVICES[service].route}`);
   const { storedEvent, outboxRowFor } = require(path.join(ROOT, 'dist/libs/event-store/src/event-store.js'));

@@ -91,7 +91,6 @@ export async function run(argv) {
   if (!fromTopics && values['dry-run']) return usage('--dry-run applies to a rebuild from topics');
   if (!process.env.DATABASE_URL) return usage('DATABASE_URL is not set');
 
-  require(path.join(ROOT, 'tools/build/register-paths.cjs'));
   const pg = require('pg');
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL, application_name: 'platformctl-replay-projections' });
   /** @type {(sql: string, params?: unknown[]) => Promise<any[]>} */

@@ -12,7 +12,6 @@ function loadCompiled() {
   const credentials = path.join(ROOT, 'dist/apps/webhook-dispatcher/src/endpoints/endpoint-credentials.js');
   if (!existsSync(credentials)) throw new CliError(`${credentials} is missing: run npm run build first`);
   const require = createRequire(import.meta.url);
-  require(path.join(ROOT, 'tools/build/register-paths.cjs'));
   const { SecretKeyRing } = require(path.join(ROOT, 'dist/libs/service-kit/src/secret-key-ring.js'));
   const { resealCredentials } = require(credentials);
   return { SecretKeyRing, resealCredentials };

@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { orgDecider, type OrgCommand } from './org.decider';
 import type { OrgEvent } from './org.state';
 

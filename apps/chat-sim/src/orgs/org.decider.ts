@@ -1,5 +1,5 @@
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveOrg, initialOrgState, type OrgEvent, type OrgState } from './org.state';
 
 export type OrgCommand =

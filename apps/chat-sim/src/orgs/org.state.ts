@@ -1,4 +1,4 @@
-import type { OrgCreated, OrgUpdated } from '@platform/contracts';
+import type { OrgCreated, OrgUpdated } from '#platform/contracts';
 
 /** Events of the Org aggregate (stream `org-<orgId>`), as defined in libs/contracts (chat.user-events). */
 export type OrgEvent = OrgCreated | OrgUpdated;

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { eventRefs, ID_PREFIX, newId, type ChatOrg, type RpcCaller, type RpcReplyOf, type RpcRequestOf } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { handleCommand } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
+import { eventRefs, ID_PREFIX, newId, type ChatOrg, type RpcCaller, type RpcReplyOf, type RpcRequestOf } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { handleCommand } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 import { orgDecider, type OrgCommand } from './org.decider';
 import { projectOrgEvents } from './orgs.projection';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storedEventGuard } from '@platform/event-store';
-import type { DomainEvent } from '@platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import type { DomainEvent } from '#platform/contracts';
 import { OrgView } from '../persistence/org-view.entity';
 import type { OrgEvent } from './org.state';
 

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { ChatMessageType, OutboundMediaFile } from '@platform/contracts';
+import type { ChatMessageType, OutboundMediaFile } from '#platform/contracts';
 
 /** A message in a user's inbox: handed over by the platform and accepted by the chat product. */
 @Entity({ schema: 'chat_sim', tableName: 'inbox_messages' })

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { UserStatus } from '@platform/contracts';
+import type { UserStatus } from '#platform/contracts';
 
 /** Read model of a chat user, updated inline with every User event. */
 @Entity({ schema: 'chat_sim', tableName: 'users' })

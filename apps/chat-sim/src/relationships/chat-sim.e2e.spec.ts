@@ -1,8 +1,8 @@
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
-import { appUserIdFor, ID_PREFIX, newId, TOPICS, uuidv7, type DomainEvent, type MessageHandedOver } from '@platform/contracts';
+import { appUserIdFor, ID_PREFIX, newId, TOPICS, uuidv7, type DomainEvent, type MessageHandedOver } from '#platform/contracts';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createS3Client, loadS3Config } from '@platform/storage';
-import { admin, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText, type TestApp } from '@platform/testing';
+import { createS3Client, loadS3Config } from '#platform/storage';
+import { admin, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText, type TestApp } from '#platform/testing';
 
 /**
  * chat-sim's side of the handoff (DESIGN D3/D4), driven by putting MessageHandedOver on

@@ -1,7 +1,7 @@
-import { isEventOf, TOPICS, type DomainEvent, type UserStatus } from '@platform/contracts';
-import { foldStoredEvents, pgTextArray } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
-import type { PipelinedConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { isEventOf, TOPICS, type DomainEvent, type UserStatus } from '#platform/contracts';
+import { foldStoredEvents, pgTextArray } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
+import type { PipelinedConsumerSpec, ServiceRuntime } from '#platform/service-kit';
 import { relationshipDecider } from './relationship.decider';
 import { relationshipStreamId } from './relationship.stream';
 

@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { relationshipDecider, type RelationshipCommand } from './relationship.decider';
 import type { RelationshipEvent } from './relationship.state';
 

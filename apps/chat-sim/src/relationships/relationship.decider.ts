@@ -1,6 +1,6 @@
-import type { ChatMediaFile, ChatMessageType, UserStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import type { ChatMediaFile, ChatMessageType, UserStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveRelationship, initialRelationshipState, type RelationshipEvent, type RelationshipState } from './relationship.state';
 
 /** Every command names the pair and carries the account's status as the chat product sees it now. */

@@ -1,4 +1,4 @@
-import type { UserAppEvent } from '@platform/contracts';
+import type { UserAppEvent } from '#platform/contracts';
 
 /**
  * What the chat product knows about one user and one app (stream `relationship-<userId>:<appId>`):

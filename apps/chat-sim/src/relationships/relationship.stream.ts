@@ -1,6 +1,6 @@
-import type { DomainEvent } from '@platform/contracts';
-import { handleCommand, type AppendMeta } from '@platform/event-store';
-import type { ServiceRuntime } from '@platform/service-kit';
+import type { DomainEvent } from '#platform/contracts';
+import { handleCommand, type AppendMeta } from '#platform/event-store';
+import type { ServiceRuntime } from '#platform/service-kit';
 import { relationshipDecider, type RelationshipCommand } from './relationship.decider';
 
 export const relationshipStreamId = (userId: string, appId: string) => `relationship-${userId}:${appId}`;

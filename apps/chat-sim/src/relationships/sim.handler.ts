@@ -15,12 +15,12 @@ import {
   type SimOutcome,
   type SimSendMessageCall,
   type UserStatus,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import type { CommandMetadata } from '@platform/decider';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import type { CommandMetadata } from '#platform/decider';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { InboxMessageView } from '../persistence/inbox-message.entity';
 import { UserView } from '../persistence/user-view.entity';
 import type { RelationshipCommand } from './relationship.decider';

@@ -1,5 +1,5 @@
-import type { UserStatus } from '@platform/contracts';
-import { deciderSpecification } from '@platform/decider/testing';
+import type { UserStatus } from '#platform/contracts';
+import { deciderSpecification } from '#platform/decider/testing';
 import { userDecider, type UserCommand } from './user.decider';
 import type { UserEvent } from './user.state';
 

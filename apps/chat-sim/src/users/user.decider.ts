@@ -1,6 +1,6 @@
-import type { UserStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import type { UserStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveUser, initialUserState, type UserEvent, type UserState } from './user.state';
 
 export type UserCommand =

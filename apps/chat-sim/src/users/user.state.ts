@@ -1,4 +1,4 @@
-import type { UserCreated, UserStatus, UserStatusChanged } from '@platform/contracts';
+import type { UserCreated, UserStatus, UserStatusChanged } from '#platform/contracts';
 
 /** Events of the User aggregate (stream `user-<userId>`), as defined in libs/contracts (chat.user-events). */
 export type UserEvent = UserCreated | UserStatusChanged;

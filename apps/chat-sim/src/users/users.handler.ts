@@ -9,11 +9,11 @@ import {
   type RpcReplyOf,
   type RpcRequestOf,
   type UserStatus,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { handleCommand, isUniqueViolation } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { handleCommand, isUniqueViolation } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 import { UserView } from '../persistence/user-view.entity';
 import { userDecider, type UserCommand } from './user.decider';

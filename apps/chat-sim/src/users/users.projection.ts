@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storedEventGuard } from '@platform/event-store';
-import type { DomainEvent } from '@platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import type { DomainEvent } from '#platform/contracts';
 import { UserView } from '../persistence/user-view.entity';
 import type { UserEvent } from './user.state';
 

@@ -1,5 +1,5 @@
-import { TOPICS } from '@platform/contracts';
-import type { ConsumerSpec } from '@platform/service-kit';
+import { TOPICS } from '#platform/contracts';
+import type { ConsumerSpec } from '#platform/service-kit';
 
 /** Keeps consent.apps from profile.events: opt-in link URLs carry the app's handle. */
 export const appsConsumer: ConsumerSpec = {

@@ -1,5 +1,5 @@
-import type { ConsentUpdated } from '@platform/contracts';
-import { deciderSpecification } from '@platform/decider/testing';
+import type { ConsentUpdated } from '#platform/contracts';
+import { deciderSpecification } from '#platform/decider/testing';
 import { consentDecider, type ConsentCommand, type VerifiedLink } from './consent.decider';
 import type { ConsentEvent } from './consent.state';
 

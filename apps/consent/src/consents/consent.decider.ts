@@ -1,6 +1,6 @@
-import type { ConsentSource, ConsentStatus, ConsentUpdated } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import type { ConsentSource, ConsentStatus, ConsentUpdated } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveConsent, initialConsentState, type ConsentEvent, type ConsentSnapshot, type ConsentState } from './consent.state';
 
 /** An opt-in link as its token says, once the signature checked out; null when it did not (or names another app). */

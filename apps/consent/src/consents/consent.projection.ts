@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storedEventGuard } from '@platform/event-store';
-import type { ConsentUpdated, DomainEvent } from '@platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import type { ConsentUpdated, DomainEvent } from '#platform/contracts';
 import type { ConsentEvent } from './consent.state';
 
 const isConsentEvent = storedEventGuard<ConsentEvent>({

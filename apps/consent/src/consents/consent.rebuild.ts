@@ -1,4 +1,4 @@
-import { inlineProjectionRebuild } from '@platform/event-store';
+import { inlineProjectionRebuild } from '#platform/event-store';
 import { projectConsentEvents } from './consent.projection';
 
 /**

@@ -1,4 +1,4 @@
-import type { ConsentEvent as PublishedConsentEvent, ConsentReason, ConsentSource, ConsentStatus } from '@platform/contracts';
+import type { ConsentEvent as PublishedConsentEvent, ConsentReason, ConsentSource, ConsentStatus } from '#platform/contracts';
 
 /** Private: the user opened an opt-in link of the app (Allow is valid only after an open). Not published. */
 export interface OptInLinkOpenRecorded {

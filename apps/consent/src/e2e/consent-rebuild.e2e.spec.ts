@@ -1,6 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaNamespace, TOPICS } from '@platform/contracts';
-import { admin, api, createTestApp, createTestUser, eventually, expectStatus, queryDatabase, simAppAction, simSendText } from '@platform/testing';
+import { kafkaNamespace, TOPICS } from '#platform/contracts';
+import { admin, api, createTestApp, createTestUser, eventually, expectStatus, queryDatabase, simAppAction, simSendText } from '#platform/testing';
 import { startConsent } from '../main';
 
 const ADMIN_DB = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -11,7 +11,7 @@ import {
   simAppAction,
   simSendText,
   type TestApp,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const DAY = 24 * 3600;
 

@@ -9,7 +9,7 @@ import {
   simSendText,
   type HttpResult,
   type TestApp,
-} from '@platform/testing';
+} from '#platform/testing';
 
 interface Consent {
   appUserId: string;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { randomBase62, type CreateOptInLinkCall, type OptInLink } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { RpcDispatcher } from '@platform/kafka';
-import { pollUntil, ServiceRuntime } from '@platform/service-kit';
+import { randomBase62, type CreateOptInLinkCall, type OptInLink } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { RpcDispatcher } from '#platform/kafka';
+import { pollUntil, ServiceRuntime } from '#platform/service-kit';
 import { CONSENT_CONFIG, type ConsentConfig } from '../consent.config';
 import { AppView } from '../persistence/app-view.entity';
 import { readOptInLinkClaims, signOptInLink } from './optin-link.token';

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { ConsentReason, ConsentSource, ConsentStatus } from '@platform/contracts';
+import type { ConsentReason, ConsentSource, ConsentStatus } from '#platform/contracts';
 
 /** The current consent of one user to one app (GET /users); inline projection of the consent stream. */
 @Entity({ schema: 'consent', tableName: 'consents' })

@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { CURSOR_LIFETIME_MS, decodeConsentCursor, encodeConsentCursor, type ConsentCursor } from './consent-cursor';
 
 const now = Date.parse('2026-11-22T10:00:00Z');

@@ -1,5 +1,5 @@
-import { CONSENT_STATUSES, type ConsentStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import { CONSENT_STATUSES, type ConsentStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 /**
  * Position in a GET /consents listing: the snapshot sequence it reads at, the last row returned

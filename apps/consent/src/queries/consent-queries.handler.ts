@@ -14,10 +14,10 @@ import {
   type SettledUserActions,
   type SettleUserActionsCall,
   type UserConsent,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { RpcDispatcher } from '@platform/kafka';
-import { isoTime, isoTimeOrNull, ServiceRuntime, waitForApplied, type DbTimestamp } from '@platform/service-kit';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { RpcDispatcher } from '#platform/kafka';
+import { isoTime, isoTimeOrNull, ServiceRuntime, waitForApplied, type DbTimestamp } from '#platform/service-kit';
 import { CONSENT_CONFIG, type ConsentConfig } from '../consent.config';
 import { USER_ACTIONS_CONSUMER } from '../user-actions/user-actions.consumer';
 import { decodeConsentCursor, encodeConsentCursor } from './consent-cursor';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 import { CURSOR_LIFETIME_MS } from './consent-cursor';
 
 const EVERY_MS = 10 * 60 * 1000;

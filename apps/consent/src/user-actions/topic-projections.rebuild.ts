@@ -1,5 +1,5 @@
-import { appUserIdFor, TOPICS } from '@platform/contracts';
-import type { TopicProjectionRebuildSpec } from '@platform/kafka';
+import { appUserIdFor, TOPICS } from '#platform/contracts';
+import type { TopicProjectionRebuildSpec } from '#platform/kafka';
 import { appsConsumer } from '../apps/apps.projection';
 import { extendReplyWindow, USER_ACTIONS_CONSUMER } from './user-actions.consumer';
 

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { appUserIdFor, TOPICS, type DomainEvent, type EventOf, type UserAppEvent } from '@platform/contracts';
-import { isDomainError } from '@platform/errors';
-import { decideInTransaction } from '@platform/event-store';
-import type { CommandMetadata } from '@platform/decider';
-import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { appUserIdFor, TOPICS, type DomainEvent, type EventOf, type UserAppEvent } from '#platform/contracts';
+import { isDomainError } from '#platform/errors';
+import { decideInTransaction } from '#platform/event-store';
+import type { CommandMetadata } from '#platform/decider';
+import type { ConsumerSpec, ServiceRuntime } from '#platform/service-kit';
 import { consentDecider, type ConsentCommand, type VerifiedLink } from '../consents/consent.decider';
 import { projectConsentEvents } from '../consents/consent.projection';
 import { verifyOptInLink } from '../optin-links/optin-link.token';

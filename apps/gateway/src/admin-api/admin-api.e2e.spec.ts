@@ -1,5 +1,5 @@
-import { appUserIdFor } from '@platform/contracts';
-import { admin, api, createTestApp, eventually, expectStatus, http, unique } from '@platform/testing';
+import { appUserIdFor } from '#platform/contracts';
+import { admin, api, createTestApp, eventually, expectStatus, http, unique } from '#platform/testing';
 
 describe('admin API (e2e)', () => {
   it('refuses a missing or wrong admin token with 401 in the envelope', async () => {

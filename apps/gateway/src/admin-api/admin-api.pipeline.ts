@@ -1,9 +1,9 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRequestId } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import { newRequestId } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 import { SpanKind } from '@opentelemetry/api';
-import { currentTraceparent, runWithLogContext } from '@platform/service-kit';
+import { currentTraceparent, runWithLogContext } from '#platform/service-kit';
 import { readJsonBody } from '../http/body-reader';
 import { checkBodyText } from '../http/input-text';
 import { commonHeaders, sendError, sendJson } from '../http/respond';

@@ -1,4 +1,4 @@
-import type { RpcCaller } from '@platform/contracts';
+import type { RpcCaller } from '#platform/contracts';
 import type { DtoClass } from '../http/validate-body';
 
 export interface AdminContext<B = unknown> {

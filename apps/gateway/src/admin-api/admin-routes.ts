@@ -1,8 +1,8 @@
-import { appUserIdFor, RPC_SERVICES, type AppRecord, type RpcCaller } from '@platform/contracts';
-import type { Clock } from '@platform/clock';
-import { DomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
-import { pollUntil } from '@platform/service-kit';
+import { appUserIdFor, RPC_SERVICES, type AppRecord, type RpcCaller } from '#platform/contracts';
+import type { Clock } from '#platform/clock';
+import { DomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
+import { pollUntil } from '#platform/service-kit';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
 import type { AppAccessCache } from '../app-status/app-access.cache';
 import type { TestClockService } from '../test-clock/test-clock.service';

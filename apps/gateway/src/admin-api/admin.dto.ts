@@ -15,7 +15,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { SCOPES, USER_STATUSES, VERIFICATION_STATUSES } from '@platform/contracts';
+import { SCOPES, USER_STATUSES, VERIFICATION_STATUSES } from '#platform/contracts';
 
 /** Bodies of the admin API (DESIGN section 8). */
 export class CreateOrgDto {

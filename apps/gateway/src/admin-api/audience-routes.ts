@@ -1,6 +1,6 @@
-import { appUserIdFor, SIM_APP_ACTIONS, type RpcCaller, type SimAppAction, type SimOutcome } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
+import { appUserIdFor, SIM_APP_ACTIONS, type RpcCaller, type SimAppAction, type SimOutcome } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
 import type { AppAccessCache } from '../app-status/app-access.cache';
 import type { AdminContext, AdminRoute } from './admin-route';
 import type { PlatformSettle, Settled } from './platform-settle';

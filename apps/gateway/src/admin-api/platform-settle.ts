@@ -1,6 +1,6 @@
-import type { EventRef, RpcCaller, SettledUserActions } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
+import type { EventRef, RpcCaller, SettledUserActions } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
 
 /** The consent a user action left (null when the user has none for the app). */
 export type Settled = Omit<SettledUserActions, 'events'>;

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBase64, IsIn, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
-import { CHAT_MESSAGE_TYPES, type ChatMessageType } from '@platform/contracts';
+import { CHAT_MESSAGE_TYPES, type ChatMessageType } from '#platform/contracts';
 
 /** Bodies of the admin API's tester and simulator calls (DESIGN section 8). */
 export class InviteTesterDto {

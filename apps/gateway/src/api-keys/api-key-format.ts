@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { KEY_PREFIXES, randomBase62, type KeyEnvironment } from '@platform/contracts';
+import { KEY_PREFIXES, randomBase62, type KeyEnvironment } from '#platform/contracts';
 
 const KEY_PATTERN = /^qk_(sb|live)_[0-9A-Za-z]{32}$/;
 

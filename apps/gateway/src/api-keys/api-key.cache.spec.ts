@@ -1,4 +1,4 @@
-import { FixedClock } from '@platform/clock';
+import { FixedClock } from '#platform/clock';
 import { Registry } from 'prom-client';
 import { ApiKeyCache, type ApiKeyRecord, type ApiKeyStore } from './api-key.cache';
 import { generateApiKey, hashApiKey } from './api-key-format';

@@ -1,6 +1,6 @@
-import type { KeyEnvironment, Scope } from '@platform/contracts';
-import type { Clock } from '@platform/clock';
-import type { ServiceRuntime } from '@platform/service-kit';
+import type { KeyEnvironment, Scope } from '#platform/contracts';
+import type { Clock } from '#platform/clock';
+import type { ServiceRuntime } from '#platform/service-kit';
 import { Counter, type Registry } from 'prom-client';
 import { ApiKeyView } from '../persistence/api-key.entity';
 import { hashApiKey, hashesEqual } from './api-key-format';

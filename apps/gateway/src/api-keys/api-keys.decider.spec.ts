@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { apiKeysDecider } from './api-keys.decider';
 import type { ApiKeyEvent } from './api-keys.state';
 import { displayPrefix, environmentOfKey, generateApiKey, hashApiKey, hashesEqual, looksLikeApiKey } from './api-key-format';

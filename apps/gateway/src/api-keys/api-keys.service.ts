@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, SCOPES, type DomainEvent, type KeyEnvironment, type RpcCaller, type Scope } from '@platform/contracts';
-import { handleCommand, storedEventGuard } from '@platform/event-store';
-import type { ServiceRuntime } from '@platform/service-kit';
+import { ID_PREFIX, newId, SCOPES, type DomainEvent, type KeyEnvironment, type RpcCaller, type Scope } from '#platform/contracts';
+import { handleCommand, storedEventGuard } from '#platform/event-store';
+import type { ServiceRuntime } from '#platform/service-kit';
 import { ApiKeyView } from '../persistence/api-key.entity';
 import type { ApiKeyCache } from './api-key.cache';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';

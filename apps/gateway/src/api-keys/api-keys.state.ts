@@ -1,4 +1,4 @@
-import type { ApiKeyCreated, ApiKeyRevoked, KeyEnvironment, Scope } from '@platform/contracts';
+import type { ApiKeyCreated, ApiKeyRevoked, KeyEnvironment, Scope } from '#platform/contracts';
 
 /**
  * Events of an app's API keys (stream `app-keys-<appId>`). The stored ApiKeyCreated also holds the

@@ -1,5 +1,5 @@
-import type { AppStatus, DomainEvent } from '@platform/contracts';
-import { pollUntil, type ServiceRuntime } from '@platform/service-kit';
+import type { AppStatus, DomainEvent } from '#platform/contracts';
+import { pollUntil, type ServiceRuntime } from '#platform/service-kit';
 import { AppAccessView } from '../persistence/app-access.entity';
 
 export interface AppAccess {

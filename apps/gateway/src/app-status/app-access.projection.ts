@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type DomainEvent } from '@platform/contracts';
-import type { ConsumerSpec } from '@platform/service-kit';
+import { TOPICS, type DomainEvent } from '#platform/contracts';
+import type { ConsumerSpec } from '#platform/service-kit';
 
 /** gateway.app_access from profile.events; stale or repeated events never move a row backwards. */
 export const appAccessConsumer: ConsumerSpec = {

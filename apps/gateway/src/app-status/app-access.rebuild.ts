@@ -1,4 +1,4 @@
-import type { TopicProjectionRebuildSpec } from '@platform/kafka';
+import type { TopicProjectionRebuildSpec } from '#platform/kafka';
 import { appAccessConsumer } from './app-access.projection';
 
 /** gateway.app_access from profile.events, for `platformctl replay projections --service gateway`. */

@@ -1,4 +1,4 @@
-import { api, createTestApp, http, publicUrl, sendMessage, type HttpResult, type TestApp } from '@platform/testing';
+import { api, createTestApp, http, publicUrl, sendMessage, type HttpResult, type TestApp } from '#platform/testing';
 
 /** Issue 32, "No 5xx from input": hostile strings and shapes are refused at the gateway, never stored. */
 function expectInvalid(res: HttpResult, field: string) {

@@ -18,7 +18,7 @@ import {
   unique,
   type HttpsReceiver,
   type ReceivedRequest,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestApp, publicUrl } from '@platform/testing';
+import { createTestApp, publicUrl } from '#platform/testing';
 
 const RUNNER = path.resolve(__dirname, '../../../../tools/test/fuzz-run.mjs');
 

@@ -1,4 +1,4 @@
-import { appWithTester, eventually, queryDatabase, sendMessage, simSendText, unique } from '@platform/testing';
+import { appWithTester, eventually, queryDatabase, sendMessage, simSendText, unique } from '#platform/testing';
 
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
 /** Each app's /readyz port (tools/dev/stack.mjs: the base port plus its offset; the gateway's on its admin port). */

@@ -1,4 +1,4 @@
-import { adminUrl, createTestApp, publicUrl, rawRequest, type RawAnswer, type TestApp } from '@platform/testing';
+import { adminUrl, createTestApp, publicUrl, rawRequest, type RawAnswer, type TestApp } from '#platform/testing';
 
 /**
  * Issue 32, "The envelope everywhere": what Node's HTTP parser refuses, CONNECT and upgrades, clients

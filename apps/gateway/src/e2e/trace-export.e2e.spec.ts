@@ -11,7 +11,7 @@ import {
   unique,
   type HttpsReceiver,
   type ReceivedSpan,
-} from '@platform/testing';
+} from '#platform/testing';
 
 /** The receiver no other file in this folder uses at once (TEST_WEBHOOK_HOSTS[3]). */
 const RECEIVER_INDEX = 3;

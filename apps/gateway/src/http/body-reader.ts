@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { checkJsonLimits } from './json-limits';
 
 /** D27: JSON bodies up to 1 MiB. */

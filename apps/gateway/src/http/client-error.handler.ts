@@ -1,7 +1,7 @@
 import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { API_VERSION, ERROR_CODES, newRequestId, type ErrorCode } from '@platform/contracts';
-import { errorEnvelope } from '@platform/errors';
+import { API_VERSION, ERROR_CODES, newRequestId, type ErrorCode } from '#platform/contracts';
+import { errorEnvelope } from '#platform/errors';
 
 /** Parser errors that still leave a socket to answer on, and what each becomes. */
 function refusalOf(code: string | undefined): { code: ErrorCode; message: string } {

@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { checkBodyText, checkUrlText } from './input-text';
 
 function fieldsOf(run: () => void): string[] {

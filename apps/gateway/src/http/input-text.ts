@@ -1,5 +1,5 @@
-import type { ErrorDetail } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { ErrorDetail } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 /** Postgres text and jsonb refuse NUL, and unpaired surrogates are not Unicode: neither may reach storage. */
 const NOT_STORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

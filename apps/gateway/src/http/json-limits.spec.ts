@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { checkJsonLimits, MAX_JSON_DEPTH } from './json-limits';
 
 const nest = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));

@@ -1,5 +1,5 @@
-import type { ErrorDetail } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { ErrorDetail } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 /** No request body of the API nests deeper than a few levels; 32 leaves room and keeps every later walk shallow. */
 export const MAX_JSON_DEPTH = 32;

@@ -1,8 +1,8 @@
 import { Catch, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
-import { newRequestId } from '@platform/contracts';
+import { newRequestId } from '#platform/contracts';
 import { commonHeaders, sendError } from './respond';
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 
 /** Unknown paths on the admin port answer in the error envelope too, never Nest's default body. */
 @Catch(NotFoundException)

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@platform/contracts';
+import type { JsonSchema } from '#platform/contracts';
 import { QueryReader } from './query-reader';
 
 /**

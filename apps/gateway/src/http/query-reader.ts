@@ -1,5 +1,5 @@
-import type { ErrorDetail } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { ErrorDetail } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 /**
  * Reads a list endpoint's query string, collecting every problem so that one 400 invalid_request

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { API_VERSION, type ErrorCode } from '@platform/contracts';
-import { DomainError, errorEnvelope, isDomainError } from '@platform/errors';
-import { log } from '@platform/service-kit';
+import { API_VERSION, type ErrorCode } from '#platform/contracts';
+import { DomainError, errorEnvelope, isDomainError } from '#platform/errors';
+import { log } from '#platform/service-kit';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = body === undefined ? '' : JSON.stringify(body);

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import type { ErrorDetail } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { ErrorDetail } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 export type DtoClass<T> = new () => T;
 

@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { bodyHash, canonicalJson, checkIdempotencyKey } from './idempotency-key';
 
 const codeOf = (fn: () => unknown) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 
 /** Spec, Limits: at most 255 printable ASCII characters. */
 export function checkIdempotencyKey(header: string | string[] | undefined): string {

@@ -1,4 +1,4 @@
-import { createTestApp, eventually, publicUrl } from '@platform/testing';
+import { createTestApp, eventually, publicUrl } from '#platform/testing';
 import { MAX_LISTEN_STREAMS_PER_APP } from './listen-streams';
 
 /** Opens GET /listen and returns once its headers arrived; abort() ends it. */

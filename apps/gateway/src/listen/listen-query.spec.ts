@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { formatCursor, parseLastEventId, parseListenQuery } from './listen-query';
 
 const query = (s: string) => new URLSearchParams(s);

@@ -1,4 +1,4 @@
-import { LISTEN_EVENT_TYPES, type ListenEventType } from '@platform/contracts';
+import { LISTEN_EVENT_TYPES, type ListenEventType } from '#platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 
 /** Where a stream resumes: the Last-Event-ID it was given, `<sessionId>.<seq>`. */

@@ -1,5 +1,5 @@
-import { DomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
+import { DomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from '../public-api/public-route';
 import { LISTEN_QUERY, parseLastEventId, parseListenQuery } from './listen-query';
 import { serveListenStream } from './listen-stream';

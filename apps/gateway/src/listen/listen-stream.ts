@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { ListenEvent, ListenSession, RpcCaller } from '@platform/contracts';
-import { isDomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
-import { log } from '@platform/service-kit';
+import type { ListenEvent, ListenSession, RpcCaller } from '#platform/contracts';
+import { isDomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
+import { log } from '#platform/service-kit';
 import { formatCursor } from './listen-query';
 import type { ListenPlace } from './listen-streams';
 import { sseComment, sseEvent, sseRetry } from './sse-frame';

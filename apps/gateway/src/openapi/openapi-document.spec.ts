@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { ERROR_CODES, PUBLIC_ERROR_CODES, PUBLIC_EVENT_TYPES, SCOPES } from '@platform/contracts';
+import { ERROR_CODES, PUBLIC_ERROR_CODES, PUBLIC_EVENT_TYPES, SCOPES } from '#platform/contracts';
 import { CONSENTS_LIMIT } from '../public-api/consents-query';
 import { describedRoutes, publicApiDescription } from './public-api-description';
 import { errorCodesOf } from './openapi-document';

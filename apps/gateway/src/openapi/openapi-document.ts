@@ -17,8 +17,8 @@ import {
   publicEventSchema,
   type ErrorCode,
   type JsonSchema,
-} from '@platform/contracts';
-import { errorEnvelope } from '@platform/errors';
+} from '#platform/contracts';
+import { errorEnvelope } from '#platform/errors';
 import { BODY_METHODS } from '../http/body-reader';
 import { queryParamSchema } from '../http/query-params';
 import { PATH_ID_MAX_LENGTH, type PublicRoute } from '../public-api/public-route';

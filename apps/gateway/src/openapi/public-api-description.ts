@@ -1,5 +1,5 @@
-import type { RpcClient } from '@platform/kafka';
-import type { Clock } from '@platform/clock';
+import type { RpcClient } from '#platform/kafka';
+import type { Clock } from '#platform/clock';
 import { publicRoutes } from '../public-api/public-routes';
 import type { PublicRoute } from '../public-api/public-route';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi-document';

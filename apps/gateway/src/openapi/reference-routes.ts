@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { log } from '@platform/service-kit';
+import { log } from '#platform/service-kit';
 import type { OpenApiDocument } from './openapi-document';
 
 /** A GET that needs no key: the API's own description (DESIGN 11). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { publicUrl } from '@platform/testing';
+import { publicUrl } from '#platform/testing';
 
 const committed = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../docs/openapi.json'), 'utf8'));
 

@@ -1,7 +1,7 @@
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import type { JsonSchema } from '@platform/contracts';
+import type { JsonSchema } from '#platform/contracts';
 import type { DtoClass } from '../http/validate-body';
 
 const SCHEMAS_PREFIX = '#/components/schemas/';

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { KeyEnvironment, Scope } from '@platform/contracts';
+import type { KeyEnvironment, Scope } from '#platform/contracts';
 
 /** Read model of API keys, keyed for lookup by the key's SHA-256 hash (the key itself is never stored). */
 @Entity({ schema: 'gateway', tableName: 'api_keys' })

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { AppStatus } from '@platform/contracts';
+import type { AppStatus } from '#platform/contracts';
 
 /** The gateway's projection of app status from profile.events (auth decisions need nothing else). */
 @Entity({ schema: 'gateway', tableName: 'app_access' })

@@ -1,4 +1,4 @@
-import type { RpcClient } from '@platform/kafka';
+import type { RpcClient } from '#platform/kafka';
 import { CONSENTS_QUERY, parseConsentsQuery } from './consents-query';
 import { CreateOptInLinkDto } from './create-optin-link.dto';
 import type { PublicContext, PublicRoute } from './public-route';

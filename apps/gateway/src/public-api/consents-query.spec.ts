@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { parseConsentsQuery } from './consents-query';
 
 const parse = (qs: string) => parseConsentsQuery(new URLSearchParams(qs));

@@ -1,4 +1,4 @@
-import { CONSENT_STATUSES, type ConsentStatus } from '@platform/contracts';
+import { CONSENT_STATUSES, type ConsentStatus } from '#platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 
 /** D15: GET /consents page size. */

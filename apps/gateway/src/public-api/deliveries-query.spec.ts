@@ -1,4 +1,4 @@
-import { DomainError } from '@platform/errors';
+import { DomainError } from '#platform/errors';
 import { parseDeliveriesQuery } from './webhook-routes';
 
 const parse = (qs: string) => parseDeliveriesQuery(new URLSearchParams(qs));

@@ -1,5 +1,5 @@
-import { randomBase62 } from '@platform/contracts';
-import { api, createTestApp, expectStatus, http, inParallel, type HttpResult } from '@platform/testing';
+import { randomBase62 } from '#platform/contracts';
+import { api, createTestApp, expectStatus, http, inParallel, type HttpResult } from '#platform/testing';
 
 /**
  * Anonymous traffic stops at the gate (DESIGN section 3, step 4): failed authentication is limited per

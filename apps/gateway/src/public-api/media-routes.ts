@@ -1,4 +1,4 @@
-import type { RpcClient } from '@platform/kafka';
+import type { RpcClient } from '#platform/kafka';
 import { CreateMediaDto } from './create-media.dto';
 import type { PublicRoute } from './public-route';
 

@@ -1,5 +1,5 @@
-import type { RpcCaller } from '@platform/contracts';
-import type { RpcClient } from '@platform/kafka';
+import type { RpcCaller } from '#platform/contracts';
+import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
 

@@ -1,4 +1,4 @@
-import { admin, api, createTestApp, eventually, expectStatus, http, publicUrl, type TestApp } from '@platform/testing';
+import { admin, api, createTestApp, eventually, expectStatus, http, publicUrl, type TestApp } from '#platform/testing';
 
 /** Every gateway refusal through real HTTP against the running stack (DESIGN section 3). */
 function expectEnvelope(result: { status: number; body: any; headers: Headers }, status: number, code: string, type: string) {

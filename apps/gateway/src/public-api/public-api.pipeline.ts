@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
-import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '@platform/contracts';
-import type { Clock } from '@platform/clock';
-import { DomainError, isDomainError } from '@platform/errors';
+import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '#platform/contracts';
+import type { Clock } from '#platform/clock';
+import { DomainError, isDomainError } from '#platform/errors';
 import { SpanKind } from '@opentelemetry/api';
-import { addLogFields, bindLogContext, currentTraceparent, log, nameCurrentSpan, runWithLogContext, type ServiceMetrics } from '@platform/service-kit';
+import { addLogFields, bindLogContext, currentTraceparent, log, nameCurrentSpan, runWithLogContext, type ServiceMetrics } from '#platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { ErrorCode, JsonSchema, RpcCaller, Scope } from '@platform/contracts';
+import type { ErrorCode, JsonSchema, RpcCaller, Scope } from '#platform/contracts';
 import type { ApiKeyRecord } from '../api-keys/api-key.cache';
 import type { AppAccess } from '../app-status/app-access.cache';
 import type { QuerySpec } from '../http/query-params';

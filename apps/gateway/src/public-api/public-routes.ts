@@ -1,6 +1,6 @@
-import { API_VERSION } from '@platform/contracts';
-import type { Clock } from '@platform/clock';
-import type { RpcClient } from '@platform/kafka';
+import { API_VERSION } from '#platform/contracts';
+import type { Clock } from '#platform/clock';
+import type { RpcClient } from '#platform/kafka';
 import { listenRoutes } from '../listen/listen-routes';
 import { ListenStreams } from '../listen/listen-streams';
 import { consentRoutes } from './consent-routes';

@@ -1,4 +1,4 @@
-import { api, appWithTester, eventually, expectStatus, sendMessage, unique } from '@platform/testing';
+import { api, appWithTester, eventually, expectStatus, sendMessage, unique } from '#platform/testing';
 
 describe('a saved send is replayed even when the app is rate limited (e2e)', () => {
   it('answers a retried Idempotency-Key from its saved result, not 429, while new sends get 429 rate_limited', async () => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RpcCaller } from '@platform/contracts';
+import type { RpcCaller } from '#platform/contracts';
 import { readJsonBody } from '../http/body-reader';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { PublicResult, PublicRoute } from './public-route';

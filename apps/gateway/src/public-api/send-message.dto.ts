@@ -16,7 +16,7 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { APP_USER_ID_PATTERN, CHAT_MESSAGE_TYPES, type ChatMessageType } from '@platform/contracts';
+import { APP_USER_ID_PATTERN, CHAT_MESSAGE_TYPES, type ChatMessageType } from '#platform/contracts';
 
 /** `to` is exactly one of two shapes (spec, POST /messages). */
 @ValidatorConstraint({ name: 'exactlyOneRecipient' })

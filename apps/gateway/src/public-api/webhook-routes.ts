@@ -1,6 +1,6 @@
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '@platform/contracts';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '#platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
-import type { RpcClient } from '@platform/kafka';
+import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from './public-route';
 import { CreateWebhookDto, UpdateWebhookDto, VerifyWebhookDto } from './webhook.dto';
 

@@ -1,6 +1,6 @@
 import { JSONSchema } from 'class-validator-jsonschema';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PUBLIC_EVENT_TYPES, WEBHOOKS, type PublicEventType } from '@platform/contracts';
+import { PUBLIC_EVENT_TYPES, WEBHOOKS, type PublicEventType } from '#platform/contracts';
 
 const VERIFY_TOKEN_ISSUE = 'must be 8-128 printable characters';
 const EVENTS_ISSUE = `each must be one of ${PUBLIC_EVENT_TYPES.join(', ')}`;

@@ -1,4 +1,4 @@
-import type { ServiceRuntime } from '@platform/service-kit';
+import type { ServiceRuntime } from '#platform/service-kit';
 
 /** A block of tokens taken from a shared bucket, and what the bucket holds after it. */
 export interface RateLease {

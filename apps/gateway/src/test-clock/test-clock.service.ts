@@ -1,8 +1,8 @@
-import type { RpcCaller, RpcService } from '@platform/contracts';
-import type { TestClock } from '@platform/clock';
-import { DomainError } from '@platform/errors';
-import type { RpcClient } from '@platform/kafka';
-import { pollUntil, type ServiceRuntime } from '@platform/service-kit';
+import type { RpcCaller, RpcService } from '#platform/contracts';
+import type { TestClock } from '#platform/clock';
+import { DomainError } from '#platform/errors';
+import type { RpcClient } from '#platform/kafka';
+import { pollUntil, type ServiceRuntime } from '#platform/service-kit';
 
 /**
  * The Stripe-style test clock (DESIGN section 7): the new offset is an event on gateway.events that

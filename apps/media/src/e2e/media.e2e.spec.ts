@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { DOWNLOAD_URL_TTL_SECONDS, UPLOAD_URL_TTL_SECONDS } from '@platform/contracts';
-import { loadS3Config, MediaBucket } from '@platform/storage';
+import { DOWNLOAD_URL_TTL_SECONDS, UPLOAD_URL_TTL_SECONDS } from '#platform/contracts';
+import { loadS3Config, MediaBucket } from '#platform/storage';
 import {
   admin,
   advanceClock,
@@ -15,7 +15,7 @@ import {
   simInbox,
   stackPid,
   type TestApp,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const MIB = 1024 * 1024;
 /** A real 1×1 PNG. */

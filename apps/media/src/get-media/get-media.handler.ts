@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EventRef, MediaForUse, MediaResource, RpcCaller } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+import type { EventRef, MediaForUse, MediaResource, RpcCaller } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { findMedia, publicMedia } from '../media/media.records';
 import { UploadVerification } from '../verification/upload-verification.service';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inboundMediaId, TOPICS } from '@platform/contracts';
-import { decideInTransaction } from '@platform/event-store';
-import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { inboundMediaId, TOPICS } from '#platform/contracts';
+import { decideInTransaction } from '#platform/event-store';
+import type { ConsumerSpec, ServiceRuntime } from '#platform/service-kit';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
 

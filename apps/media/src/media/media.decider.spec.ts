@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { mediaDecider, type MediaCommand } from './media.decider';
 import type { MediaEvent } from './media.state';
 

@@ -6,9 +6,9 @@ import {
   mediaKindOf,
   UPLOAD_MIME_TYPES,
   type MediaRejectionReason,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMedia, initialMediaState, type MediaEvent, type MediaFile, type MediaState } from './media.state';
 
 export type MediaCommand =

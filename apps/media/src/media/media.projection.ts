@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storedEventGuard } from '@platform/event-store';
-import type { DomainEvent } from '@platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import type { DomainEvent } from '#platform/contracts';
 import type { MediaEvent } from './media.state';
 
 const isMediaEvent = storedEventGuard<MediaEvent>({

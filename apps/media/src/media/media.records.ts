@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DOWNLOAD_URL_TTL_SECONDS, type MediaKind, type MediaResource } from '@platform/contracts';
-import type { Clock } from '@platform/clock';
-import { isoTime, type DbTimestamp } from '@platform/service-kit';
-import type { MediaBucket } from '@platform/storage';
+import { DOWNLOAD_URL_TTL_SECONDS, type MediaKind, type MediaResource } from '#platform/contracts';
+import type { Clock } from '#platform/clock';
+import { isoTime, type DbTimestamp } from '#platform/service-kit';
+import type { MediaBucket } from '#platform/storage';
 
 /** A row of media.media. */
 export interface MediaRow {

@@ -1,4 +1,4 @@
-import type { MediaEvent, MediaKind } from '@platform/contracts';
+import type { MediaEvent, MediaKind } from '#platform/contracts';
 
 export type { MediaEvent };
 

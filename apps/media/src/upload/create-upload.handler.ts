@@ -8,11 +8,11 @@ import {
   type CreateMediaResponse,
   type MediaUploadRequested,
   type RpcCaller,
-} from '@platform/contracts';
-import { decideInTransaction } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+} from '#platform/contracts';
+import { decideInTransaction } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
 import { publicMedia, type MediaRow } from '../media/media.records';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { LAPSED_UPLOAD_RETENTION_MS } from '@platform/contracts';
-import { handleCommand } from '@platform/event-store';
-import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+import { LAPSED_UPLOAD_RETENTION_MS } from '#platform/contracts';
+import { handleCommand } from '#platform/event-store';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
 import type { MediaRow } from '../media/media.records';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { handleCommand } from '@platform/event-store';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+import { handleCommand } from '#platform/event-store';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { projectMediaEvents } from '../media/media.projection';
 import type { MediaRow } from '../media/media.records';

@@ -1,5 +1,5 @@
 import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
-import { UPLOAD_MIME_TYPES } from '@platform/contracts';
+import { UPLOAD_MIME_TYPES } from '#platform/contracts';
 import { judgeUpload, SNIFF_BYTES, type UploadVerdict } from './upload-verifier';
 
 // The fixtures are the leading bytes real encoders write, built here so each test shows which

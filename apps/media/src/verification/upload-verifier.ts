@@ -1,5 +1,5 @@
 import { fromBuffer } from 'file-type';
-import type { MediaRejectionReason } from '@platform/contracts';
+import type { MediaRejectionReason } from '#platform/contracts';
 
 /**
  * How many leading bytes of a stored upload the service fetches (one ranged GET) to judge it.

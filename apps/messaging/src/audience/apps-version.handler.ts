@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { RpcDispatcher } from '@platform/kafka';
-import { pollUntil, ServiceRuntime } from '@platform/service-kit';
+import { RpcDispatcher } from '#platform/kafka';
+import { pollUntil, ServiceRuntime } from '#platform/service-kit';
 
 /** Admin calls that change an app return once messaging's projection of apps has the change too. */
 @Injectable()

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type EventOf } from '@platform/contracts';
-import type { EventHandlers } from '@platform/kafka';
-import type { ConsumerSpec } from '@platform/service-kit';
+import { TOPICS, type EventOf } from '#platform/contracts';
+import type { EventHandlers } from '#platform/kafka';
+import type { ConsumerSpec } from '#platform/service-kit';
 
 /** Who the send rules may reach: apps from profile.events. Versions keep a late event from stepping back. */
 export const appsConsumer: ConsumerSpec = {

@@ -1,5 +1,5 @@
-import { appUserIdFor, TOPICS } from '@platform/contracts';
-import type { TopicProjectionRebuildSpec } from '@platform/kafka';
+import { appUserIdFor, TOPICS } from '#platform/contracts';
+import type { TopicProjectionRebuildSpec } from '#platform/kafka';
 import { USER_EVENTS_CONSUMER } from '../inbound/user-events.consumer';
 import { appsConsumer, audienceHandlers, consentConsumer, extendReplyWindow, recordAppUser } from './audience.projection';
 import { mediaConsumer } from './media.projection';

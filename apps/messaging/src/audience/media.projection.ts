@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type DomainEvent, type MediaUploadRequested } from '@platform/contracts';
-import type { ConsumerSpec } from '@platform/service-kit';
+import { TOPICS, type DomainEvent, type MediaUploadRequested } from '#platform/contracts';
+import type { ConsumerSpec } from '#platform/service-kit';
 
 export const MEDIA_CONSUMER = 'media';
 

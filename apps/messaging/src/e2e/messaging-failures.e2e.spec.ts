@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { RPC_SERVICES, type SendMessageCall } from '@platform/contracts';
-import { RpcClient } from '@platform/kafka';
+import { RPC_SERVICES, type SendMessageCall } from '#platform/contracts';
+import { RpcClient } from '#platform/kafka';
 import {
   api,
   createTestApp,
@@ -18,7 +18,7 @@ import {
   appWithTester,
   sendMessage,
   simInbox,
-} from '@platform/testing';
+} from '#platform/testing';
 
 describe('messaging when things go wrong (e2e)', () => {
   it('a message sent after the user stopped the app, before messaging knew, never reaches the inbox and ends failed', async () => {

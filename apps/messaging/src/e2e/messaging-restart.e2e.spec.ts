@@ -1,4 +1,4 @@
-import { appWithTester, expectStatus, sendMessage, simSendText, spawnApp, stackPid, unique, waitForExit } from '@platform/testing';
+import { appWithTester, expectStatus, sendMessage, simSendText, spawnApp, stackPid, unique, waitForExit } from '#platform/testing';
 
 const PORT = Number(process.env.TEST_BASE_PORT ?? 4000) + 10;
 

@@ -17,7 +17,7 @@ import {
   appWithTester,
   sendMessage,
   simInbox,
-} from '@platform/testing';
+} from '#platform/testing';
 import { Client } from 'pg';
 
 describe('messaging through HTTP (e2e)', () => {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { eventually, spawnApp, stopProcess, ThrowawayPostgres, waitReady } from '@platform/testing';
+import { eventually, spawnApp, stopProcess, ThrowawayPostgres, waitReady } from '#platform/testing';
 
 /**
  * A Postgres outage of any length: messaging on a database cluster of the test's own, which is

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { handleCommand, StreamVersionConflict } from '@platform/event-store';
-import { isDomainError } from '@platform/errors';
-import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+import { handleCommand, StreamVersionConflict } from '#platform/event-store';
+import { isDomainError } from '#platform/errors';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 import { MESSAGE_DELIVERY_DEADLINE_MS, messageDecider } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { ChatMessageType, MessageMediaFile, MessageResource, MessageStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { RpcDispatcher } from '@platform/kafka';
-import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '@platform/service-kit';
+import type { ChatMessageType, MessageMediaFile, MessageResource, MessageStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { RpcDispatcher } from '#platform/kafka';
+import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '#platform/service-kit';
 
 /** GET /messages/{id} from the messages projection; another app's message looks absent. */
 @Injectable()

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { appUserIdFor, inboundMediaId, TOPICS, type DomainEvent } from '@platform/contracts';
-import { isDomainError } from '@platform/errors';
-import { decideInTransaction } from '@platform/event-store';
-import type { ConsumerSpec, ServiceRuntime } from '@platform/service-kit';
+import { appUserIdFor, inboundMediaId, TOPICS, type DomainEvent } from '#platform/contracts';
+import { isDomainError } from '#platform/errors';
+import { decideInTransaction } from '#platform/event-store';
+import type { ConsumerSpec, ServiceRuntime } from '#platform/service-kit';
 import { audienceHandlers, extendReplyWindow, recordAppUser } from '../audience/audience.projection';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';

@@ -1,5 +1,5 @@
-import type { ErrorCode } from '@platform/contracts';
-import { deciderSpecification } from '@platform/decider/testing';
+import type { ErrorCode } from '#platform/contracts';
+import { deciderSpecification } from '#platform/decider/testing';
 import { messageDecider, type MessageCommand } from './message.decider';
 import type { MessageEvent } from './message.state';
 import type { MediaFacts, SendFacts } from './send-rules';

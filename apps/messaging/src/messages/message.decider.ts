@@ -1,6 +1,6 @@
-import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
 import { checkSend, type SendFacts } from './send-rules';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DomainEvent } from '@platform/contracts';
-import { storedEventGuard } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
+import type { DomainEvent } from '#platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
 import type { MessageEvent } from './message.state';
 
 const isMessageEvent = storedEventGuard<MessageEvent>({

@@ -1,4 +1,4 @@
-import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '@platform/event-store';
+import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '#platform/event-store';
 
 /**
  * Messaging's projections that its own event store fully determines: `messages` (the inline projection

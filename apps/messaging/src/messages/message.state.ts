@@ -1,4 +1,4 @@
-import type { MessagingEvent } from '@platform/contracts';
+import type { MessagingEvent } from '#platform/contracts';
 
 /** Events of one message (stream `message-<messageId>`), as defined in libs/contracts (messaging.events). */
 export type MessageEvent = MessagingEvent;

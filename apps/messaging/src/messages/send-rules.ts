@@ -1,5 +1,5 @@
-import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, UserStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
+import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, UserStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 
 /** DESIGN D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
 export const BUSINESS_INITIATED_CAP = 3;

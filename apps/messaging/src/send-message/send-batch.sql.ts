@@ -1,5 +1,5 @@
-import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
-import { jsonRows, type Statement } from '@platform/postgres';
+import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
+import { jsonRows, type Statement } from '#platform/postgres';
 import { utcDay } from '../messages/send-rules';
 import { compare, dayKey, rowKey } from './send-keys';
 import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';

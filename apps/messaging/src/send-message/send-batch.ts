@@ -1,7 +1,7 @@
-import { appUserIdFor, type SendMessageOutcome } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { jsonRows, jsonTexts, PipelinedTransaction, type GroupOutcome } from '@platform/postgres';
-import type { ServiceRuntime } from '@platform/service-kit';
+import { appUserIdFor, type SendMessageOutcome } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { jsonRows, jsonTexts, PipelinedTransaction, type GroupOutcome } from '#platform/postgres';
+import type { ServiceRuntime } from '#platform/service-kit';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { newOutboundMessages } from '../messages/message.projection';
 import type { MessageEvent } from '../messages/message.state';

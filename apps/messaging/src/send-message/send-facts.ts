@@ -1,6 +1,6 @@
-import type { AppStatus, ConsentStatus, MediaKind, UserStatus } from '@platform/contracts';
-import type { Row } from '@platform/postgres';
-import type { DbTimestamp } from '@platform/service-kit';
+import type { AppStatus, ConsentStatus, MediaKind, UserStatus } from '#platform/contracts';
+import type { Row } from '#platform/postgres';
+import type { DbTimestamp } from '#platform/service-kit';
 import { utcDay, type SendFacts } from '../messages/send-rules';
 import type { Addressed, ClaimedSend, MediaFile, PendingSend } from './send-message.types';
 

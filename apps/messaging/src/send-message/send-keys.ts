@@ -1,4 +1,4 @@
-import type { SendMessageCall } from '@platform/contracts';
+import type { SendMessageCall } from '#platform/contracts';
 import { utcDay } from '../messages/send-rules';
 import type { ClaimedSend } from './send-message.types';
 

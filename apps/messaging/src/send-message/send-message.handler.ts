@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
-import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller, type SendMessageCall, type SendMessageOutcome } from '@platform/contracts';
-import { GroupCommit } from '@platform/postgres';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
+import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller, type SendMessageCall, type SendMessageOutcome } from '#platform/contracts';
+import { GroupCommit } from '#platform/postgres';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 import { sendBatch } from './send-batch';
 import { HELD_COLUMNS, HOLDER_MESSAGE } from './send-batch.sql';

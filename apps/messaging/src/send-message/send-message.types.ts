@@ -1,4 +1,4 @@
-import type { MessageMediaFile, OutboundMediaFile, RpcCaller, SendMessageCall } from '@platform/contracts';
+import type { MessageMediaFile, OutboundMediaFile, RpcCaller, SendMessageCall } from '#platform/contracts';
 import type { MediaFacts, SendFacts } from '../messages/send-rules';
 
 export type MediaFile = { facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] };

@@ -1,7 +1,7 @@
-import type { ChatMessageType, SendMessageCall, SendMessageOutcome } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import type { GroupOutcome } from '@platform/postgres';
-import { isoTime, type DbTimestamp } from '@platform/service-kit';
+import type { ChatMessageType, SendMessageCall, SendMessageOutcome } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import type { GroupOutcome } from '#platform/postgres';
+import { isoTime, type DbTimestamp } from '#platform/service-kit';
 
 /** The answers to a send whose Idempotency-Key is already taken: by a running twin, or by a send recorded before. */
 

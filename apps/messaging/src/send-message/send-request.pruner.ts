@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { IDEMPOTENCY_KEY_TTL_MS } from '@platform/contracts';
-import { deleteExpiredRows } from '@platform/postgres';
-import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
+import { deleteExpiredRows } from '#platform/postgres';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 
 const EVERY_MS = 10 * 60 * 1000;
 

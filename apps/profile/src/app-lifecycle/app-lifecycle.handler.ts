@@ -12,12 +12,12 @@ import {
   type RpcCaller,
   type RpcReplyOf,
   type VerificationStatus,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { handleCommand, isUniqueViolation } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
-import { ServiceRuntime } from '@platform/service-kit';
-import { MediaBucket } from '@platform/storage';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { handleCommand, isUniqueViolation } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
+import { ServiceRuntime } from '#platform/service-kit';
+import { MediaBucket } from '#platform/storage';
 import { toBusinessProfile } from '../business-profile/business-profile.view';
 import { AppView } from '../persistence/app-view.entity';
 import { OrgView } from '../persistence/org-view.entity';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storedEventGuard } from '@platform/event-store';
-import type { DomainEvent, ProfileEvent } from '@platform/contracts';
+import { storedEventGuard } from '#platform/event-store';
+import type { DomainEvent, ProfileEvent } from '#platform/contracts';
 import { AppView } from '../persistence/app-view.entity';
 
 const isAppEvent = storedEventGuard<ProfileEvent>({

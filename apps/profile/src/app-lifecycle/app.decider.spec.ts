@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { appDecider, type AppCommand, type AvatarFacts } from './app.decider';
 import type { AppEvent } from './app.state';
 

@@ -1,6 +1,6 @@
-import { AVATAR_MAX_BYTES, type AppStatus, type AppStatusAction, type VerificationStatus } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import { AVATAR_MAX_BYTES, type AppStatus, type AppStatusAction, type VerificationStatus } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveApp, initialAppState, type AppEvent, type AppState, type BusinessProfileFields } from './app.state';
 
 export type AppCommand =

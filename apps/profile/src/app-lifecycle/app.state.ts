@@ -1,4 +1,4 @@
-import type { AppStatus, ProfileEvent, VerificationStatus } from '@platform/contracts';
+import type { AppStatus, ProfileEvent, VerificationStatus } from '#platform/contracts';
 
 /** Events of the App aggregate (stream `app-<appId>`), as defined in libs/contracts. */
 export type AppEvent = Pick<ProfileEvent, 'type' | 'data'> & ProfileEvent;

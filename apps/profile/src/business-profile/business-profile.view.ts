@@ -1,4 +1,4 @@
-import type { BusinessProfile } from '@platform/contracts';
+import type { BusinessProfile } from '#platform/contracts';
 import type { AppView } from '../persistence/app-view.entity';
 
 /** D17: avatarUrl needs no auth and works for at least an hour after each read (`avatarUrl` is signed per read). */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type EventOf } from '@platform/contracts';
-import type { ConsumerSpec } from '@platform/service-kit';
+import { TOPICS, type EventOf } from '#platform/contracts';
+import type { ConsumerSpec } from '#platform/service-kit';
 import { OrgView } from '../persistence/org-view.entity';
 
 async function upsertOrg(em: EntityManager, event: EventOf<'OrgCreated' | 'OrgUpdated'>): Promise<void> {

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { AppStatus, VerificationStatus } from '@platform/contracts';
+import type { AppStatus, VerificationStatus } from '#platform/contracts';
 
 /** Read model of an app and its business profile, updated inline with every App event. */
 @Entity({ schema: 'profile', tableName: 'apps' })

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WEBHOOKS, type ListDeliveriesCall, type PublicEventType, type WebhookDelivery, type WebhookDeliveryPage } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { RpcDispatcher } from '@platform/kafka';
-import { BackgroundJob, ServiceRuntime } from '@platform/service-kit';
+import { WEBHOOKS, type ListDeliveriesCall, type PublicEventType, type WebhookDelivery, type WebhookDeliveryPage } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { RpcDispatcher } from '#platform/kafka';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 import { createDeliveries, DELIVERY_COLUMNS, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { TestClock } from '@platform/clock';
-import { FakeDnsServer } from '@platform/testing';
+import { TestClock } from '#platform/clock';
+import { FakeDnsServer } from '#platform/testing';
 import { WebhookHttpClient } from '../outbound/webhook-http-client';
 import { WebhookNetwork } from '../network/webhook-network';
 import { dnsHostResolver } from '../url-safety/host-resolver';

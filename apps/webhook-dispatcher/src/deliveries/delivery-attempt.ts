@@ -1,5 +1,5 @@
-import type { Clock } from '@platform/clock';
-import { webhookDeliveryHeaders } from '@platform/contracts';
+import type { Clock } from '#platform/clock';
+import { webhookDeliveryHeaders } from '#platform/contracts';
 import type { WebhookNetwork } from '../network/webhook-network';
 import type { AttemptResult } from './delivery.decider';
 

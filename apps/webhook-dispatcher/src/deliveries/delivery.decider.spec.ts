@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { deliveryDecider, isRetryableStatus, retryDelayMs, type AttemptResult, type DeliveryCommand } from './delivery.decider';
 import type { DeliveryEvent } from './delivery.state';
 

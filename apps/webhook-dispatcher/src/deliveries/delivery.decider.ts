@@ -1,5 +1,5 @@
-import { WEBHOOKS } from '@platform/contracts';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import { WEBHOOKS } from '#platform/contracts';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delivery.state';
 
 /** What one attempt gave: an answer, no answer in time, a broken connection, or a URL refused at delivery (SSRF). */

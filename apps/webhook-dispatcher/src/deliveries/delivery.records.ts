@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '@platform/contracts';
-import type { Statement } from '@platform/postgres';
-import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
+import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '#platform/contracts';
+import type { Statement } from '#platform/postgres';
+import { isoTime, isoTimeOrNull, type DbTimestamp } from '#platform/service-kit';
 
 /** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */
 export const DELIVERIES_CHANNEL = 'webhook_dispatcher_deliveries';

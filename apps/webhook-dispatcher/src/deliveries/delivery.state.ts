@@ -1,4 +1,4 @@
-import type { WebhookDeliveryStatus } from '@platform/contracts';
+import type { WebhookDeliveryStatus } from '#platform/contracts';
 
 /**
  * Events of one delivery (an event to one endpoint). Deliveries are state-stored: the row in

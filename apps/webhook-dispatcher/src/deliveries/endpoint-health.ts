@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import { handleCommand } from '@platform/event-store';
-import { log, type ServiceRuntime } from '@platform/service-kit';
+import { handleCommand } from '#platform/event-store';
+import { log, type ServiceRuntime } from '#platform/service-kit';
 import { endpointDecider, failingLongEnoughToDisable } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import type { AttemptReport } from './delivery-attempt';

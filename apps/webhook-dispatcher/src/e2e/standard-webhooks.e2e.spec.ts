@@ -13,7 +13,7 @@ import {
   stripeAccepts,
   type HttpsReceiver,
   type ReceivedRequest,
-} from '@platform/testing';
+} from '#platform/testing';
 import { Webhook } from 'standardwebhooks';
 
 /**

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { rpcReplyTopic, rpcTopic, TOPICS } from '@platform/contracts';
+import { rpcReplyTopic, rpcTopic, TOPICS } from '#platform/contracts';
 import {
   api,
   createTestApp,
@@ -15,7 +15,7 @@ import {
   unique,
   verifiedSecrets,
   type HttpsReceiver,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 

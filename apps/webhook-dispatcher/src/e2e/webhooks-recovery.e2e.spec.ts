@@ -15,7 +15,7 @@ import {
   waitForExit,
   waitReady,
   type HttpsReceiver,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const PORT = Number(process.env.TEST_BASE_PORT ?? 4000) + 50;
 const namespace = process.env.KAFKA_NAMESPACE ?? '';

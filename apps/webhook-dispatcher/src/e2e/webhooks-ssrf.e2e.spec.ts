@@ -1,5 +1,5 @@
 import { createServer, isIP, type Server } from 'node:net';
-import { api, createTestApp, expectStatus, FakeDnsServer, type TestApp } from '@platform/testing';
+import { api, createTestApp, expectStatus, FakeDnsServer, type TestApp } from '#platform/testing';
 import { HOSTILE_URL_CASES } from '../url-safety/hostile-urls.fixture';
 
 const DNS_PORT = Number(process.env.TEST_BASE_PORT ?? 4000) + 80;

@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { API_VERSION } from '@platform/contracts';
+import { API_VERSION } from '#platform/contracts';
 import { Client } from 'pg';
 import {
   admin,
@@ -24,7 +24,7 @@ import {
   type HttpsReceiver,
   type ReceivedRequest,
   type TestApp,
-} from '@platform/testing';
+} from '#platform/testing';
 
 const ALL_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed'];
 

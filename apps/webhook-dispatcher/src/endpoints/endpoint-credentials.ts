@@ -1,4 +1,4 @@
-import type { SecretKeyRing } from '@platform/service-kit';
+import type { SecretKeyRing } from '#platform/service-kit';
 
 /**
  * The stored form of an endpoint's credentials: sealed with the key ring (SecretKeyRing), bound to

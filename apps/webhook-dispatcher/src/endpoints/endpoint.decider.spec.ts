@@ -1,4 +1,4 @@
-import { deciderSpecification } from '@platform/decider/testing';
+import { deciderSpecification } from '#platform/decider/testing';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from './endpoint.decider';
 import type { EndpointEvent } from './endpoint.state';
 

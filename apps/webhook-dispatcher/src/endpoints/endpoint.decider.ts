@@ -1,6 +1,6 @@
-import { WEBHOOKS, type PublicEventType } from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { assertNever, type Command, type Decider } from '@platform/decider';
+import { WEBHOOKS, type PublicEventType } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveEndpoint, initialEndpointState, type EndpointEvent, type EndpointState } from './endpoint.state';
 
 /** What a handshake gave (DESIGN D22); run by the handler before deciding, since it is I/O. */

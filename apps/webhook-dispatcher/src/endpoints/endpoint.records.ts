@@ -1,5 +1,5 @@
-import type { PublicEventType, WebhookEndpoint, WebhookEndpointState } from '@platform/contracts';
-import { isoTime, isoTimeOrNull, type DbTimestamp } from '@platform/service-kit';
+import type { PublicEventType, WebhookEndpoint, WebhookEndpointState } from '#platform/contracts';
+import { isoTime, isoTimeOrNull, type DbTimestamp } from '#platform/service-kit';
 
 export interface EndpointRow {
   endpoint_id: string;

@@ -1,4 +1,4 @@
-import type { PublicEventType, WebhookEndpointDisabled, WebhookEndpointState } from '@platform/contracts';
+import type { PublicEventType, WebhookEndpointDisabled, WebhookEndpointState } from '#platform/contracts';
 
 /**
  * Events of the WebhookEndpoint aggregate (stream `endpoint-<endpointId>`). Only

@@ -1,4 +1,4 @@
-import { ConfigError } from '@platform/service-kit';
+import { ConfigError } from '#platform/service-kit';
 
 /** WEBHOOK_LISTEN_SECRET: the server key listen secrets are derived from; production refuses to start without one. */
 export function listenServerSecret(env: NodeJS.ProcessEnv, production: boolean): string {

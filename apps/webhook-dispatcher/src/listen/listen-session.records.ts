@@ -1,5 +1,5 @@
-import { pgTextArray } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
+import { pgTextArray } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
 
 /** Channel a commit that records events for listen sessions notifies, with the session id as payload. */
 export const LISTEN_CHANNEL = 'webhook_dispatcher_listen';

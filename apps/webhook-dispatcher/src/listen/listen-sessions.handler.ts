@@ -9,12 +9,12 @@ import {
   type PollListenCall,
   type PublicEventType,
   type RpcCaller,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { pgTextArray } from '@platform/event-store';
-import { PgListener } from '@platform/postgres';
-import { RpcDispatcher } from '@platform/kafka';
-import { BackgroundJob, log, ServiceRuntime } from '@platform/service-kit';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { pgTextArray } from '#platform/event-store';
+import { PgListener } from '#platform/postgres';
+import { RpcDispatcher } from '#platform/kafka';
+import { BackgroundJob, log, ServiceRuntime } from '#platform/service-kit';
 import { listenSigningSecret } from './listen-secret';
 import { listenServerSecret } from './listen-secret-config';
 import { LISTEN_CHANNEL, LISTEN_SESSION_PREFIX, LISTEN_SESSION_TTL_MS } from './listen-session.records';

@@ -14,11 +14,11 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointRef,
   type WebhookEndpointWithSecret,
-} from '@platform/contracts';
-import { DomainError } from '@platform/errors';
-import { decideInTransaction, handleCommand, type AppendMeta } from '@platform/event-store';
-import { RpcDispatcher } from '@platform/kafka';
-import { currentTraceparent, ServiceRuntime, type SecretKeyRing } from '@platform/service-kit';
+} from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { decideInTransaction, handleCommand, type AppendMeta } from '#platform/event-store';
+import { RpcDispatcher } from '#platform/kafka';
+import { currentTraceparent, ServiceRuntime, type SecretKeyRing } from '#platform/service-kit';
 import { openCredential, sealCredential, type CredentialKind } from '../endpoints/endpoint-credentials';
 import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';

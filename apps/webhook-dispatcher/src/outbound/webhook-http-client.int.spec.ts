@@ -8,7 +8,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import Stripe from 'stripe';
-import { HttpsReceiver, testCertificates, type TestCertificates } from '@platform/testing';
+import { HttpsReceiver, testCertificates, type TestCertificates } from '#platform/testing';
 import { signatureHeader } from '../signing/webhook-signature';
 import { WebhookHttpClient, type AttemptOutcome, type DeliveryTarget } from './webhook-http-client';
 

@@ -1,4 +1,4 @@
-import { API_VERSION, type DomainEvent } from '@platform/contracts';
+import { API_VERSION, type DomainEvent } from '#platform/contracts';
 import { publicEventId, toPublicEvent } from './public-event.mapper';
 
 const domain = (type: string, data: unknown, over: Partial<DomainEvent> = {}): DomainEvent => ({

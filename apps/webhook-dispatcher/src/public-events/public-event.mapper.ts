@@ -7,7 +7,7 @@ import {
   type PublicEventData,
   type PublicEventEnvelope,
   type PublicEventType,
-} from '@platform/contracts';
+} from '#platform/contracts';
 
 /** A public event ready to deliver: its envelope, the exact bytes every delivery and replay sends, and what must exist first. */
 export interface PublicEvent {

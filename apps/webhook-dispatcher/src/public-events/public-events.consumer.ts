@@ -1,7 +1,7 @@
-import { DOMAIN_TOPIC_PARTITIONS, TOPICS } from '@platform/contracts';
-import { pgTextArray } from '@platform/event-store';
-import { type Statement } from '@platform/postgres';
-import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '@platform/service-kit';
+import { DOMAIN_TOPIC_PARTITIONS, TOPICS } from '#platform/contracts';
+import { pgTextArray } from '#platform/event-store';
+import { type Statement } from '#platform/postgres';
+import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '#platform/service-kit';
 import { DELIVERIES_CHANNEL, deliveriesStatement, publicEventStatement } from '../deliveries/delivery.records';
 import { listenEventsStatement, liveSessionsStatement } from '../listen/listen-session.records';
 import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';

@@ -1,4 +1,4 @@
-import { verifiedSecrets } from '@platform/testing';
+import { verifiedSecrets } from '#platform/testing';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, signatureHeader, standardWebhookSignature } from './webhook-signature';

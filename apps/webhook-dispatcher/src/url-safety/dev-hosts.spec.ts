@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '@platform/service-kit';
+import { ConfigError } from '#platform/service-kit';
 import { parseDevHosts, webhookNetworkConfig } from './dev-hosts';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';

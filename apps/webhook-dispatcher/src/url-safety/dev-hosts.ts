@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { ConfigError } from '@platform/service-kit';
+import { ConfigError } from '#platform/service-kit';
 
 /** Where a pinned dev host really listens; deliveries treat it as the host's checked address on 443. */
 export interface DevHostPin {

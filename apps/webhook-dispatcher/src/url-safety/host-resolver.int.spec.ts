@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { FakeDnsServer } from '@platform/testing';
+import { FakeDnsServer } from '#platform/testing';
 import { dnsHostResolver } from './host-resolver';
 import { ALLOWED_URL_CASES, HOSTILE_URL_CASES } from './hostile-urls.fixture';
 import { UrlSafety } from './url-safety';

@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS } from '@platform/contracts';
+import { WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS } from '#platform/contracts';
 import { blockedAddressReason } from './blocked-addresses';
 import type { DevHostPin } from './dev-hosts';
 import type { HostResolver } from './host-resolver';

@@ -1,25 +1,14 @@
 /**
  * Lets a plain `node` child process of an integration test require the libraries' TypeScript sources
  * directly: `.ts` files are transpiled in memory with the repository's own `typescript` (no type
- * checking, like ts-jest with isolatedModules) and the `@platform/*` aliases of tsconfig.base.json
- * resolve to `libs/<name>/src`. Test-only; nothing is written to disk and `dist/` is never involved,
+ * checking, like ts-jest with isolatedModules). The child is started with `--conditions=platform-source`,
+ * so the `#platform/*` imports of package.json resolve to `libs/<name>/src`. Test-only; nothing is written to disk and `dist/` is never involved,
  * so the child always runs exactly the sources the test itself runs.
  */
 'use strict';
 const fs = require('node:fs');
 const Module = require('node:module');
-const path = require('node:path');
 const ts = require('typescript');
-
-const repoRoot = path.resolve(__dirname, '../../../..');
-const { compilerOptions: base } = require(path.join(repoRoot, 'tsconfig.base.json'));
-
-const aliases = Object.fromEntries(Object.entries(base.paths).map(([alias, [target]]) => [alias, path.join(repoRoot, target)]));
-
-const originalResolve = Module._resolveFilename;
-Module._resolveFilename = function resolveWithAliases(request, ...rest) {
-  return originalResolve.call(this, aliases[request] ?? request, ...rest);
-};
 
 const transpileOptions = {
   module: ts.ModuleKind.CommonJS,

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { eventSourcingTablesSql } from '@platform/event-store';
+import { eventSourcingTablesSql } from '#platform/event-store';
 
 /** The event-sourcing tables (events, outbox, inbox, dead_letters); domain tables come with later migrations. */
 export class Migration20261122000100ConsentInit extends Migration {

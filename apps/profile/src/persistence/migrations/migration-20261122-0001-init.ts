@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { eventSourcingTablesSql } from '@platform/event-store';
+import { eventSourcingTablesSql } from '#platform/event-store';
 
 export class Migration20261122000100ProfileInit extends Migration {
   override async up(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import type { SecretKeyRing } from '@platform/service-kit';
+import type { SecretKeyRing } from '#platform/service-kit';
 import { Migration20261122000100WebhookDispatcherInit } from './migration-20261122-0001-init';
 import { Migration20261122000200WebhookTables } from './migration-20261122-0002-webhooks';
 import { Migration20261122000300DeliveryTraceparent } from './migration-20261122-0003-delivery-trace';

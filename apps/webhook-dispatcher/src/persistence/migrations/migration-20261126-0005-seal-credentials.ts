@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import type { SecretKeyRing } from '@platform/service-kit';
+import type { SecretKeyRing } from '#platform/service-kit';
 import { resealCredentials } from '../../endpoints/endpoint-credentials';
 
 /**

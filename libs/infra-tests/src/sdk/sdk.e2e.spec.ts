@@ -13,7 +13,7 @@ import {
   type HttpsReceiver,
   type ReceivedRequest,
   type TestApp,
-} from '@platform/testing';
+} from '#platform/testing';
 import {
   answerHandshake,
   PlatformClient,
@@ -23,7 +23,7 @@ import {
   type CreateWebhookEndpointRequest,
   type FetchLike,
   type WebhookEvent,
-} from './index';
+} from '#platform/sdk';
 
 /** The SDK against the running stack: every call goes through the real gateway and services. */
 

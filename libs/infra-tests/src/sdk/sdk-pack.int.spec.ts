@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestApp, publicUrl } from '@platform/testing';
+import { createTestApp, publicUrl } from '#platform/testing';
 
 /**
  * The published shape of @platform/sdk: `npm pack` in libs/sdk, installed offline (it has no
@@ -10,8 +10,8 @@ import { createTestApp, publicUrl } from '@platform/testing';
  * strict TypeScript against the running stack.
  */
 
-const SDK_DIR = path.resolve(__dirname, '..');
-const ROOT = path.resolve(SDK_DIR, '../..');
+const ROOT = path.resolve(__dirname, '../../../..');
+const SDK_DIR = path.join(ROOT, 'libs/sdk');
 const scratch: string[] = [];
 
 function tempDir(prefix: string): string {
