@@ -1,10 +1,17 @@
+/** ES-module-only packages Jest must compile to CommonJS (tools/test/esm-to-commonjs.transform.js). */
+const ESM_ONLY = ['file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer/inflate', '@borewit/text-codec'];
+
 /**
  * Three levels (DEVELOPERS guide): unit (*.spec.ts, pure, no I/O), integration (*.int.spec.ts, real
  * Postgres/Kafka/S3Proxy) and e2e (*.e2e.spec.ts, HTTP against the running apps).
  */
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: '<rootDir>/tools/test/esm-to-commonjs.transform.js',
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   // `#platform/*` resolves through package.json "imports"; the platform-source condition picks the
   // libraries' TypeScript sources instead of their compiled dist/ files.
   testEnvironmentOptions: { customExportConditions: ['platform-source', 'node', 'node-addons'] },

@@ -3,7 +3,7 @@ import { UPLOAD_MIME_TYPES } from '#platform/contracts';
 import { judgeUpload, SNIFF_BYTES, type UploadVerdict } from './upload-verifier';
 
 // The fixtures are the leading bytes real encoders write, built here so each test shows which
-// structure file-type 16.5.4 keys on.
+// structure file-type keys on.
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -199,13 +199,23 @@ function zip(entries: Array<[name: string, content: Buffer | string, method?: 's
   return Buffer.concat([...locals, directory, end]);
 }
 
+/** The content type Word, Excel and PowerPoint give their main part in `[Content_Types].xml`. */
+const MAIN_PART_TYPES: Record<string, string> = {
+  '/word/document.xml': `${DOCX}.main+xml`,
+  '/xl/workbook.xml': `${XLSX}.main+xml`,
+  '/ppt/presentation.xml': `${PPTX}.main+xml`,
+};
 const contentTypes = (main: string) =>
-  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="${main}" ContentType="application/vnd.openxmlformats-officedocument.main+xml"/></Types>`;
+  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="${main}" ContentType="${MAIN_PART_TYPES[main]}"/></Types>`;
 const rootRels = (main: string) =>
   `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${main.slice(1)}"/></Relationships>`;
 
-function ooxml(main: string, before: Array<[string, Buffer, 'store']> = []): Buffer {
+type ZipEntry = [string, Buffer, 'store'];
+
+/** An Office document; `first` entries precede `[Content_Types].xml`, `before` ones the main part. */
+function ooxml(main: string, before: ZipEntry[] = [], first: ZipEntry[] = []): Buffer {
   return zip([
+    ...first,
     ['[Content_Types].xml', contentTypes(main)],
     ['_rels/.rels', rootRels(main)],
     ...before,
@@ -215,8 +225,11 @@ function ooxml(main: string, before: Array<[string, Buffer, 'store']> = []): Buf
 const docx = ooxml('/word/document.xml');
 const xlsx = ooxml('/xl/workbook.xml');
 const pptx = ooxml('/ppt/presentation.xml');
+const largeThumbnail: ZipEntry = ['docProps/thumbnail.jpeg', Buffer.concat([jpeg, Buffer.alloc(SNIFF_BYTES, 0x5a)]), 'store'];
 /** A docx whose thumbnail precedes the document part and pushes it past the sniffed head. */
-const docxWithLargeThumbnail = ooxml('/word/document.xml', [['docProps/thumbnail.jpeg', Buffer.concat([jpeg, Buffer.alloc(SNIFF_BYTES, 0x5a)]), 'store']]);
+const docxWithLargeThumbnail = ooxml('/word/document.xml', [largeThumbnail]);
+/** A docx whose writer put the thumbnail first: every part that names the kind lies past the head. */
+const docxNamedPastTheHead = ooxml('/word/document.xml', [], [largeThumbnail]);
 const plainZip = zip([['notes.txt', 'not an office document']]);
 
 /** Judges `file` as the service would: declared and stored size agree, the head is its first SNIFF_BYTES. */
@@ -286,14 +299,15 @@ describe('judgeUpload accepts the other names file-type gives a declared format'
       file: Buffer.concat([id3Tag(SNIFF_BYTES + 1000), mpegFrames]),
     },
     { name: 'Ogg Opus as audio/ogg', declared: 'audio/ogg', file: oggFirstPage(opusHead) },
-    { name: 'a docx whose document part lies past the head (file-type only sees a zip)', declared: DOCX, file: docxWithLargeThumbnail },
+    { name: 'a docx whose document part lies past the head ([Content_Types].xml names it)', declared: DOCX, file: docxWithLargeThumbnail },
+    { name: 'a docx whose naming parts all lie past the head (file-type only sees a zip)', declared: DOCX, file: docxNamedPastTheHead },
     { name: 'a declared type with parameters', declared: 'text/plain; charset=utf-8', file: Buffer.from('hi\n') },
   ])('$name', async ({ declared, file }) => {
     await expect(judge(declared, file)).resolves.toEqual({ ok: true });
   });
 
-  it('cannot tell OOXML kinds apart when the head ends before the part that names them', async () => {
-    await expect(judge(XLSX, docxWithLargeThumbnail)).resolves.toEqual({ ok: true });
+  it('cannot tell OOXML kinds apart when the head ends before every part that names them', async () => {
+    await expect(judge(XLSX, docxNamedPastTheHead)).resolves.toEqual({ ok: true });
   });
 });
 
@@ -341,6 +355,7 @@ describe('judgeUpload rejects content that is not what was declared', () => {
     { name: 'docx declared, xlsx stored', declared: DOCX, file: xlsx, found: XLSX },
     { name: 'xlsx declared, docx stored', declared: XLSX, file: docx, found: DOCX },
     { name: 'pptx declared, docx stored', declared: PPTX, file: docx, found: DOCX },
+    { name: 'xlsx declared, a docx whose document part lies past the head', declared: XLSX, file: docxWithLargeThumbnail, found: DOCX },
     { name: 'docx declared, a plain zip stored whole', declared: DOCX, file: plainZip, found: 'application/zip' },
     { name: 'doc declared, docx stored', declared: 'application/msword', file: docx, found: DOCX },
     { name: 'docx declared, doc stored', declared: DOCX, file: compoundFile(), found: 'application/x-cfb' },

@@ -1,14 +1,13 @@
-import { fromBuffer } from 'file-type';
+import { fileTypeFromBuffer } from 'file-type';
 import type { MediaRejectionReason } from '#platform/contracts';
 
 /**
  * How many leading bytes of a stored upload the service fetches (one ranged GET) to judge it.
  *
- * file-type settles most formats within its first 4100 bytes, but docx, xlsx and pptx are only
- * told apart by walking the zip's local headers until one names a `word/`, `xl/` or `ppt/` part,
- * and Office writers put `[Content_Types].xml`, `_rels/.rels` and sometimes `docProps/` parts
- * (thumbnails included) first. 64 KiB, the most a sniff may cost, reaches that part in practice and
- * is still one small ranged read.
+ * file-type settles most formats within its first 4100 bytes, but docx, xlsx and pptx are only told
+ * apart by walking the zip's local headers to `[Content_Types].xml` (which names the main part) or to
+ * a `word/`, `xl/` or `ppt/` part, and some writers put other parts (thumbnails included) first.
+ * 64 KiB, the most a sniff may cost, reaches them in practice and is still one small ranged read.
  */
 export const SNIFF_BYTES = 64 * 1024;
 
@@ -35,7 +34,7 @@ const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.prese
 
 /**
  * For every declarable type (UPLOAD_MIME_TYPES), what the stored bytes must be: text, or one of the
- * MIME types file-type 16.5.4 reports for that format.
+ * MIME types file-type reports for that format.
  *
  * - Images and PDF are exact. The one alias each is the same format under another name: file-type
  *   calls a PNG with an animation chunk `image/apng`, and a PDF saved by Illustrator with its editing
@@ -43,11 +42,11 @@ const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.prese
  * - ISO-BMFF (mp4, 3gp, mov, m4a) is named by the ftyp major brand alone: `M4V ` is a plain mp4
  *   video, a 3GPP2 file is the same container as 3GPP, `M4A `/`M4B ` are audio. Video and audio are
  *   not mixed, so a video cannot pass as audio (D10 kinds).
- * - Ogg is named by its first stream: Vorbis, FLAC and Speex are `audio/ogg`, Opus is `audio/opus`;
- *   Theora is `video/ogg` and not accepted as audio.
+ * - Ogg is named by its first stream: Vorbis, FLAC and Speex are `audio/ogg`, Opus is
+ *   `audio/ogg; codecs=opus`; Theora is `video/ogg` and not accepted as audio.
  * - Legacy Office files are all OLE compound files; file-type cannot tell .doc, .xls and .ppt apart.
- * - OOXML must be its own kind when file-type finds the part that names it. When the head is cut
- *   before that part, file-type can only say `application/zip`, which is then accepted; when the
+ * - OOXML must be its own kind when file-type finds a part that names it. When the head is cut
+ *   before any such part, file-type can only say `application/zip`, which is then accepted; when the
  *   head is the whole file, a bare zip is not an Office document.
  */
 const CONTENT_RULES: Readonly<Record<string, ContentRule>> = {
@@ -62,7 +61,7 @@ const CONTENT_RULES: Readonly<Record<string, ContentRule>> = {
   // Audio-only MP4s with a generic brand (isom/mp42, as ffmpeg and many phones write) sniff as video.
   'audio/mp4': sniffed('audio/mp4', 'audio/x-m4a', 'video/mp4'),
   'audio/aac': sniffed('audio/aac'),
-  'audio/ogg': sniffed('audio/ogg', 'audio/opus'),
+  'audio/ogg': sniffed('audio/ogg', 'audio/ogg; codecs=opus'),
   'audio/amr': sniffed('audio/amr'),
   'application/pdf': sniffed('application/pdf'),
   'text/plain': TEXT,
@@ -117,12 +116,12 @@ function describeUnsniffed(head: Buffer, cut: boolean): string {
 
 /** The MIME type file-type finds in the head, if any. */
 async function sniff(head: Buffer): Promise<string | undefined> {
-  let result: Awaited<ReturnType<typeof fromBuffer>>;
+  let result: Awaited<ReturnType<typeof fileTypeFromBuffer>>;
   try {
-    result = await fromBuffer(head);
+    result = await fileTypeFromBuffer(head);
   } catch {
-    // 16.5.4 lets EndOfStreamError escape when a head ends inside the structure it is parsing (an
-    // Ogg page, a PNG chunk); bytes the sniffer cannot parse are bytes it did not recognise.
+    // A head may end inside, or be crafted to break, the structure the sniffer is parsing (a zip
+    // entry, a chunk): bytes the sniffer cannot parse are bytes it did not recognise.
     return undefined;
   }
   if (!result) return undefined;
