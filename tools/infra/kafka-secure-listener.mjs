@@ -2,17 +2,18 @@
  * The broker's SASL_SSL listener (KAFKA_SECURE_PORT, off unless set): what production's Strimzi
  * listener speaks (TLS, SCRAM-SHA-512), on a dev or test broker, so the clients' security settings
  * (libs/kafka kafkaSecurityFromEnv) are tried against a real broker. Its CA, the broker's certificate
- * and the SCRAM user's password live under the broker's home (`tls/`): made once, kept across starts.
+ * (made by the tests' certificate authority, libs/testing/src/certificate-authority.js) and the SCRAM
+ * user's password live under the broker's home (`tls/`): made once, kept across starts.
  */
-import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import certificateAuthority from '../../libs/testing/src/certificate-authority.js';
+
+const { createCertificateAuthority, issueServerCertificate } = certificateAuthority;
 
 /** The one SCRAM-SHA-512 user of a dev broker; its password is in `tls/scram-password`. */
 export const SCRAM_USER = 'platform';
-const OPENSSL = '/usr/bin/openssl';
 
 /** Where a broker home keeps its secure listener's files. */
 export function secureListenerFiles(home) {
@@ -63,83 +64,15 @@ export function secureListenerProperties(files) {
 }
 
 function writeCertificates(files, host) {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-tls-'));
-  const file = (name) => path.join(scratch, name);
-  const openssl = (args) => execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    openssl([
-      'req',
-      '-x509',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-sha256',
-      '-days',
-      '3650',
-      '-subj',
-      '/CN=platform dev Kafka CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-      '-keyout',
-      file('ca.key'),
-      '-out',
-      file('ca.pem'),
-    ]);
-    const names = [...new Set(['localhost', host])].map((name) => (/^[\d.]+$|:/.test(name) ? `IP:${name}` : `DNS:${name}`));
-    fs.writeFileSync(
-      file('leaf.ext'),
-      [
-        `subjectAltName=${[...new Set([...names, 'IP:127.0.0.1'])].join(',')}`,
-        'basicConstraints=CA:FALSE',
-        'keyUsage=critical,digitalSignature',
-        'extendedKeyUsage=serverAuth',
-        '',
-      ].join('\n'),
-    );
-    openssl([
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-keyout',
-      file('broker.key'),
-      '-out',
-      file('broker.csr'),
-    ]);
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      file('broker.csr'),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-set_serial',
-      `0x${crypto.randomBytes(12).toString('hex')}`,
-      '-sha256',
-      '-days',
-      '825',
-      '-extfile',
-      file('leaf.ext'),
-      '-out',
-      file('broker.crt'),
-    ]);
-    const ca = fs.readFileSync(file('ca.pem'), 'utf8');
-    // Key (PKCS#8, unencrypted: Kafka reads it without ssl.key.password), then the chain up to the CA.
-    fs.writeFileSync(files.keystoreFile, `${fs.readFileSync(file('broker.key'), 'utf8')}${fs.readFileSync(file('broker.crt'), 'utf8')}${ca}`, { mode: 0o600 });
-    fs.writeFileSync(files.caFile, ca);
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  const isAddress = /^[\d.]+$|:/.test(host);
+  const ca = createCertificateAuthority({ commonName: 'platform dev Kafka CA', days: 3650 });
+  const broker = issueServerCertificate(ca, {
+    commonName: 'localhost',
+    dnsNames: [...new Set(['localhost', ...(isAddress ? [] : [host])])],
+    ipAddresses: [...new Set(['127.0.0.1', ...(isAddress ? [host] : [])])],
+    days: 825,
+  });
+  // Key (PKCS#8, unencrypted: Kafka reads it without ssl.key.password), then the chain up to the CA.
+  fs.writeFileSync(files.keystoreFile, `${broker.keyPem}${broker.certPem}${ca.certPem}`, { mode: 0o600 });
+  fs.writeFileSync(files.caFile, ca.certPem);
 }

@@ -16,41 +16,35 @@ export interface DeadLetterSink {
 /** A message that cannot be applied (not JSON, not an object, an invalid event). */
 export type DeadMessage = Extract<Parsed, { kind: 'dead' }>;
 
+/** Why a message is dead: the message, its event id when known, the raw text kept and the error. */
+export interface DeadMessageReport {
+  message: KafkaMessage;
+  eventId: string | null;
+  payload: string;
+  error: string;
+}
+
+const reportOf = (item: DeadMessage): DeadMessageReport => ({ message: item.message, eventId: item.eventId, payload: item.raw, error: item.reason });
+
 /** Reports a dead letter (onError, with `deadLettered`) and returns its dead_letters row. */
-function reported(
-  o: DeadLetterSink,
-  topic: string,
-  partition: number,
-  message: KafkaMessage,
-  eventId: string | null,
-  payload: string,
-  error: string,
-): DeadLetter {
+function reported(o: DeadLetterSink, topic: string, partition: number, { message, eventId, payload, error }: DeadMessageReport): DeadLetter {
   o.onError?.(new Error(error), { consumer: o.consumerName, topic, partition, offset: message.offset, deadLettered: true });
   return { consumer: o.consumerName, topic, partition, offset: message.offset, eventId, payload, error };
 }
 
 /** Dead-letters a message of a slice applied together, in that slice's transaction. */
 export async function deadLetterInTransaction(o: DeadLetterSink, tx: EntityManager, topic: string, partition: number, item: DeadMessage): Promise<void> {
-  await recordDeadLetter(tx, o.schema, reported(o, topic, partition, item.message, item.eventId, item.raw, item.reason));
+  await recordDeadLetter(tx, o.schema, reported(o, topic, partition, reportOf(item)));
 }
 
 /** Dead-letters a message of a pipelined slice: the statement goes with the transaction's commit. */
 export function deadLetterWrite(o: DeadLetterSink, topic: string, partition: number, item: DeadMessage): Statement {
-  return deadLetterStatement(o.schema, reported(o, topic, partition, item.message, item.eventId, item.raw, item.reason));
+  return deadLetterStatement(o.schema, reported(o, topic, partition, reportOf(item)));
 }
 
 /** Dead-letters a message applied one by one (invalid, or failing every attempt), in a transaction of its own. */
-export async function deadLetterAlone(
-  o: DeadLetterSink,
-  topic: string,
-  partition: number,
-  message: KafkaMessage,
-  eventId: string | null,
-  payload: string,
-  error: string,
-): Promise<void> {
-  const letter = reported(o, topic, partition, message, eventId, payload, error);
+export async function deadLetterAlone(o: DeadLetterSink, topic: string, partition: number, dead: DeadMessage | DeadMessageReport): Promise<void> {
+  const letter = reported(o, topic, partition, 'kind' in dead ? reportOf(dead) : dead);
   await o.orm.em.fork().transactional(async (em) => {
     await recordDeadLetter(em as unknown as EntityManager, o.schema, letter);
   });

@@ -187,7 +187,7 @@ export class InboxBatchApplier {
     const o = this.options;
     if (item.kind === 'skip') return;
     if (item.kind === 'dead') {
-      await deadLetterAlone(o, topic, partition, item.message, item.eventId, item.raw, item.reason);
+      await deadLetterAlone(o, topic, partition, item);
       return;
     }
     const { event, handler, message, raw } = item;
@@ -211,7 +211,7 @@ export class InboxBatchApplier {
       } catch (error) {
         o.onError?.(error, { consumer: o.consumerName, eventId: event.eventId, type: event.type, attempt });
         if (attempt >= maxAttempts) {
-          await deadLetterAlone(o, topic, partition, message, event.eventId, raw, String((error as Error)?.stack ?? error));
+          await deadLetterAlone(o, topic, partition, { message, eventId: event.eventId, payload: raw, error: String((error as Error)?.stack ?? error) });
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5000)));

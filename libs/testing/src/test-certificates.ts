@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createCertificateAuthority, issueServerCertificate } from './certificate-authority.js';
 
 /**
  * The test CA and server certificate of the local HTTPS webhook receiver (tests and the dev stack),
- * made with the openssl CLI.
+ * made by ./certificate-authority.js (the openssl CLI).
  */
 
 export interface TestCertificates {
@@ -20,7 +19,6 @@ export interface TestCertificates {
 /** Names every leaf covers; DESIGN 6 pins hooks.local.test (and friends) to local ports in dev and test. */
 export const TEST_CERT_NAMES = ['*.local.test', 'hooks.local.test', 'localhost'];
 
-const OPENSSL = '/usr/bin/openssl';
 const BUNDLE_FILE = 'test-certs.json';
 const CA_DAYS = 7300;
 const LEAF_DAYS = 3650;
@@ -114,113 +112,15 @@ function leafDnsNames(bundle: Bundle): string[] {
   }
 }
 
-/** Runs openssl in a scratch directory holding `files`; returns the named outputs. */
-function withOpenssl<T>(files: Record<string, string>, run: (file: (name: string) => string) => T): T {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'test-certs-'));
-  try {
-    for (const [name, content] of Object.entries(files)) writeFileSync(path.join(scratch, name), content, { mode: 0o600 });
-    return run((name) => path.join(scratch, name));
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-function openssl(args: string[]): void {
-  execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPENSSL_CONF: '/dev/null' } });
-}
-
 function generateCa(): { caKeyPem: string; caPem: string } {
   // A random CN, so two test CAs on one machine are never mistaken for each other in a chain.
-  const config = [
-    '[req]',
-    'distinguished_name = dn',
-    'prompt = no',
-    'x509_extensions = v3_ca',
-    '[dn]',
-    `CN = Platform Test CA ${randomBytes(4).toString('hex')}`,
-    '[v3_ca]',
-    'basicConstraints = critical, CA:TRUE, pathlen:0',
-    'keyUsage = critical, keyCertSign, cRLSign',
-    'subjectKeyIdentifier = hash',
-    '',
-  ].join('\n');
-  return withOpenssl({ 'ca.cnf': config }, (file) => {
-    openssl([
-      'req',
-      '-x509',
-      '-new',
-      '-config',
-      file('ca.cnf'),
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-sha256',
-      '-days',
-      String(CA_DAYS),
-      '-keyout',
-      file('ca.key'),
-      '-out',
-      file('ca.pem'),
-    ]);
-    return { caKeyPem: readFileSync(file('ca.key'), 'utf8'), caPem: readFileSync(file('ca.pem'), 'utf8') };
-  });
+  const ca = createCertificateAuthority({ commonName: `Platform Test CA ${randomBytes(4).toString('hex')}`, days: CA_DAYS });
+  return { caKeyPem: ca.keyPem, caPem: ca.certPem };
 }
 
 function issueLeaf(ca: { caKeyPem: string; caPem: string }, names: string[]): { keyPem: string; certPem: string } {
   const commonName = names.find((name) => !name.startsWith('*.')) ?? names[0];
-  const request = ['[req]', 'distinguished_name = dn', 'prompt = no', '[dn]', `CN = ${commonName}`, ''].join('\n');
-  const extensions = [
-    '[v3_leaf]',
-    'basicConstraints = critical, CA:FALSE',
-    'keyUsage = critical, digitalSignature',
-    'extendedKeyUsage = serverAuth',
-    `subjectAltName = ${names.map((name) => `DNS:${name}`).join(', ')}`,
-    'subjectKeyIdentifier = hash',
-    'authorityKeyIdentifier = keyid, issuer',
-    '',
-  ].join('\n');
-  return withOpenssl({ 'ca.key': ca.caKeyPem, 'ca.pem': ca.caPem, 'leaf.cnf': request, 'leaf.ext': extensions }, (file) => {
-    openssl([
-      'req',
-      '-new',
-      '-config',
-      file('leaf.cnf'),
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      file('leaf.key'),
-      '-out',
-      file('leaf.csr'),
-    ]);
-    const serial = `0x${(randomBytes(16)[0] & 0x7f).toString(16).padStart(2, '0')}${randomBytes(15).toString('hex')}`;
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      file('leaf.csr'),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-set_serial',
-      serial,
-      '-sha256',
-      '-days',
-      String(LEAF_DAYS),
-      '-extfile',
-      file('leaf.ext'),
-      '-extensions',
-      'v3_leaf',
-      '-out',
-      file('leaf.pem'),
-    ]);
-    return { keyPem: readFileSync(file('leaf.key'), 'utf8'), certPem: readFileSync(file('leaf.pem'), 'utf8') };
-  });
+  return issueServerCertificate({ keyPem: ca.caKeyPem, certPem: ca.caPem }, { commonName, dnsNames: names, days: LEAF_DAYS });
 }
 
 /** Write to a unique temp name beside the target, then rename: readers see the old or the new file, never half of one. */

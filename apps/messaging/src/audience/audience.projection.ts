@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TOPICS, type EventOf } from '#platform/contracts';
+import { appUserIdFor, TOPICS, type EventOf } from '#platform/contracts';
 import type { EventHandlers } from '#platform/kafka';
 import type { ConsumerSpec } from '#platform/service-kit';
 
@@ -106,6 +106,18 @@ async function upsertOrg(em: EntityManager, event: EventOf<'OrgCreated' | 'OrgUp
 /** The appUserId ↔ userId map also learns from users' own messages (chat.user-events). */
 export async function recordAppUser(em: EntityManager, appId: string, appUserId: string, userId: string): Promise<void> {
   await em.execute(`insert into messaging.app_users (app_id, app_user_id, user_id) values (?, ?, ?) on conflict do nothing`, [appId, appUserId, userId]);
+}
+
+/**
+ * What a user's own message (UserSentMessage) changes in the send rules' view: the app user is
+ * known and the reply window (D6) runs from it. Returns the message's appUserId.
+ */
+export async function projectUserMessage(em: EntityManager, appUserIdSecret: string, event: EventOf<'UserSentMessage'>): Promise<string> {
+  const d = event.data;
+  const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
+  await recordAppUser(em, d.appId, appUserId, d.userId);
+  await extendReplyWindow(em, d.appId, appUserId, new Date(event.occurredAt));
+  return appUserId;
 }
 
 /** D6: the window follows the user's last message; a late older event never shortens it. */

@@ -1,7 +1,7 @@
-import { appUserIdFor, TOPICS } from '#platform/contracts';
+import { TOPICS } from '#platform/contracts';
 import type { TopicProjectionRebuildSpec } from '#platform/kafka';
 import { USER_EVENTS_CONSUMER } from '../inbound/user-events.consumer';
-import { appsConsumer, audienceHandlers, consentConsumer, extendReplyWindow, recordAppUser } from './audience.projection';
+import { appsConsumer, audienceHandlers, consentConsumer, projectUserMessage } from './audience.projection';
 import { mediaConsumer } from './media.projection';
 
 /**
@@ -27,10 +27,7 @@ export function messagingTopicRebuild(appUserIdSecret: string): TopicProjectionR
         handlers: {
           ...audienceHandlers,
           UserSentMessage: async (em, event) => {
-            const d = event.data;
-            const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
-            await recordAppUser(em, d.appId, appUserId, d.userId);
-            await extendReplyWindow(em, d.appId, appUserId, new Date(event.occurredAt));
+            await projectUserMessage(em, appUserIdSecret, event);
           },
         },
       },

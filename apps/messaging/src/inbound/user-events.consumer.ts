@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { appUserIdFor, inboundMediaId, TOPICS, type DomainEvent } from '#platform/contracts';
+import { inboundMediaId, TOPICS, type DomainEvent } from '#platform/contracts';
 import { isDomainError } from '#platform/errors';
 import { decideInTransaction } from '#platform/event-store';
 import type { ConsumerSpec, ServiceRuntime } from '#platform/service-kit';
-import { audienceHandlers, extendReplyWindow, recordAppUser } from '../audience/audience.projection';
+import { audienceHandlers, projectUserMessage } from '../audience/audience.projection';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { projectMessageEvents } from '../messages/message.projection';
 
@@ -40,9 +40,8 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
       ...audienceHandlers,
       UserSentMessage: async (em, event) => {
         const d = event.data;
-        const appUserId = appUserIdFor(appUserIdSecret, d.appId, d.userId);
         const sentAt = new Date(event.occurredAt);
-        await recordAppUser(em, d.appId, appUserId, d.userId);
+        const appUserId = await projectUserMessage(em, appUserIdSecret, event);
         await decide(
           em,
           d.messageId,
@@ -68,7 +67,6 @@ export function userEventsConsumer(runtime: ServiceRuntime, appUserIdSecret: str
           },
           event,
         );
-        await extendReplyWindow(em, d.appId, appUserId, sentAt);
       },
       DeviceReceiptSent: async (em, event) => {
         const d = event.data;

@@ -1,4 +1,4 @@
-import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile } from '#platform/contracts';
+import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile, MessageReceived } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
@@ -13,18 +13,7 @@ export type MessageCommand =
   | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
   /** Sweeper: `handedOverAt` is when the message went to the chat product (ISO). */
   | Command<'ExpireMessage', { handedOverAt: string }>
-  | Command<
-      'RecordInboundMessage',
-      {
-        messageId: string;
-        appUserId: string;
-        userId: string;
-        type: ChatMessageType;
-        text: string | null;
-        media: (MessageMediaFile & { objectKey: string })[];
-        replyTo: string | null;
-      }
-    >;
+  | Command<'RecordInboundMessage', MessageReceived['data']>;
 
 /** DESIGN D4: a message the chat product has not delivered within 30 days fails as `expired`. */
 export const MESSAGE_DELIVERY_DEADLINE_MS = 30 * 24 * 3600 * 1000;
