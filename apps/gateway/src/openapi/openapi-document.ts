@@ -3,7 +3,6 @@
  * (paths, methods, scopes, query specs, idempotency), the class-validator DTOs (request bodies), the
  * resource and event schemas of libs/contracts (answers, webhooks) and the error-code table. Nothing
  * here is a second copy of a rule: a route, field or code changed in code changes the document.
- * It is long because it is one document; each part is a small function below.
  * Over 300 lines because the document is built in one pass whose parts (paths, components, webhooks,
  * error table) share one registry of component schemas.
  */
