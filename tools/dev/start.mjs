@@ -42,6 +42,8 @@ const env = {
   KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
   CLOCK_MODE: process.env.CLOCK_MODE ?? 'system',
   ADMIN_TOKEN,
+  SMTP_URL: process.env.SMTP_URL ?? `smtp://127.0.0.1:${process.env.MAIL_SMTP_PORT ?? 1025}`,
+  MAIL_SINK_URL: process.env.MAIL_SINK_URL ?? `http://127.0.0.1:${process.env.MAIL_HTTP_PORT ?? 1080}`,
   ...(opts.namespace !== undefined ? { KAFKA_NAMESPACE: opts.namespace } : {}),
 };
 const publicUrl = `http://localhost:${BASE_PORT}/platform/v1`;
@@ -88,7 +90,7 @@ async function seed() {
 }
 
 if (await stopRecordedStack(TAG)) console.log(`stopped an earlier ${TAG} stack`);
-console.log('starting infrastructure (Kafka, S3Proxy, Postgres)…');
+console.log('starting infrastructure (Kafka, S3Proxy, Postgres, SMTP sink)…');
 await ensureInfra({ quiet: true });
 if (opts['fresh-namespace'] !== undefined) env.KAFKA_NAMESPACE = await freshKafkaNamespace(opts['fresh-namespace']);
 if (!opts['skip-build']) {

@@ -16,12 +16,14 @@ export const DIRS = {
   logs: path.join(DATA, 'logs'),
   run: path.join(DATA, 'run'),
   pg: path.join(DATA, 'pg'),
+  mail: path.join(DATA, 'mail'),
 };
 export const HOST = '127.0.0.1';
 
 export const KAFKA_READY_TIMEOUT_MS = 90_000;
 export const S3_READY_TIMEOUT_MS = 60_000;
 export const PG_READY_TIMEOUT_MS = 60_000;
+export const MAIL_READY_TIMEOUT_MS = 15_000;
 export const STOP_TIMEOUT_MS = 20_000;
 
 /** Lib bundles fetched from Maven Central; one pom and one directory each (their trees conflict). */
@@ -38,7 +40,7 @@ export const LIBS = {
   },
 };
 
-export const COMPONENTS = ['kafka', 's3', 'postgres'];
+export const COMPONENTS = ['kafka', 's3', 'postgres', 'mail'];
 
 export class InfraError extends Error {}
 
@@ -66,6 +68,9 @@ export function infraConfig() {
   }
   const s3Port = envPort('S3_PORT', 9000);
   const pgPort = envPort('PGPORT', 5432);
+  const mailSmtpPort = envPort('MAIL_SMTP_PORT', 1025);
+  const mailHttpPort = envPort('MAIL_HTTP_PORT', 1080);
+  if (mailSmtpPort === mailHttpPort) throw new InfraError(`MAIL_SMTP_PORT and MAIL_HTTP_PORT must differ (both are ${mailSmtpPort}).`);
   const pgUser = process.env.PGUSER || 'postgres';
   const databases = (process.env.PG_DATABASES || 'platform,platform_test')
     .split(',')
@@ -92,6 +97,7 @@ export function infraConfig() {
       bucket,
     },
     pg: { port: pgPort, user: pgUser, databases },
+    mail: { smtpPort: mailSmtpPort, httpPort: mailHttpPort },
   };
 }
 
@@ -105,6 +111,8 @@ export function connectionValues(cfg) {
     S3_ACCESS_KEY_ID: cfg.s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: cfg.s3.secretAccessKey,
     S3_FORCE_PATH_STYLE: 'true',
+    SMTP_URL: `smtp://${HOST}:${cfg.mail.smtpPort}`,
+    MAIL_SINK_URL: `http://${HOST}:${cfg.mail.httpPort}`,
     DATABASE_URL: pgUrl(cfg.pg.databases[0]),
     ...(cfg.pg.databases.includes('platform_test') && cfg.pg.databases[0] !== 'platform_test' ? { TEST_DATABASE_URL: pgUrl('platform_test') } : {}),
   };

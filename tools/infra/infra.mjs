@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Local infrastructure launcher: Kafka (KRaft, single node), S3Proxy and PostgreSQL.
+// Local infrastructure launcher: Kafka (KRaft, single node), S3Proxy, PostgreSQL and an SMTP sink.
 //
-//   node tools/infra/infra.mjs start|stop|status|ensure [kafka|s3|postgres ...]
+//   node tools/infra/infra.mjs start|stop|status|ensure [kafka|s3|postgres|mail ...]
 //   node tools/infra/infra.mjs kafka-topics --list        (runs Kafka's TopicCommand)
 //
-// Dependency-free (Node >= 20 built-ins only). Everything it writes goes under
-// <repo>/.data/. See tools/infra/README.md. One file per component: infra-config, process-utils,
-// java-libs, kafka, s3proxy, postgres; this one starts, stops and reports them.
+// Node built-ins only, but for the SMTP sink (smtp-server, mailparser: dev dependencies). Everything
+// it writes goes under <repo>/.data/. See tools/infra/README.md. One file per component:
+// infra-config, process-utils, java-libs, kafka, s3proxy, postgres, mail-sink; this one starts,
+// stops and reports them.
 //
 // Programmatic use (e.g. from a Jest globalSetup):
 //   const { ensureInfra } = await import('../tools/infra/infra.mjs');
@@ -21,6 +22,7 @@ import { checkJava, ensureLibs } from './java-libs.mjs';
 import { kafkaAnswers, kafkaMarkers, kafkaTopics, startKafka } from './kafka.mjs';
 import { s3Markers, s3Request, startS3 } from './s3proxy.mjs';
 import { ourPg, PG, startPostgres, stopPostgres } from './postgres.mjs';
+import { mailSinkAnswers, mailSinkMarkers, startMailSink } from './mail-sink.mjs';
 
 // What other tools import from here.
 export { infraConfig } from './infra-config.mjs';
@@ -29,7 +31,7 @@ export { signS3Request, s3Request } from './s3proxy.mjs';
 
 function pickComponents(only) {
   if (!only || only.length === 0) return COMPONENTS;
-  const alias = { s3proxy: 's3', pg: 'postgres', postgresql: 'postgres' };
+  const alias = { s3proxy: 's3', pg: 'postgres', postgresql: 'postgres', smtp: 'mail' };
   const list = only.map((c) => alias[c] || c);
   for (const c of list) {
     if (!COMPONENTS.includes(c)) throw new InfraError(`unknown component "${c}" (expected: ${COMPONENTS.join(', ')})`);
@@ -39,7 +41,7 @@ function pickComponents(only) {
 
 /**
  * Starts whatever is missing and waits until it is ready. Idempotent.
- * @param {{ quiet?: boolean, only?: Array<'kafka'|'s3'|'postgres'> }} [opts]
+ * @param {{ quiet?: boolean, only?: Array<'kafka'|'s3'|'postgres'|'mail'> }} [opts]
  *   quiet: print nothing when everything is already up (actions are still reported).
  * @returns {Promise<Record<string,string> & { started: string[] }>} connection values
  *   (KAFKA_BROKERS, S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_REGION, DATABASE_URL, ...)
@@ -62,7 +64,7 @@ export async function ensureInfra({ quiet = false, only } = {}) {
     if (needKafka) await ensureLibs(LIBS.kafka, log);
     if (needS3) await ensureLibs(LIBS.s3proxy, log);
 
-    const tasks = { kafka: startKafka, s3: startS3, postgres: startPostgres };
+    const tasks = { kafka: startKafka, s3: startS3, postgres: startPostgres, mail: startMailSink };
     const results = await Promise.allSettled(want.map((c) => tasks[c](cfg, log)));
     const errors = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
     if (errors.length) {
@@ -79,6 +81,7 @@ export async function ensureInfra({ quiet = false, only } = {}) {
         if (k.startsWith('KAFKA') && !want.includes('kafka')) continue;
         if (k.startsWith('S3') && !want.includes('s3')) continue;
         if (k.includes('DATABASE') && !want.includes('postgres')) continue;
+        if ((k === 'SMTP_URL' || k === 'MAIL_SINK_URL') && !want.includes('mail')) continue;
         log.act(`${k}=${v}`);
       }
     }
@@ -94,14 +97,14 @@ export async function startInfra(opts = {}) {
 /**
  * Stops the processes this script started (SIGTERM, then SIGKILL after 20 s) and removes their pid files.
  * Services that were already running when infra.mjs found them are left alone.
- * @param {{ quiet?: boolean, only?: Array<'kafka'|'s3'|'postgres'> }} [opts]
+ * @param {{ quiet?: boolean, only?: Array<'kafka'|'s3'|'postgres'|'mail'> }} [opts]
  */
 export async function stopInfra({ quiet = false, only } = {}) {
   const log = makeLogger(quiet);
   const want = pickComponents(only);
   ensureDir(DIRS.run);
   await withLock(log, async () => {
-    const stopJava = async (name, markers, label) => {
+    const stopProcess = async (name, markers, label) => {
       const rec = ourProcess(name, markers, log);
       if (!rec) {
         log.info(`${label.padEnd(9)} not running (nothing started by infra.mjs)`);
@@ -114,8 +117,9 @@ export async function stopInfra({ quiet = false, only } = {}) {
       log.act(`${name}: ${how === 'killed' ? 'killed after not stopping within 20 s' : 'stopped'} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     };
     const jobs = [];
-    if (want.includes('kafka')) jobs.push(stopJava('kafka', kafkaMarkers(), 'kafka'));
-    if (want.includes('s3')) jobs.push(stopJava('s3proxy', s3Markers(), 's3proxy'));
+    if (want.includes('kafka')) jobs.push(stopProcess('kafka', kafkaMarkers(), 'kafka'));
+    if (want.includes('s3')) jobs.push(stopProcess('s3proxy', s3Markers(), 's3proxy'));
+    if (want.includes('mail')) jobs.push(stopProcess('mail-sink', mailSinkMarkers(), 'mail'));
     if (want.includes('postgres')) jobs.push(stopPostgres(log));
     await Promise.all(jobs);
   });
@@ -170,6 +174,17 @@ export async function infraStatus() {
     port: cfg.pg.port,
     detail: `${HOST}:${cfg.pg.port}${p?.pid ? ` (data ${rel(PG.dataDir)})` : pUp ? ' (external server)' : ''}`,
   });
+
+  const m = ourProcess('mail-sink', mailSinkMarkers());
+  const mUp = await mailSinkAnswers(cfg.mail.httpPort);
+  out.push({
+    component: 'mail',
+    running: mUp,
+    ours: !!m,
+    pid: m?.pid ?? null,
+    port: cfg.mail.smtpPort,
+    detail: `SMTP ${HOST}:${cfg.mail.smtpPort}, list http://${HOST}:${cfg.mail.httpPort}/messages${m ? '' : mUp ? ' (external sink)' : ''}`,
+  });
   return out;
 }
 
@@ -177,17 +192,18 @@ export async function infraStatus() {
 // CLI
 // ---------------------------------------------------------------------------
 
-const USAGE = `usage: node tools/infra/infra.mjs <command> [kafka|s3|postgres ...]
+const USAGE = `usage: node tools/infra/infra.mjs <command> [kafka|s3|postgres|mail ...]
 
 commands:
-  start    start Kafka, S3Proxy and PostgreSQL (whatever is not running yet) and print connection values
+  start    start Kafka, S3Proxy, PostgreSQL and the SMTP sink (whatever is not running yet) and print connection values
   ensure   same as start, but prints nothing when everything is already up
   stop     stop what this script started (SIGTERM, SIGKILL after 20 s)
   status   one line per component; exit 1 if something is not running
   kafka-topics <args>   run Kafka's TopicCommand against the local broker (e.g. --list)
 
 env: KAFKA_PORT (9092) KAFKA_CONTROLLER_PORT (9093) KAFKA_SECURE_PORT (SASL_SSL, off) KAFKA_DIR (.data/kafka) S3_PORT (9000) S3_BUCKET (platform-media)
-     S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY PGPORT (5432) PGUSER (postgres) PG_DATABASES (platform,platform_test)`;
+     S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY PGPORT (5432) PGUSER (postgres) PG_DATABASES (platform,platform_test)
+     MAIL_SMTP_PORT (1025) MAIL_HTTP_PORT (1080)`;
 
 async function main(argv) {
   const [cmd, ...rest] = argv;

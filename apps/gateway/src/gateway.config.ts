@@ -16,6 +16,8 @@ export interface GatewayConfig extends BaseConfig {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Dev and test: where the local SMTP sink lists what it caught (GET /admin/v1/mail); refused in production. */
+  mailSinkUrl: string | null;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -23,6 +25,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const adminToken = env.ADMIN_TOKEN ?? (base.production ? '' : 'dev-admin-token');
   if (!adminToken) throw new ConfigError('ADMIN_TOKEN is required in production');
   if (base.production && adminToken === 'dev-admin-token') throw new ConfigError('Refusing to run in production with the dev ADMIN_TOKEN');
+  const mailSinkUrl = env.MAIL_SINK_URL?.trim() || null;
+  if (mailSinkUrl && base.production) throw new ConfigError('MAIL_SINK_URL is for dev and test only; production refuses it');
+  if (mailSinkUrl && !/^https?:\/\//.test(mailSinkUrl)) throw new ConfigError('MAIL_SINK_URL must be an http(s) URL');
   return {
     ...base,
     adminPort: Number(env.ADMIN_PORT ?? 3001),
@@ -39,5 +44,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     headersTimeoutMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000),
     requestTimeoutMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000),
     bodyTimeoutMs: Number(env.HTTP_BODY_TIMEOUT_MS ?? 10_000),
+    mailSinkUrl: mailSinkUrl?.replace(/\/+$/, '') ?? null,
   };
 }

@@ -80,7 +80,15 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   const keys = new ApiKeysService(runtime, keyCache);
   const testClock = runtime.clock instanceof TestClock ? new TestClockService(runtime, runtime.clock, rpc) : null;
   const admin = createAdminPipeline({
-    routes: adminRoutes({ rpc, keys, apps: appCache, clock: runtime.clock, testClock, appUserIdSecret: config.appUserIdSecret }),
+    routes: adminRoutes({
+      rpc,
+      keys,
+      apps: appCache,
+      clock: runtime.clock,
+      testClock,
+      appUserIdSecret: config.appUserIdSecret,
+      mailSinkUrl: config.mailSinkUrl,
+    }),
     adminToken: config.adminToken,
     docsUrl: config.docsUrl,
     basePath: ADMIN_BASE_PATH,

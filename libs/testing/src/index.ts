@@ -8,3 +8,4 @@ export * from './api-conformance';
 export * from './otlp-receiver';
 export * from './throwaway-postgres';
 export * from './raw-http';
+export * from './mail-sink.js';

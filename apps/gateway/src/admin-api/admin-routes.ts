@@ -20,6 +20,7 @@ import {
 } from './admin.dto';
 import type { AdminContext, AdminRoute } from './admin-route';
 import { audienceRoutes } from './audience-routes';
+import { mailRoutes } from './mail-routes';
 import { platformSettle } from './platform-settle';
 
 export interface AdminDeps {
@@ -29,6 +30,8 @@ export interface AdminDeps {
   clock: Clock;
   testClock: TestClockService | null;
   appUserIdSecret: string;
+  /** The local SMTP sink's list (dev and test), or null: then GET /mail does not exist. */
+  mailSinkUrl: string | null;
 }
 
 /** Admin calls return only once the gateway's own view of the app has caught up (no sleeps in tests). */
@@ -188,6 +191,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
       },
     },
     ...audienceRoutes({ rpc: deps.rpc, apps: deps.apps, appUserIdSecret: deps.appUserIdSecret, settle: platform }),
+    ...mailRoutes(deps.mailSinkUrl),
   ];
 
   // DESIGN section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.
