@@ -7,7 +7,7 @@
 #   docker build --build-arg APP=profile -t platform-profile .
 #   docker run --rm -p 3040:3040 -e DATABASE_URL=... -e KAFKA_BROKERS=... platform-profile
 #
-# apps: gateway | messaging | consent | media | profile | webhook-dispatcher | chat-sim
+# apps: gateway | messaging | consent | media | profile | webhook-dispatcher | chat-sim | console
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
@@ -58,8 +58,8 @@ COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
 USER node
 # Public ports of the apps (gateway 3000 + admin 3001, messaging 3010, consent 3020, media 3030,
-# profile 3040, webhook-dispatcher 3050, chat-sim 3060); each app listens on $PORT.
-EXPOSE 3000 3001 3010 3020 3030 3040 3050 3060
+# profile 3040, webhook-dispatcher 3050, chat-sim 3060, console 3002); each app listens on $PORT.
+EXPOSE 3000 3001 3002 3010 3020 3030 3040 3050 3060
 STOPSIGNAL SIGTERM
 # `exec` so node is PID 1's direct replacement and receives SIGTERM (graceful shutdown in runMain).
 CMD ["/bin/sh", "-c", "exec node \"dist/apps/${APP}/src/main.js\""]

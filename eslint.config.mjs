@@ -53,7 +53,7 @@ const NODE_GLOBALS = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 );
 
-const APPS = ['gateway', 'messaging', 'consent', 'media', 'profile', 'webhook-dispatcher', 'chat-sim'];
+const APPS = ['gateway', 'messaging', 'consent', 'media', 'profile', 'webhook-dispatcher', 'chat-sim', 'console'];
 
 /** Files allowed to use @platform/testing (test code only). */
 const TEST_FILES = ['**/*.spec.ts', '**/*.test-helpers.ts', 'libs/*/src/testing/**/*.ts', 'libs/testing/**/*.ts'];

@@ -28,6 +28,7 @@ const NOT_IN_COMPOSE: Record<string, string> = {
   WEBHOOK_DEV_HOSTS: 'dev/test only, refused in production; see the comment on webhook-dispatcher',
   WEBHOOK_CA_FILE: 'dev/test only and needs a mounted file; see the comment on webhook-dispatcher',
   WEBHOOK_DNS_SERVERS: 'dev/test only, refused in production; see the comment on webhook-dispatcher',
+  CONSOLE_PORT: 'compose sets PORT, which the console reads as every app does',
   MAIL_SINK_URL: 'dev/test only (the local SMTP sink of tools/infra), refused in production',
   ...Object.fromEntries(
     [

@@ -31,6 +31,7 @@ const TEST_SECRETS: Record<string, string> = {
   WEBHOOK_LISTEN_SECRET: 'migrate-jobs-test-webhook-listen-secret',
   SECRETS_KEYS: `mj:${Buffer.alloc(32, 7).toString('base64')}`,
   SECRETS_ACTIVE_KEY_ID: 'mj',
+  SMTP_URL: 'smtp://127.0.0.1:1025',
   // Key of the KafkaUser Secrets (prod: KAFKA_SASL_PASSWORD).
   password: 'migrate-jobs-test-kafka-password',
 };

@@ -1,5 +1,5 @@
 /**
- * Starts and stops the seven apps as child processes from dist/, each with its own port, and waits
+ * Starts and stops the apps as child processes from dist/, each with its own port, and waits
  * until every one answers /readyz. Shared by `npm start` and the integration test setup.
  */
 import { spawn } from 'node:child_process';
@@ -17,6 +17,7 @@ export const APPS = {
   consent: 20,
   media: 30,
   'webhook-dispatcher': 50,
+  console: 2,
   gateway: 0,
 };
 

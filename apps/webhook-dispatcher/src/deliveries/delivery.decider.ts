@@ -22,7 +22,8 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500 || (status >= 300 && status < 400);
 }
 
-function describe(result: AttemptResult): { responseStatus: number | null; error: string } {
+/** An attempt's result as the delivery log and D25's email show it: the status, or what went wrong. */
+export function describeAttempt(result: AttemptResult): { responseStatus: number | null; error: string } {
   switch (result.kind) {
     case 'response':
       return { responseStatus: result.status, error: `answered ${result.status}` };
@@ -44,7 +45,7 @@ export function decideDelivery(command: DeliveryCommand, state: DeliveryState): 
       if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
         return [{ type: 'DeliverySucceeded', data: { attempt, at, responseStatus: result.status } }];
       }
-      const { responseStatus, error } = describe(result);
+      const { responseStatus, error } = describeAttempt(result);
       const retryable = result.kind !== 'response' || isRetryableStatus(result.status);
       const deadline = Date.parse(state.createdAt) + WEBHOOKS.retryWindowMs;
       const atMs = command.metadata.now.getTime();

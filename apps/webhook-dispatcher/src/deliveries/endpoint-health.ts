@@ -4,6 +4,7 @@ import { log, type ServiceRuntime } from '#platform/service-kit';
 import { endpointDecider, failingLongEnoughToDisable } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import type { AttemptReport } from './delivery-attempt';
+import { describeAttempt } from './delivery.decider';
 
 /** D25: since when each endpoint has been failing, from its deliveries' outcomes; those failing too long are disabled. */
 
@@ -61,14 +62,20 @@ export async function disableLongFailing(runtime: ServiceRuntime, failing: Faili
   for (const row of failing) {
     // The decider's own rule, asked first so endpoints not yet due cost no transaction.
     if (!failingLongEnoughToDisable(new Date(row.failing_since), now)) continue;
-    const appId = reports.find((r) => r.delivery.endpointId === row.endpoint_id)?.delivery.appId ?? null;
+    const own = reports.filter((r) => r.delivery.endpointId === row.endpoint_id);
+    const appId = own[0]?.delivery.appId ?? null;
+    const last = own
+      .filter((r) => r.result !== null)
+      .sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime())
+      .pop();
+    const lastError = last?.result ? describeAttempt(last.result).error : null;
     try {
       await handleCommand({
         em: runtime.em(),
         eventStore: runtime.eventStore,
         decider: endpointDecider,
         streamId: `endpoint-${row.endpoint_id}`,
-        command: { type: 'DisableFailingEndpoint', data: { failingSince: new Date(row.failing_since).toISOString() }, metadata: { now } },
+        command: { type: 'DisableFailingEndpoint', data: { failingSince: new Date(row.failing_since).toISOString(), lastError }, metadata: { now } },
         meta: { now, appId, correlationId: null, causationId: null },
         project: (tx, stored) => projectEndpointEvents(tx, stored),
       });

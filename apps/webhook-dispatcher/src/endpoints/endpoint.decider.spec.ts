@@ -20,12 +20,12 @@ const verified: EndpointEvent = { type: 'WebhookEndpointVerified', data: { endpo
 const verificationFailed: EndpointEvent = { type: 'WebhookEndpointVerificationFailed', data: { endpointId, error: 'answered 404' } };
 const disabled: EndpointEvent = {
   type: 'WebhookEndpointDisabled',
-  data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince: '2026-01-01T00:00:00.000Z' },
+  data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince: '2026-01-01T00:00:00.000Z', lastError: 'answered 503' },
 };
 const deleted: EndpointEvent = { type: 'WebhookEndpointDeleted', data: { endpointId } };
 const disable = (now: string): EndpointCommand => ({
   type: 'DisableFailingEndpoint',
-  data: { failingSince: '2026-01-01T00:00:00.000Z' },
+  data: { failingSince: '2026-01-01T00:00:00.000Z', lastError: 'answered 503' },
   metadata: { now: new Date(now) },
 });
 

@@ -17,7 +17,7 @@ export type EndpointCommand =
   /** POST …/test: only an enabled endpoint gets test events. */
   | Command<'SendTestEvent', Record<string, never>>
   /** D25: every delivery failed since `failingSince`. */
-  | Command<'DisableFailingEndpoint', { failingSince: string }>
+  | Command<'DisableFailingEndpoint', { failingSince: string; lastError: string | null }>
   | Command<'DeleteEndpoint', Record<string, never>>;
 
 /** D25: an endpoint whose every delivery has failed for 3 days (WEBHOOKS.disableAfterFailingMs) is disabled. */
@@ -89,10 +89,10 @@ export function decideEndpoint(command: EndpointCommand, state: EndpointState): 
     }
     case 'DisableFailingEndpoint': {
       if (state.status !== 'enabled') return [];
-      const { failingSince } = command.data;
+      const { failingSince, lastError } = command.data;
       if (!failingLongEnoughToDisable(new Date(failingSince), command.metadata.now)) return [];
       const { endpointId, url } = state.endpoint;
-      return [{ type: 'WebhookEndpointDisabled', data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince } }];
+      return [{ type: 'WebhookEndpointDisabled', data: { endpointId, url, reason: 'every delivery failed for 3 days', failingSince, lastError } }];
     }
     case 'DeleteEndpoint': {
       const { endpointId } = existing(state).endpoint;

@@ -1,0 +1,14 @@
+import { mailSettingsFromEnv, type MailSettings } from '#platform/mail';
+
+export interface ConsoleSettings {
+  /** Where people reach the console (CONSOLE_URL): the links in emails point there. */
+  consoleUrl: string;
+  mail: MailSettings;
+}
+
+export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean): ConsoleSettings {
+  const consoleUrl = (env.CONSOLE_URL?.trim() || 'http://localhost:3002').replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(consoleUrl)) throw new Error('CONSOLE_URL must be an http(s) URL');
+  if (production && !consoleUrl.startsWith('https://')) throw new Error('CONSOLE_URL must use https in production');
+  return { consoleUrl, mail: mailSettingsFromEnv(env, { production }) };
+}
