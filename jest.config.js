@@ -1,5 +1,5 @@
 /** ES-module-only packages Jest must compile to CommonJS (tools/test/esm-to-commonjs.transform.js). */
-const ESM_ONLY = ['file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer/inflate', '@borewit/text-codec'];
+const ESM_ONLY = ['file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer/inflate', '@borewit/text-codec', 'cookie'];
 
 /**
  * Three levels (DEVELOPERS guide): unit (*.spec.ts, pure, no I/O), integration (*.int.spec.ts, real

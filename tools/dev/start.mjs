@@ -42,6 +42,7 @@ const env = {
   KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
   CLOCK_MODE: process.env.CLOCK_MODE ?? 'system',
   ADMIN_TOKEN,
+  CONSOLE_URL: process.env.CONSOLE_URL ?? `http://localhost:${BASE_PORT + 2}`,
   SMTP_URL: process.env.SMTP_URL ?? `smtp://127.0.0.1:${process.env.MAIL_SMTP_PORT ?? 1025}`,
   MAIL_SINK_URL: process.env.MAIL_SINK_URL ?? `http://127.0.0.1:${process.env.MAIL_HTTP_PORT ?? 1080}`,
   ...(opts.namespace !== undefined ? { KAFKA_NAMESPACE: opts.namespace } : {}),

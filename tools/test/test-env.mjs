@@ -40,6 +40,8 @@ export const TEST_ENV = {
   KAFKA_NAMESPACE: process.env.KAFKA_NAMESPACE ?? `${TEST_DATABASE}.`,
   // Tests connect from 127.0.0.1 and act as clients of other addresses through X-Forwarded-For.
   TRUSTED_PROXIES: '127.0.0.1',
+  // Where the test stack's console listens (stack port offset 2): the links in its emails point there.
+  CONSOLE_URL: `http://127.0.0.1:${TEST_BASE_PORT + 2}`,
   // The local SMTP sink of tools/infra, and its list for GET /admin/v1/mail.
   SMTP_URL: `smtp://127.0.0.1:${process.env.MAIL_SMTP_PORT ?? 1025}`,
   MAIL_SINK_URL: `http://127.0.0.1:${process.env.MAIL_HTTP_PORT ?? 1080}`,

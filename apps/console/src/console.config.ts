@@ -1,14 +1,22 @@
+import type { BlockList } from 'node:net';
 import { mailSettingsFromEnv, type MailSettings } from '#platform/mail';
+import { trustedProxies } from '#platform/service-kit';
 
 export interface ConsoleSettings {
   /** Where people reach the console (CONSOLE_URL): the links in emails point there. */
   consoleUrl: string;
   mail: MailSettings;
+  /** TRUSTED_PROXIES, as the gateway reads it. */
+  trustedProxies: BlockList;
 }
 
 export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean): ConsoleSettings {
   const consoleUrl = (env.CONSOLE_URL?.trim() || 'http://localhost:3002').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(consoleUrl)) throw new Error('CONSOLE_URL must be an http(s) URL');
   if (production && !consoleUrl.startsWith('https://')) throw new Error('CONSOLE_URL must use https in production');
-  return { consoleUrl, mail: mailSettingsFromEnv(env, { production }) };
+  const proxies = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return { consoleUrl, mail: mailSettingsFromEnv(env, { production }), trustedProxies: trustedProxies(proxies) };
 }

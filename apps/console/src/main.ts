@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import { MailSender } from '#platform/mail';
 import { log, runMain, startService } from '#platform/service-kit';
 import { appsConsumer } from './apps/apps.projection';
-import { ConsoleModule } from './console.module';
+import { consoleModule } from './console.module';
 import { loadConsoleSettings } from './console.config';
 import { endpointDisabledConsumer } from './endpoint-alerts/endpoint-disabled.consumer';
 import { consoleMigrations } from './persistence/migrations';
@@ -24,7 +24,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       migrations: consoleMigrations,
       outboxRoute: () => null,
       consumers: (runtime) => [appsConsumer, endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from })],
-      module: ConsoleModule,
+      module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies }),
     },
     // CONSOLE_PORT is the console's documented port variable; PORT (as every app) also works.
     { ...env, PORT: env.CONSOLE_PORT ?? env.PORT },

@@ -7,7 +7,7 @@ import { ADMIN_BASE_PATH, isEventOf, RPC_SERVICES, TOPICS, type DomainEvent } fr
 import type { OutboxRoute } from '#platform/event-store';
 import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
-import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '#platform/service-kit';
+import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trustedProxies } from '#platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
@@ -26,7 +26,6 @@ import { referenceRoutes } from './openapi/reference-routes';
 import { ListenStreams } from './listen/listen-streams';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
-import { trustedProxies } from './rate-limits/client-address';
 import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { TestClockService } from './test-clock/test-clock.service';

@@ -17,3 +17,4 @@ export * from './wait-for-applied';
 export * from './background-job';
 export * from './row-values';
 export * from './secret-key-ring';
+export * from './client-address';

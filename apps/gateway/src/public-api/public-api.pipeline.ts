@@ -4,7 +4,16 @@ import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH
 import type { Clock } from '#platform/clock';
 import { DomainError, isDomainError } from '#platform/errors';
 import { SpanKind } from '@opentelemetry/api';
-import { addLogFields, bindLogContext, currentTraceparent, log, nameCurrentSpan, runWithLogContext, type ServiceMetrics } from '#platform/service-kit';
+import {
+  addLogFields,
+  bindLogContext,
+  clientAddress,
+  currentTraceparent,
+  log,
+  nameCurrentSpan,
+  runWithLogContext,
+  type ServiceMetrics,
+} from '#platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
@@ -15,7 +24,6 @@ import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
-import { clientAddress } from '../rate-limits/client-address';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
 import { PATH_ID_MAX_LENGTH, type PublicResult, type PublicRoute } from './public-route';
 import { replayInsteadOfRefusal } from './replay-when-limited';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP, isIPv4 } from 'node:net';
 
-/** `TRUSTED_PROXIES`: addresses and CIDRs of the proxies in front of the gateway. */
+/** `TRUSTED_PROXIES`: addresses and CIDRs of the proxies in front of an app (the gateway, the console). */
 export function trustedProxies(entries: string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {

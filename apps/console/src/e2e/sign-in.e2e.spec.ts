@@ -1,0 +1,198 @@
+import { admin, advanceClock, eventually, expectStatus, unique } from '#platform/testing';
+
+/**
+ * Signing in to the console by emailed link, over plain HTTP against the running stack: the forms,
+ * their CSRF tokens, the cookies' flags, single-use and expiring links, sessions that end, no
+ * account enumeration, and 404 for an app a person is not a member of.
+ */
+const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
+
+/** Client addresses of this run: every visitor its own, so the per-client limit counts each apart. */
+let nextAddress = Math.floor(Math.random() * 2 ** 22);
+
+/** A browser of one person: its cookies, and a client address of its own (through the trusted proxy, 127.0.0.1). */
+class Visitor {
+  readonly cookies = new Map<string, string>();
+  readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
+  lastSetCookies: string[] = [];
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
+    const res = await fetch(CONSOLE + path, {
+      method,
+      redirect: 'manual',
+      headers: {
+        'x-forwarded-for': this.address,
+        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    this.lastSetCookies = res.headers.getSetCookie();
+    for (const header of this.lastSetCookies) {
+      const [pair] = header.split(';');
+      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      if (value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: res.status, location: res.headers.get('location'), body: await res.text(), headers: res.headers };
+  }
+
+  /** The CSRF token of the first form on a page. */
+  static csrf(body: string): string {
+    const match = /name="csrf" value="([^"]+)"/.exec(body);
+    if (!match) throw new Error(`no CSRF field in: ${body.slice(0, 300)}`);
+    return match[1];
+  }
+}
+
+async function appOwnedBy(owner: string): Promise<string> {
+  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
+  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Widgets <Inc>', creatorEmail: owner }), 201).body.id;
+}
+
+const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
+
+/** Asks for a link and returns the path of the one emailed (waiting for the console to know the app first). */
+async function signInLink(visitor: Visitor, email: string): Promise<string> {
+  const before = (await mailTo(email)).length;
+  const home = await visitor.request('GET', '/');
+  const answer = await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email });
+  expect(answer.status).toBe(200);
+  const mails = await eventually(async () => {
+    const caught = await mailTo(email);
+    return caught.length > before ? caught : null;
+  }, 15_000);
+  const link = /https?:\/\/[^\s]+\/sign-in\/([A-Za-z0-9_-]+)/.exec(mails[0].text);
+  if (!link) throw new Error(`no link in ${mails[0].text}`);
+  return `/sign-in/${link[1]}`;
+}
+
+async function signIn(visitor: Visitor, email: string): Promise<void> {
+  const path = await signInLink(visitor, email);
+  const confirm = await visitor.request('GET', path);
+  const used = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+  expect([used.status, used.location]).toEqual([303, '/apps']);
+}
+
+describe('console sign-in (e2e)', () => {
+  it('shows a sign-in form with an Email field, and sets its CSRF cookie HttpOnly and SameSite=Lax', async () => {
+    const visitor = new Visitor();
+    const home = await visitor.request('GET', '/');
+    expect(home.status).toBe(200);
+    const csrfCookie = visitor.lastSetCookies.find((c) => c.startsWith('console_csrf='));
+    expect(csrfCookie).toMatch(/; HttpOnly/i);
+    expect(csrfCookie).toMatch(/; SameSite=Lax/i);
+    expect(home.body).toContain('<label for="email">Email</label>');
+    expect(home.body).toContain('<button type="submit">Sign in</button>');
+    expect(home.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(home.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('signs an owner in by emailed link, once; the session shows their apps and 404 for others', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const appId = await appOwnedBy(owner);
+    const otherApp = await appOwnedBy(`${unique('other.')}@widgets.example`);
+    const visitor = new Visitor();
+
+    const path = await signInLink(visitor, owner);
+    const [mail] = await mailTo(owner);
+    expect(mail).toMatchObject({ to: [owner], subject: 'Your sign-in link' });
+    expect(mail.html).toContain(`href="${CONSOLE}${path}"`);
+
+    // Opening the link uses nothing up: a mail scanner's visit leaves it working.
+    const confirm = await visitor.request('GET', path);
+    expect(confirm.status).toBe(200);
+    expect((await visitor.request('GET', path)).status).toBe(200);
+    const used = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+    expect([used.status, used.location]).toEqual([303, '/apps']);
+    const sessionCookie = visitor.lastSetCookies.find((c) => c.startsWith('console_session='));
+    expect(sessionCookie).toMatch(/; HttpOnly/i);
+    expect(sessionCookie).toMatch(/; SameSite=Lax/i);
+    expect(sessionCookie).toMatch(/; Max-Age=43200/);
+    expect(sessionCookie).not.toMatch(/; Secure/i); // the test console is served over http; https turns Secure on
+
+    const apps = await visitor.request('GET', '/apps');
+    expect(apps.status).toBe(200);
+    expect(apps.body).toContain(`href="/apps/${appId}"`);
+    expect(apps.body).toContain('Widgets &lt;Inc&gt;');
+    expect(apps.body).not.toContain(otherApp);
+    expect((await visitor.request('GET', `/apps/${appId}`)).status).toBe(200);
+    const notMine = await visitor.request('GET', `/apps/${otherApp}`);
+    const missing = await visitor.request('GET', `/apps/app_${unique('nothing')}`);
+    expect([notMine.status, missing.status]).toEqual([404, 404]);
+    expect(notMine.body).toBe(missing.body);
+
+    // The link works once, even in the same browser.
+    const again = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+    expect(again.status).toBe(400);
+    expect(again.body).toContain('used already, has expired or is unknown');
+  });
+
+  it('answers a non-member exactly as a member, and mails the non-member nothing', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner);
+    await signInLink(new Visitor(), owner); // the console knows the app and its owner now
+    const stranger = `${unique('stranger.')}@widgets.example`;
+    const answers = [];
+    for (const email of [owner, stranger]) {
+      const visitor = new Visitor();
+      const home = await visitor.request('GET', '/');
+      const answer = await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email });
+      answers.push({ status: answer.status, body: answer.body.replace(email, '<address>') });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    await eventually(async () => (await mailTo(owner)).length === 2);
+    expect(await mailTo(stranger)).toEqual([]);
+  });
+
+  it('refuses a form without its CSRF token: sign-in, following a link and signing out', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner);
+    const visitor = new Visitor();
+    await visitor.request('GET', '/');
+    expect((await visitor.request('POST', '/sign-in', { email: owner })).status).toBe(403);
+    expect((await visitor.request('POST', '/sign-in', { email: owner, csrf: 'forged' })).status).toBe(403);
+
+    const path = await signInLink(visitor, owner);
+    expect((await visitor.request('POST', path, {})).status).toBe(403);
+    await signIn(visitor, owner);
+    expect((await visitor.request('POST', '/sign-out', { csrf: 'forged' })).status).toBe(403);
+    expect((await visitor.request('GET', '/apps')).status).toBe(200);
+  });
+
+  it('ends a session on sign-out and after 12 hours', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner);
+    const visitor = new Visitor();
+    await signIn(visitor, owner);
+    const apps = await visitor.request('GET', '/apps');
+    const out = await visitor.request('POST', '/sign-out', { csrf: Visitor.csrf(apps.body) });
+    expect([out.status, out.location]).toEqual([303, '/']);
+    expect((await visitor.request('GET', '/apps')).location).toBe('/');
+
+    const later = new Visitor();
+    await signIn(later, owner);
+    expect((await later.request('GET', '/apps')).status).toBe(200);
+    await advanceClock(12 * 3600);
+    expect((await later.request('GET', '/apps')).location).toBe('/');
+  });
+
+  it('refuses a link past its 15 minutes', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner);
+    const visitor = new Visitor();
+    const path = await signInLink(visitor, owner);
+    const confirm = await visitor.request('GET', path);
+    await advanceClock(15 * 60);
+    expect((await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) })).status).toBe(400);
+  });
+
+  it('limits sign-in requests per client: the eleventh in 15 minutes is refused', async () => {
+    const visitor = new Visitor();
+    const home = await visitor.request('GET', '/');
+    const statuses = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push((await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email: `${unique('x.')}@example.com` })).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+});

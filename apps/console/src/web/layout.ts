@@ -1,0 +1,54 @@
+import { html, SafeHtml } from './html';
+
+/** What every page knows of the person looking at it. */
+export interface Viewer {
+  email: string;
+  csrfToken: string;
+}
+
+const STYLE = `
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
+  body { margin: 0; }
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid #8884; }
+  main { max-width: 48rem; margin: 0 auto; padding: 1rem; }
+  label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+  input[type=email], input[type=text] { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
+  button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8883; }
+  .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
+  form.inline { display: inline; }
+`;
+
+/** The page shell: phone-width friendly, no script, no CDN. */
+export function page(title: string, body: SafeHtml, viewer: Viewer | null = null): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Developer console</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <header>
+          <a href="/apps"><strong>Developer console</strong></a>
+          ${
+            viewer
+              ? html`<span>${viewer.email}</span>
+                  <form class="inline" method="post" action="/sign-out">
+                    <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                    <button type="submit">Sign out</button>
+                  </form>`
+              : null
+          }
+        </header>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.value;
+}
