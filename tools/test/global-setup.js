@@ -1,6 +1,6 @@
 /**
  * Integration/e2e setup: real infrastructure (started when missing), a fresh test database, and the
- * seven apps from dist/ on the test ports with CLOCK_MODE=test. Tests read the URLs from the env.
+ * apps from dist/ on the test ports with CLOCK_MODE=test. Tests read the URLs from the env.
  */
 const path = require('node:path');
 
@@ -14,6 +14,9 @@ module.exports = async () => {
   // The local CA the dispatcher trusts (WEBHOOK_CA_FILE) must exist before the stack starts.
   TEST_ENV.WEBHOOK_CA_FILE = require(path.join(root, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR).caFile;
   await infra.ensureInfra({ quiet: true });
+  // The console's browser tests drive Debian's chromium (installed here when missing).
+  const { ensureChromium } = await import(path.join(root, 'tools/test/chromium.mjs'));
+  process.env.CHROMIUM_PATH = ensureChromium();
   await resetDatabase();
   // A namespace of its own per run (unless one is forced), so nothing replays earlier runs' events.
   const { freshKafkaNamespace } = await import(path.join(root, 'tools/infra/kafka-namespace.mjs'));

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { admin, eventually, expectStatus, unique } from '#platform/testing';
+
+/**
+ * The console in a real headless Chromium (Debian's, installed by the test setup when missing),
+ * driven by accessible names as a person would: sign in through the emailed link, open an app,
+ * get 404 for an app of someone else, sign out; on a phone-width screen too. Screenshots of the
+ * pages go to .data/screenshots.
+ */
+const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
+const SCREENSHOTS = path.resolve(__dirname, '../../../../.data/screenshots');
+
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function appOwnedBy(owner: string, displayName: string): Promise<string> {
+  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
+  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName, creatorEmail: owner }), 201).body.id;
+}
+
+const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
+
+/** Signs `email` in on `page` through the form and the emailed link, as a person would. */
+async function signIn(page: Page, email: string): Promise<void> {
+  const before = (await mailTo(email)).length;
+  await page.goto(CONSOLE);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('status').filter({ hasText: 'a sign-in link is on its way' }).waitFor();
+  const [mail] = await eventually(async () => {
+    const caught = await mailTo(email);
+    return caught.length > before ? caught : null;
+  }, 15_000);
+  const link = /https?:\/\/\S+\/sign-in\/[A-Za-z0-9_-]+/.exec(mail.text)![0];
+  await page.goto(link);
+  await page.getByRole('button', { name: 'Continue signing in' }).click();
+  await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+}
+
+describe('console in a browser (e2e)', () => {
+  it('signs an owner in through the emailed link, shows the app, 404 for another, and signs out', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Widgets Inc');
+    const otherApp = await appOwnedBy(`${unique('other.')}@widgets.example`, 'Someone Else');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(CONSOLE);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-sign-in.png'), fullPage: true });
+      await signIn(page, owner);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-apps.png'), fullPage: true });
+      expect(await page.getByRole('link', { name: 'Someone Else' }).count()).toBe(0);
+
+      await page.getByRole('link', { name: 'Widgets Inc' }).click();
+      await page.getByRole('heading', { name: 'Widgets Inc' }).waitFor();
+      expect(page.url()).toBe(`${CONSOLE}/apps/${appId}`);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-app-overview.png'), fullPage: true });
+
+      const response = await page.goto(`${CONSOLE}/apps/${otherApp}`);
+      expect(response?.status()).toBe(404);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+
+      const cookies = await context.cookies(CONSOLE);
+      expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Email').waitFor();
+      await page.goto(`${CONSOLE}/apps/${appId}`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('fits a phone-width screen', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner, 'A business with a rather long display name');
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    try {
+      await signIn(page, owner);
+      // Evaluated in the page (this program has no DOM types): how far the page is wider than the screen.
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-apps-phone.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
