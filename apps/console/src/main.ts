@@ -23,7 +23,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       entities: [],
       migrations: consoleMigrations,
       outboxRoute: () => null,
-      consumers: (runtime) => [appsConsumer, endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from })],
+      consumers: (runtime) => [appsConsumer(runtime), endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from })],
       module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies }),
     },
     // CONSOLE_PORT is the console's documented port variable; PORT (as every app) also works.

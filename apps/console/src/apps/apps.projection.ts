@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TOPICS, type EventOf } from '#platform/contracts';
-import type { ConsumerSpec } from '#platform/service-kit';
+import type { ConsumerSpec, ServiceRuntime } from '#platform/service-kit';
+import { MembersHandler } from '../members/members.handler';
 
-/** An app's creator (its `creatorEmail`) is its first owner (DESIGN section 11). */
+/** The app, as the console lists it. */
 async function recordApp(em: EntityManager, event: EventOf<'AppCreated'>): Promise<void> {
   const d = event.data;
   const at = new Date(event.occurredAt);
@@ -11,21 +12,21 @@ async function recordApp(em: EntityManager, event: EventOf<'AppCreated'>): Promi
      on conflict (app_id) do nothing`,
     [d.appId, d.orgId, d.handle, d.displayName, at],
   );
-  if (d.creatorEmail) {
-    await em.execute(`insert into console.members (app_id, email, role, added_at) values (?, ?, 'owner', ?) on conflict do nothing`, [
-      d.appId,
-      d.creatorEmail.toLowerCase(),
-      at,
-    ]);
-  }
 }
 
-/** The apps and their first owners, from profile.events. */
-export const appsConsumer: ConsumerSpec = {
-  name: 'apps',
-  topics: [TOPICS.profileEvents],
-  handlers: { AppCreated: recordApp },
-};
+/** The apps and their first owners (decided by the membership decider), from profile.events. */
+export function appsConsumer(runtime: ServiceRuntime): ConsumerSpec {
+  return {
+    name: 'apps',
+    topics: [TOPICS.profileEvents],
+    handlers: {
+      AppCreated: async (em, event) => {
+        await recordApp(em, event);
+        if (event.data.creatorEmail) await MembersHandler.addCreator(runtime, em, event.data.appId, event.data.creatorEmail.toLowerCase(), event);
+      },
+    },
+  };
+}
 
 /** The addresses of an app's owners, in the order they became owners. */
 export async function ownersOf(em: EntityManager, appId: string): Promise<string[]> {

@@ -80,6 +80,45 @@ describe('console in a browser (e2e)', () => {
     }
   }, 60_000);
 
+  it('lets an owner invite a member, who accepts by the emailed link, sees the app and cannot invite', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const member = `${unique('member.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Team App');
+    const ownerContext = await browser.newContext();
+    const memberContext = await browser.newContext();
+    try {
+      const ownerPage = await ownerContext.newPage();
+      await signIn(ownerPage, owner);
+      await ownerPage.getByRole('link', { name: 'Team App' }).click();
+      await ownerPage.getByRole('link', { name: 'Members' }).click();
+      await ownerPage.getByLabel('Email address to invite').fill(member);
+      await ownerPage.getByRole('button', { name: 'Invite' }).click();
+      await ownerPage.getByRole('heading', { name: 'Invited' }).waitFor();
+      await ownerPage.screenshot({ path: path.join(SCREENSHOTS, 'console-members.png'), fullPage: true });
+
+      const [invitation] = await eventually(async () => {
+        const caught = await mailTo(member);
+        return caught.length ? caught : null;
+      }, 15_000);
+      expect(invitation.subject).toBe('You are invited to Team App in the developer console');
+      const memberPage = await memberContext.newPage();
+      await memberPage.goto(/https?:\/\/\S+\/invitations\/[A-Za-z0-9_-]+/.exec(invitation.text)![0]);
+      await memberPage.getByRole('button', { name: 'Accept the invitation' }).click();
+      await memberPage.getByRole('heading', { name: 'Team App' }).waitFor();
+      expect(memberPage.url()).toBe(`${CONSOLE}/apps/${appId}`);
+      await memberPage.getByRole('link', { name: 'Members' }).click();
+      expect(await memberPage.getByLabel('Email address to invite').count()).toBe(0);
+
+      // The owner sees who joined in the app's recent changes.
+      await ownerPage.goto(`${CONSOLE}/apps/${appId}`);
+      await ownerPage.getByText(`${member} accepted the invitation`).waitFor();
+      await ownerPage.getByText(`${owner} invited ${member}`).waitFor();
+    } finally {
+      await ownerContext.close();
+      await memberContext.close();
+    }
+  }, 60_000);
+
   it('fits a phone-width screen', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
     await appOwnedBy(owner, 'A business with a rather long display name');

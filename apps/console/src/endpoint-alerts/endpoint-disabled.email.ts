@@ -1,13 +1,12 @@
 import type { EventOf } from '#platform/contracts';
 import type { OutgoingMail } from '#platform/mail';
+import { escapeHtml } from '../web/html';
 
 export interface EndpointDisabledEmailContext {
   /** The console's address (CONSOLE_URL), for the link to the endpoint's page. */
   consoleUrl: string;
   appName: string;
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /**
  * D25's email to one owner: which endpoint, since when it failed, the last error and how to

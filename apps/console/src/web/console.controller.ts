@@ -1,45 +1,34 @@
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { parseCookie as parseCookies, stringifySetCookie } from 'cookie';
+import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { BlockList } from 'node:net';
 import { isDomainError } from '#platform/errors';
-import { clientAddress, ServiceRuntime } from '#platform/service-kit';
-import { newToken, sameToken } from '../sessions/secret-tokens';
-import { endSession, findSession, type ConsoleSession } from '../sessions/session-store';
+import { clientAddress } from '#platform/service-kit';
+import { MembersHandler } from '../members/members.handler';
+import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
+import { auditLine } from './audit-lines';
+import { ConsoleWeb, SESSION_COOKIE } from './console-web';
 import { html } from './html';
-import { page, type Viewer } from './layout';
+import { page } from './layout';
 
-export const CONSOLE_SETTINGS = Symbol('CONSOLE_SETTINGS');
-export interface ConsoleWebSettings {
-  consoleUrl: string;
-  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES), for the per-client sign-in limit. */
-  trustedProxies: BlockList;
-}
-
-const SESSION_COOKIE = 'console_session';
-/** The sign-in forms' CSRF token before there is a session (double submit: cookie and field must match). */
-const FORM_COOKIE = 'console_csrf';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /**
- * The console's pages: sign-in by emailed link, sign-out, the apps a person is a member of. Server
- * rendered, no script; every change is a POST carrying a CSRF token; an app the person is not a
- * member of is 404, as in the API.
+ * Signing in and out, and the apps a person is a member of. Server rendered, no script; every
+ * change is a POST carrying a CSRF token; an app the person is not a member of is 404, as in the API.
  */
 @Controller()
 export class ConsoleController {
   constructor(
-    private readonly runtime: ServiceRuntime,
+    private readonly web: ConsoleWeb,
     private readonly signIn: SignInHandler,
-    @Inject(CONSOLE_SETTINGS) private readonly settings: ConsoleWebSettings,
+    private readonly members: MembersHandler,
   ) {}
 
   @Get('/')
   async home(@Req() req: Request, @Res() res: Response): Promise<void> {
-    if (await this.session(req)) return this.redirect(res, '/apps');
-    const csrf = this.formToken(req, res);
-    this.send(
+    if (await this.web.session(req)) return this.web.redirect(res, '/apps');
+    const csrf = this.web.formToken(req, res);
+    this.web.send(
       res,
       200,
       page(
@@ -57,10 +46,10 @@ export class ConsoleController {
 
   @Post('/sign-in')
   async requestLink(@Req() req: Request, @Res() res: Response): Promise<void> {
-    if (!this.formTokenMatches(req)) return this.refuseCsrf(res);
+    if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     const email = String(req.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) {
-      return this.send(
+      return this.web.send(
         res,
         400,
         page(
@@ -71,10 +60,10 @@ export class ConsoleController {
       );
     }
     try {
-      await this.signIn.requestLink(email, clientAddress(req, this.settings.trustedProxies));
+      await this.signIn.requestLink(email, clientAddress(req, this.web.settings.trustedProxies));
     } catch (error) {
       if (isDomainError(error) && error.code === 'rate_limited') {
-        return this.send(
+        return this.web.send(
           res,
           429,
           page('Sign in', html`<p class="notice" role="alert">Too many sign-in requests from here. Wait a few minutes, then try again.</p>`),
@@ -83,7 +72,7 @@ export class ConsoleController {
       throw error;
     }
     // The same answer whether or not the address may sign in: the page tells nobody who has apps.
-    this.send(
+    this.web.send(
       res,
       200,
       page('Check your email', html`<p class="notice" role="status">If ${email} may sign in, a sign-in link is on its way. It works once, for 15 minutes.</p>`),
@@ -91,10 +80,10 @@ export class ConsoleController {
   }
 
   @Get('/sign-in/:token')
-  async confirmLink(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  confirmLink(@Param('token') token: string, @Req() req: Request, @Res() res: Response): void {
     // Following the link only shows a button: mail scanners that open links do not use them up.
-    const csrf = this.formToken(req, res);
-    this.send(
+    const csrf = this.web.formToken(req, res);
+    this.web.send(
       res,
       200,
       page(
@@ -109,14 +98,14 @@ export class ConsoleController {
 
   @Post('/sign-in/:token')
   async useLink(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    if (!this.formTokenMatches(req)) return this.refuseCsrf(res);
+    if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     try {
       const { sessionToken, expiresAt } = await this.signIn.useLink(token);
-      res.append('Set-Cookie', this.cookie(SESSION_COOKIE, sessionToken, Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000)));
-      return this.redirect(res, '/apps');
+      this.web.startSession(res, sessionToken, expiresAt);
+      return this.web.redirect(res, '/apps');
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      this.send(
+      this.web.send(
         res,
         400,
         page(
@@ -130,19 +119,19 @@ export class ConsoleController {
 
   @Post('/sign-out')
   async signOut(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.session(req);
-    if (session && !sameToken(String(req.body?.csrf ?? ''), session.csrfToken)) return this.refuseCsrf(res);
-    const token = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
-    if (token) await endSession(this.runtime.em(), token);
-    res.append('Set-Cookie', this.cookie(SESSION_COOKIE, '', 0));
-    this.redirect(res, '/');
+    const session = await this.web.session(req);
+    if (session && !this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, this.web.viewer(session));
+    const token = this.web.cookie(req, SESSION_COOKIE);
+    if (token) await endSession(this.web.runtime.em(), token);
+    this.web.endSessionCookie(res);
+    this.web.redirect(res, '/');
   }
 
   @Get('/apps')
   async apps(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.session(req);
-    if (!session) return this.redirect(res, '/');
-    const apps = await this.runtime
+    const session = await this.web.session(req);
+    if (!session) return this.web.redirect(res, '/');
+    const apps = await this.web.runtime
       .em()
       .execute<{ app_id: string; display_name: string; handle: string; role: string }[]>(
         `select a.app_id, a.display_name, a.handle, m.role from console.members m join console.apps a using (app_id) where m.email = ? order by a.display_name, a.app_id`,
@@ -169,98 +158,43 @@ export class ConsoleController {
           </tbody>
         </table>`
       : html`<p>You are not a member of any app yet.</p>`;
-    this.send(res, 200, page('Your apps', body, this.viewer(session)));
+    this.web.send(res, 200, page('Your apps', body, this.web.viewer(session)));
   }
 
   @Get('/apps/:appId')
   async overview(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.session(req);
-    if (!session) return this.redirect(res, '/');
-    const [app] = await this.runtime
+    const session = await this.web.session(req);
+    if (!session) return this.web.redirect(res, '/');
+    const [app] = await this.web.runtime
       .em()
       .execute<{ display_name: string; handle: string; created_at: Date; role: string }[]>(
         `select a.display_name, a.handle, a.created_at, m.role from console.apps a join console.members m using (app_id) where a.app_id = ? and m.email = ?`,
         [appId, session.email],
       );
-    // Not a member: the same 404 as an app that does not exist.
-    if (!app) return this.send(res, 404, page('Not found', html`<p>There is no such app.</p>`, this.viewer(session)));
-    this.send(
+    if (!app) return this.web.notFound(res, this.web.viewer(session));
+    const audit = await this.members.audit(appId);
+    this.web.send(
       res,
       200,
       page(
         app.display_name,
         html`<dl>
-          <dt>App id</dt>
-          <dd>${appId}</dd>
-          <dt>Handle</dt>
-          <dd>${app.handle}</dd>
-          <dt>Created</dt>
-          <dd>${new Date(app.created_at).toISOString()}</dd>
-          <dt>Your role</dt>
-          <dd>${app.role}</dd>
-        </dl>`,
-        this.viewer(session),
+            <dt>App id</dt>
+            <dd>${appId}</dd>
+            <dt>Handle</dt>
+            <dd>${app.handle}</dd>
+            <dt>Created</dt>
+            <dd>${new Date(app.created_at).toISOString()}</dd>
+            <dt>Your role</dt>
+            <dd>${app.role}</dd>
+          </dl>
+          <p><a href="/apps/${appId}/members">Members</a></p>
+          <h2>Recent changes</h2>
+          <ul>
+            ${audit.map((entry) => html`<li><time datetime="${entry.occurredAt.toISOString()}">${entry.occurredAt.toISOString()}</time>: ${auditLine(entry)}</li>`)}
+          </ul>`,
+        this.web.viewer(session),
       ),
     );
-  }
-
-  private session(req: Request): Promise<ConsoleSession | null> {
-    return findSession(this.runtime.em(), parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE], this.runtime.clock.now());
-  }
-
-  private viewer(session: ConsoleSession): Viewer {
-    return { email: session.email, csrfToken: session.csrfToken };
-  }
-
-  /** The sign-in forms' token: the cookie's if there is one, else a new one set now. */
-  private formToken(req: Request, res: Response): string {
-    const existing = parseCookies(req.headers.cookie ?? '')[FORM_COOKIE];
-    if (existing) return existing;
-    const token = newToken();
-    res.append('Set-Cookie', this.cookie(FORM_COOKIE, token, 24 * 3600));
-    return token;
-  }
-
-  private formTokenMatches(req: Request): boolean {
-    return sameToken(String(req.body?.csrf ?? ''), parseCookies(req.headers.cookie ?? '')[FORM_COOKIE]);
-  }
-
-  private refuseCsrf(res: Response): void {
-    this.send(res, 403, page('Sign in', html`<p class="notice" role="alert">This form expired. Go back, reload the page and send it again.</p>`));
-  }
-
-  private cookie(name: string, value: string, maxAgeSeconds: number): string {
-    return stringifySetCookie({
-      name,
-      value,
-      httpOnly: true,
-      sameSite: 'lax',
-      path: '/',
-      maxAge: Math.max(0, maxAgeSeconds),
-      // Secure wherever the console is served over https (everywhere but a local dev or test stack).
-      secure: this.settings.consoleUrl.startsWith('https://'),
-    });
-  }
-
-  private redirect(res: Response, location: string): void {
-    res.status(303).setHeader('Location', location);
-    this.secure(res);
-    res.end();
-  }
-
-  private send(res: Response, status: number, body: string): void {
-    this.secure(res);
-    res.status(status).type('html').send(body);
-  }
-
-  private secure(res: Response): void {
-    res.setHeader(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // Sign-in links carry their token in the path: never send it on as a Referer.
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('Cache-Control', 'no-store');
   }
 }

@@ -18,6 +18,7 @@ const STYLE = `
   th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8883; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
 /** The page shell: phone-width friendly, no script, no CDN. */

@@ -1,0 +1,115 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DomainEvent } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
+import { decideInTransaction, handleCommand } from '#platform/event-store';
+import { enqueueMail } from '#platform/mail';
+import type { ServiceRuntime } from '#platform/service-kit';
+import { newToken, tokenHash } from '../sessions/secret-tokens';
+import { createSession } from '../sessions/session-store';
+import { SESSION_TTL_MS } from '../sign-in/sign-in.decider';
+import { invitationEmail } from './invitation.email';
+import { membershipDecider, type MembershipCommand } from './membership.decider';
+import { isMembershipEvent, projectMembership } from './membership.projection';
+
+export const membersStream = (appId: string) => `app-members-${appId}`;
+
+/** One change to an app's members, as the overview lists it (who, what, when). */
+export interface AuditEntry {
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/** Decides membership commands and applies them (projection, emails) in their transaction. */
+export class MembersHandler {
+  constructor(
+    private readonly runtime: ServiceRuntime,
+    private readonly settings: { consoleUrl: string; mailFrom: string },
+  ) {}
+
+  /** In a consumer's inbox transaction: the app's creator becomes its first owner. */
+  static async addCreator(runtime: ServiceRuntime, em: EntityManager, appId: string, email: string, cause: DomainEvent): Promise<void> {
+    const now = new Date(cause.occurredAt);
+    await decideInTransaction({
+      em,
+      eventStore: runtime.eventStore,
+      decider: membershipDecider,
+      streamId: membersStream(appId),
+      command: { type: 'AddCreator', data: { appId, email }, metadata: { now } },
+      meta: { now, appId, correlationId: cause.correlationId, causationId: cause.eventId },
+      project: (tx, stored) => projectMembership(tx, stored),
+    });
+  }
+
+  async invite(appId: string, by: string, rawEmail: string): Promise<void> {
+    const email = rawEmail.trim().toLowerCase();
+    const token = newToken();
+    const hash = tokenHash(token);
+    await this.decide(appId, { type: 'InviteMember', data: { appId, email, tokenHash: hash, by }, metadata: { now: this.runtime.clock.now() } }, async (tx) => {
+      const [app] = await tx.execute<{ display_name: string }[]>(`select display_name from console.apps where app_id = ?`, [appId]);
+      const link = `${this.settings.consoleUrl}/invitations/${token}`;
+      await enqueueMail(tx, 'console', invitationEmail(email, app?.display_name ?? appId, by, link, hash), this.settings.mailFrom);
+    });
+  }
+
+  /** Follows an invitation: the invitee joins and is signed in (the link proves the address). */
+  async accept(token: string): Promise<{ appId: string; sessionToken: string; expiresAt: Date }> {
+    const hash = tokenHash(token);
+    const [invitation] = await this.runtime.em().execute<{ app_id: string }[]>(`select app_id from console.invitations where token_hash = ?`, [hash]);
+    // No stream to load for a token nobody issued: the decider's own answer to an unknown token.
+    if (!invitation) throw new DomainError('not_found', 'This invitation is not known.');
+    const now = this.runtime.clock.now();
+    const sessionToken = newToken();
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+    await this.decide(
+      invitation.app_id,
+      { type: 'AcceptInvitation', data: { appId: invitation.app_id, tokenHash: hash }, metadata: { now } },
+      async (tx, stored) => {
+        const accepted = stored.find((event) => event.type === 'InvitationAccepted');
+        const email = (accepted?.data as { email?: string } | undefined)?.email;
+        if (email) await createSession(tx, tokenHash(sessionToken), email, now, expiresAt);
+      },
+    );
+    return { appId: invitation.app_id, sessionToken, expiresAt };
+  }
+
+  async remove(appId: string, by: string, email: string): Promise<void> {
+    await this.decide(appId, { type: 'RemoveMember', data: { appId, email, by }, metadata: { now: this.runtime.clock.now() } });
+  }
+
+  /** The app's membership changes, newest first. */
+  async audit(appId: string, limit = 20): Promise<AuditEntry[]> {
+    const rows = await this.runtime
+      .em()
+      .execute<{ type: string; data: Record<string, unknown>; occurred_at: Date }[]>(
+        `select type, data, occurred_at from console.events where stream_id = ? order by stream_version desc limit ?`,
+        [membersStream(appId), limit],
+      );
+    return rows.map((row) => ({ type: row.type, data: row.data, occurredAt: new Date(row.occurred_at) }));
+  }
+
+  private async decideUnknown(hash: string): Promise<never> {
+    // The same refusal the decider gives an unknown token, without a stream to load.
+    const events = membershipDecider.decide(
+      { type: 'AcceptInvitation', data: { appId: '', tokenHash: hash }, metadata: { now: this.runtime.clock.now() } },
+      membershipDecider.initialState(),
+    );
+    throw new Error(`unreachable: ${JSON.stringify(events)}`);
+  }
+
+  private async decide(appId: string, command: MembershipCommand, alongside?: (tx: EntityManager, stored: DomainEvent[]) => Promise<void>): Promise<void> {
+    const now = command.metadata.now;
+    await handleCommand({
+      em: this.runtime.em(),
+      eventStore: this.runtime.eventStore,
+      decider: membershipDecider,
+      streamId: membersStream(appId),
+      command,
+      meta: { now, appId, correlationId: null, causationId: null },
+      project: async (tx, stored) => {
+        await projectMembership(tx, stored);
+        await alongside?.(tx, stored);
+      },
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { Request, Response } from 'express';
+import type { BlockList } from 'node:net';
+import { ServiceRuntime } from '#platform/service-kit';
+import { newToken, sameToken } from '../sessions/secret-tokens';
+import { findSession, type ConsoleSession } from '../sessions/session-store';
+import { html } from './html';
+import { page, type Viewer } from './layout';
+
+export const CONSOLE_SETTINGS = Symbol('CONSOLE_SETTINGS');
+export interface ConsoleWebSettings {
+  consoleUrl: string;
+  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES), for the per-client sign-in limit. */
+  trustedProxies: BlockList;
+}
+
+export const SESSION_COOKIE = 'console_session';
+/** The CSRF token of the forms used before there is a session (double submit: cookie and field must match). */
+const FORM_COOKIE = 'console_csrf';
+
+/** What every console page needs: the session, CSRF tokens, cookies with the right flags, safe answers. */
+@Injectable()
+export class ConsoleWeb {
+  constructor(
+    readonly runtime: ServiceRuntime,
+    @Inject(CONSOLE_SETTINGS) readonly settings: ConsoleWebSettings,
+  ) {}
+
+  cookie(req: Request, name: string): string | undefined {
+    return parseCookie(req.headers.cookie ?? '')[name];
+  }
+
+  session(req: Request): Promise<ConsoleSession | null> {
+    return findSession(this.runtime.em(), this.cookie(req, SESSION_COOKIE), this.runtime.clock.now());
+  }
+
+  viewer(session: ConsoleSession): Viewer {
+    return { email: session.email, csrfToken: session.csrfToken };
+  }
+
+  /** A change made within a session carries that session's token. */
+  sessionTokenMatches(req: Request, session: ConsoleSession): boolean {
+    return sameToken(String(req.body?.csrf ?? ''), session.csrfToken);
+  }
+
+  /** The pre-session forms' token: the cookie's if there is one, else a new one set now. */
+  formToken(req: Request, res: Response): string {
+    const existing = this.cookie(req, FORM_COOKIE);
+    if (existing) return existing;
+    const token = newToken();
+    res.append('Set-Cookie', this.setCookie(FORM_COOKIE, token, 24 * 3600));
+    return token;
+  }
+
+  formTokenMatches(req: Request): boolean {
+    return sameToken(String(req.body?.csrf ?? ''), this.cookie(req, FORM_COOKIE));
+  }
+
+  startSession(res: Response, sessionToken: string, expiresAt: Date): void {
+    res.append('Set-Cookie', this.setCookie(SESSION_COOKIE, sessionToken, Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000)));
+  }
+
+  endSessionCookie(res: Response): void {
+    res.append('Set-Cookie', this.setCookie(SESSION_COOKIE, '', 0));
+  }
+
+  refuseCsrf(res: Response, viewer: Viewer | null = null): void {
+    this.send(res, 403, page('Form expired', html`<p class="notice" role="alert">This form expired. Go back, reload the page and send it again.</p>`, viewer));
+  }
+
+  notFound(res: Response, viewer: Viewer | null): void {
+    // The same page whether the app does not exist or the person is not a member of it.
+    this.send(res, 404, page('Not found', html`<p>There is no such app.</p>`, viewer));
+  }
+
+  redirect(res: Response, location: string): void {
+    this.secure(res);
+    res.status(303).setHeader('Location', location);
+    res.end();
+  }
+
+  send(res: Response, status: number, body: string): void {
+    this.secure(res);
+    res.status(status).type('html').send(body);
+  }
+
+  private setCookie(name: string, value: string, maxAgeSeconds: number): string {
+    return stringifySetCookie({
+      name,
+      value,
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      maxAge: Math.max(0, maxAgeSeconds),
+      // Secure wherever the console is served over https (everywhere but a local dev or test stack).
+      secure: this.settings.consoleUrl.startsWith('https://'),
+    });
+  }
+
+  private secure(res: Response): void {
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Sign-in and invitation links carry their token in the path: never send it on as a Referer.
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Cache-Control', 'no-store');
+  }
+}
