@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { admin, eventually, expectStatus, unique } from '#platform/testing';
+import { eventually, unique } from '#platform/testing';
+import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
  * The console in a real headless Chromium (Debian's, installed by the test setup when missing),
@@ -9,7 +10,6 @@ import { admin, eventually, expectStatus, unique } from '#platform/testing';
  * get 404 for an app of someone else, sign out; on a phone-width screen too. Screenshots of the
  * pages go to .data/screenshots.
  */
-const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
 const SCREENSHOTS = path.resolve(__dirname, '../../../../.data/screenshots');
 
 let browser: Browser;
@@ -20,13 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function appOwnedBy(owner: string, displayName: string): Promise<string> {
-  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
-  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName, creatorEmail: owner }), 201).body.id;
-}
-
-const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
 
 /** Signs `email` in on `page` through the form and the emailed link, as a person would. */
 async function signIn(page: Page, email: string): Promise<void> {

@@ -1,42 +1,7 @@
-import { admin, eventually, expectStatus, unique } from '#platform/testing';
+import { eventually, unique } from '#platform/testing';
+import { appOwnedBy, csrfOf as csrf, mailTo, Visitor } from './console-visitor.test-helpers';
 
 /** Members over HTTP: who may invite and remove, 404 for outsiders, the last owner stays. */
-const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
-let nextAddress = Math.floor(Math.random() * 2 ** 22);
-
-class Visitor {
-  readonly cookies = new Map<string, string>();
-  readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
-
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
-    const res = await fetch(CONSOLE + path, {
-      method,
-      redirect: 'manual',
-      headers: {
-        'x-forwarded-for': this.address,
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-    });
-    for (const header of res.headers.getSetCookie()) {
-      const [pair] = header.split(';');
-      const name = pair.slice(0, pair.indexOf('='));
-      const value = pair.slice(pair.indexOf('=') + 1);
-      if (value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return { status: res.status, location: res.headers.get('location'), body: await res.text() };
-  }
-}
-
-const csrf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)![1];
-const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
-
-async function appOwnedBy(owner: string): Promise<string> {
-  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
-  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Team', creatorEmail: owner }), 201).body.id;
-}
 
 /** Follows the newest emailed link matching `kind` ('sign-in' or 'invitations') and submits its form. */
 async function follow(visitor: Visitor, email: string, kind: 'sign-in' | 'invitations', count = 1) {

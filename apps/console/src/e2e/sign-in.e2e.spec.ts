@@ -1,62 +1,16 @@
-import { admin, advanceClock, eventually, expectStatus, unique } from '#platform/testing';
+import { advanceClock, eventually, unique } from '#platform/testing';
+import { appOwnedBy, CONSOLE, csrfOf, mailTo, Visitor } from './console-visitor.test-helpers';
 
 /**
  * Signing in to the console by emailed link, over plain HTTP against the running stack: the forms,
  * their CSRF tokens, the cookies' flags, single-use and expiring links, sessions that end, no
  * account enumeration, and 404 for an app a person is not a member of.
  */
-const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
-
-/** Client addresses of this run: every visitor its own, so the per-client limit counts each apart. */
-let nextAddress = Math.floor(Math.random() * 2 ** 22);
-
-/** A browser of one person: its cookies, and a client address of its own (through the trusted proxy, 127.0.0.1). */
-class Visitor {
-  readonly cookies = new Map<string, string>();
-  readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
-  lastSetCookies: string[] = [];
-
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
-    const res = await fetch(CONSOLE + path, {
-      method,
-      redirect: 'manual',
-      headers: {
-        'x-forwarded-for': this.address,
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-    });
-    this.lastSetCookies = res.headers.getSetCookie();
-    for (const header of this.lastSetCookies) {
-      const [pair] = header.split(';');
-      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      if (value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return { status: res.status, location: res.headers.get('location'), body: await res.text(), headers: res.headers };
-  }
-
-  /** The CSRF token of the first form on a page. */
-  static csrf(body: string): string {
-    const match = /name="csrf" value="([^"]+)"/.exec(body);
-    if (!match) throw new Error(`no CSRF field in: ${body.slice(0, 300)}`);
-    return match[1];
-  }
-}
-
-async function appOwnedBy(owner: string): Promise<string> {
-  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
-  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Widgets <Inc>', creatorEmail: owner }), 201).body.id;
-}
-
-const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
-
 /** Asks for a link and returns the path of the one emailed (waiting for the console to know the app first). */
 async function signInLink(visitor: Visitor, email: string): Promise<string> {
   const before = (await mailTo(email)).length;
   const home = await visitor.request('GET', '/');
-  const answer = await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email });
+  const answer = await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email });
   expect(answer.status).toBe(200);
   const mails = await eventually(async () => {
     const caught = await mailTo(email);
@@ -70,7 +24,7 @@ async function signInLink(visitor: Visitor, email: string): Promise<string> {
 async function signIn(visitor: Visitor, email: string): Promise<void> {
   const path = await signInLink(visitor, email);
   const confirm = await visitor.request('GET', path);
-  const used = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+  const used = await visitor.request('POST', path, { csrf: csrfOf(confirm.body) });
   expect([used.status, used.location]).toEqual([303, '/apps']);
 }
 
@@ -90,7 +44,7 @@ describe('console sign-in (e2e)', () => {
 
   it('signs an owner in by emailed link, once; the session shows their apps and 404 for others', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
-    const appId = await appOwnedBy(owner);
+    const appId = await appOwnedBy(owner, 'Widgets <Inc>');
     const otherApp = await appOwnedBy(`${unique('other.')}@widgets.example`);
     const visitor = new Visitor();
 
@@ -103,7 +57,7 @@ describe('console sign-in (e2e)', () => {
     const confirm = await visitor.request('GET', path);
     expect(confirm.status).toBe(200);
     expect((await visitor.request('GET', path)).status).toBe(200);
-    const used = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+    const used = await visitor.request('POST', path, { csrf: csrfOf(confirm.body) });
     expect([used.status, used.location]).toEqual([303, '/apps']);
     const sessionCookie = visitor.lastSetCookies.find((c) => c.startsWith('console_session='));
     expect(sessionCookie).toMatch(/; HttpOnly/i);
@@ -123,21 +77,21 @@ describe('console sign-in (e2e)', () => {
     expect(notMine.body).toBe(missing.body);
 
     // The link works once, even in the same browser.
-    const again = await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) });
+    const again = await visitor.request('POST', path, { csrf: csrfOf(confirm.body) });
     expect(again.status).toBe(400);
     expect(again.body).toContain('used already, has expired or is unknown');
   });
 
   it('answers a non-member exactly as a member, and mails the non-member nothing', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
-    await appOwnedBy(owner);
+    await appOwnedBy(owner, 'Widgets <Inc>');
     await signInLink(new Visitor(), owner); // the console knows the app and its owner now
     const stranger = `${unique('stranger.')}@widgets.example`;
     const answers = [];
     for (const email of [owner, stranger]) {
       const visitor = new Visitor();
       const home = await visitor.request('GET', '/');
-      const answer = await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email });
+      const answer = await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email });
       answers.push({ status: answer.status, body: answer.body.replace(email, '<address>') });
     }
     expect(answers[1]).toEqual(answers[0]);
@@ -147,7 +101,7 @@ describe('console sign-in (e2e)', () => {
 
   it('refuses a form without its CSRF token: sign-in, following a link and signing out', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
-    await appOwnedBy(owner);
+    await appOwnedBy(owner, 'Widgets <Inc>');
     const visitor = new Visitor();
     await visitor.request('GET', '/');
     expect((await visitor.request('POST', '/sign-in', { email: owner })).status).toBe(403);
@@ -162,11 +116,11 @@ describe('console sign-in (e2e)', () => {
 
   it('ends a session on sign-out and after 12 hours', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
-    await appOwnedBy(owner);
+    await appOwnedBy(owner, 'Widgets <Inc>');
     const visitor = new Visitor();
     await signIn(visitor, owner);
     const apps = await visitor.request('GET', '/apps');
-    const out = await visitor.request('POST', '/sign-out', { csrf: Visitor.csrf(apps.body) });
+    const out = await visitor.request('POST', '/sign-out', { csrf: csrfOf(apps.body) });
     expect([out.status, out.location]).toEqual([303, '/']);
     expect((await visitor.request('GET', '/apps')).location).toBe('/');
 
@@ -179,12 +133,12 @@ describe('console sign-in (e2e)', () => {
 
   it('refuses a link past its 15 minutes', async () => {
     const owner = `${unique('owner.')}@widgets.example`;
-    await appOwnedBy(owner);
+    await appOwnedBy(owner, 'Widgets <Inc>');
     const visitor = new Visitor();
     const path = await signInLink(visitor, owner);
     const confirm = await visitor.request('GET', path);
     await advanceClock(15 * 60);
-    expect((await visitor.request('POST', path, { csrf: Visitor.csrf(confirm.body) })).status).toBe(400);
+    expect((await visitor.request('POST', path, { csrf: csrfOf(confirm.body) })).status).toBe(400);
   });
 
   it('limits sign-in requests per client: the eleventh in 15 minutes is refused', async () => {
@@ -192,7 +146,7 @@ describe('console sign-in (e2e)', () => {
     const home = await visitor.request('GET', '/');
     const statuses = [];
     for (let i = 0; i < 11; i++)
-      statuses.push((await visitor.request('POST', '/sign-in', { csrf: Visitor.csrf(home.body), email: `${unique('x.')}@example.com` })).status);
+      statuses.push((await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email: `${unique('x.')}@example.com` })).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
   });
 });

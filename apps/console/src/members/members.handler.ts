@@ -65,9 +65,9 @@ export class MembersHandler {
       invitation.app_id,
       { type: 'AcceptInvitation', data: { appId: invitation.app_id, tokenHash: hash }, metadata: { now } },
       async (tx, stored) => {
-        const accepted = stored.find((event) => event.type === 'InvitationAccepted');
-        const email = (accepted?.data as { email?: string } | undefined)?.email;
-        if (email) await createSession(tx, tokenHash(sessionToken), email, now, expiresAt);
+        for (const event of stored.filter(isMembershipEvent)) {
+          if (event.type === 'InvitationAccepted') await createSession(tx, tokenHash(sessionToken), event.data.email, now, expiresAt);
+        }
       },
     );
     return { appId: invitation.app_id, sessionToken, expiresAt };

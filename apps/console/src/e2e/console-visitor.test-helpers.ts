@@ -1,0 +1,52 @@
+import { admin, expectStatus, unique } from '#platform/testing';
+
+/** The test stack's console (stack port offset 2), as its emailed links name it. */
+export const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
+
+/** Client addresses of this run: every visitor its own, so the per-client sign-in limit counts each apart. */
+let nextAddress = Math.floor(Math.random() * 2 ** 22);
+
+/** A browser of one person over plain HTTP: its cookies, and a client address of its own (through the trusted proxy, 127.0.0.1). */
+export class Visitor {
+  readonly cookies = new Map<string, string>();
+  readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
+  lastSetCookies: string[] = [];
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
+    const res = await fetch(CONSOLE + path, {
+      method,
+      redirect: 'manual',
+      headers: {
+        'x-forwarded-for': this.address,
+        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    this.lastSetCookies = res.headers.getSetCookie();
+    for (const header of this.lastSetCookies) {
+      const [pair] = header.split(';');
+      const name = pair.slice(0, pair.indexOf('='));
+      const value = pair.slice(pair.indexOf('=') + 1);
+      if (value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: res.status, location: res.headers.get('location'), body: await res.text(), headers: res.headers };
+  }
+}
+
+/** The CSRF token of the first form on a page. */
+export function csrfOf(body: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(body);
+  if (!match) throw new Error(`no CSRF field in: ${body.slice(0, 300)}`);
+  return match[1];
+}
+
+/** A sandbox app whose creator (its first owner) is `owner`; its id. */
+export async function appOwnedBy(owner: string, displayName = 'Widgets'): Promise<string> {
+  const org = expectStatus(await admin('POST', '/orgs', { name: unique('Org '), allowsExternalBusinesses: true }), 201).body;
+  return expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName, creatorEmail: owner }), 201).body.id;
+}
+
+/** What the local SMTP sink caught for an address, newest first. */
+export const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
