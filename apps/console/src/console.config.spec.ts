@@ -9,7 +9,8 @@ describe('loadConsoleSettings', () => {
   it('needs https in production (its cookies are Secure there) and an SMTP server', () => {
     expect(() => loadConsoleSettings({ CONSOLE_URL: 'http://console.example.com', SMTP_URL: 'smtp://mail.example.com' }, true)).toThrow('https in production');
     expect(() => loadConsoleSettings({ CONSOLE_URL: 'https://console.example.com' }, true)).toThrow('SMTP_URL is required in production');
-    expect(loadConsoleSettings({ CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtp://mail.example.com' }, true).consoleUrl).toBe(
+    const keys = { SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, SECRETS_ACTIVE_KEY_ID: 'k1' };
+    expect(loadConsoleSettings({ CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtp://mail.example.com', ...keys }, true).consoleUrl).toBe(
       'https://console.example.com',
     );
   });

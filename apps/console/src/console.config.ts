@@ -1,6 +1,6 @@
 import type { BlockList } from 'node:net';
 import { mailSettingsFromEnv, type MailSettings } from '#platform/mail';
-import { trustedProxies } from '#platform/service-kit';
+import { SecretKeyRing, trustedProxies } from '#platform/service-kit';
 
 export interface ConsoleSettings {
   /** Where people reach the console (CONSOLE_URL): the links in emails point there. */
@@ -8,6 +8,8 @@ export interface ConsoleSettings {
   mail: MailSettings;
   /** TRUSTED_PROXIES, as the gateway reads it. */
   trustedProxies: BlockList;
+  /** SECRETS_KEYS: opens the secret fields of RPC replies (a new endpoint's signing secret). */
+  secretKeys: SecretKeyRing;
 }
 
 export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean): ConsoleSettings {
@@ -18,5 +20,10 @@ export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean)
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return { consoleUrl, mail: mailSettingsFromEnv(env, { production }), trustedProxies: trustedProxies(proxies) };
+  return {
+    consoleUrl,
+    mail: mailSettingsFromEnv(env, { production }),
+    trustedProxies: trustedProxies(proxies),
+    secretKeys: SecretKeyRing.fromEnv(env, production),
+  };
 }

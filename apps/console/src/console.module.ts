@@ -1,21 +1,26 @@
 import { Module, type Type } from '@nestjs/common';
+import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MembersHandler } from './members/members.handler';
 import { SignInHandler } from './sign-in/sign-in.handler';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { MembersController } from './web/members.controller';
+import { WebhooksController } from './web/webhooks.controller';
 
 export interface ConsoleModuleSettings extends ConsoleWebSettings {
   mailFrom: string;
+  /** Calls to the services that own what the console changes (webhook endpoints and deliveries). */
+  rpc: RpcClient;
 }
 
 /** The console's pages and the handlers behind them, with the settings they read. */
 export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
   @Module({
-    controllers: [ConsoleController, MembersController],
+    controllers: [ConsoleController, MembersController, WebhooksController],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },
+      { provide: RpcClient, useValue: settings.rpc },
       ConsoleWeb,
       { provide: SignInHandler, useFactory: (runtime: ServiceRuntime) => new SignInHandler(runtime, settings), inject: [ServiceRuntime] },
       { provide: MembersHandler, useFactory: (runtime: ServiceRuntime) => new MembersHandler(runtime, settings), inject: [ServiceRuntime] },

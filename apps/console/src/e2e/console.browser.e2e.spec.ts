@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { eventually, unique } from '#platform/testing';
+import { eventually, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
 import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
@@ -109,6 +109,46 @@ describe('console in a browser (e2e)', () => {
     } finally {
       await ownerContext.close();
       await memberContext.close();
+    }
+  }, 60_000);
+
+  it('adds a webhook endpoint against the test receiver, sends a test event, sees the delivery and replays it', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Hooks App');
+    const receiver = await startWebhookReceiver(4);
+    const hookPath = `/${unique('hook-')}`;
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, owner);
+      await page.goto(`${CONSOLE}/apps/${appId}/webhooks`);
+      await page.getByLabel('Endpoint URL').fill(`https://${TEST_WEBHOOK_HOSTS[4]}${hookPath}`);
+      await page.getByLabel('Verify token').fill(unique('token-'));
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByRole('heading', { name: 'Endpoint added' }).waitFor();
+      expect(await page.getByLabel('Signing secret (shown once: copy it now)').inputValue()).toMatch(/^whsec_/);
+      await page.getByRole('link', { name: 'Back to the endpoints' }).click();
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-webhooks.png'), fullPage: true });
+
+      await page.getByRole('button', { name: `Send a test event to https://${TEST_WEBHOOK_HOSTS[4]}${hookPath}` }).click();
+      await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
+      await receiver.waitFor(() => requestsTo(receiver, hookPath).length >= 1, 15_000);
+      const delivered = await eventually(async () => {
+        await page.reload();
+        const row = page.getByRole('row').filter({ hasText: 'webhook.test' });
+        return (await row.count()) === 1 && (await row.textContent())?.includes('delivered') ? row : null;
+      }, 15_000);
+      expect(await delivered.textContent()).toContain('200');
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-deliveries.png'), fullPage: true });
+
+      await delivered.getByRole('button', { name: /^Replay / }).click();
+      await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
+      await receiver.waitFor(() => requestsTo(receiver, hookPath).length >= 2, 15_000);
+      const [first, second] = requestsTo(receiver, hookPath).map((r) => JSON.parse(r.rawBody.toString('utf8')));
+      expect(second.id).toBe(first.id); // a replay sends the same event again
+    } finally {
+      await context.close();
+      await receiver.close();
     }
   }, 60_000);
 
