@@ -3,6 +3,7 @@ import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MembersHandler } from './members/members.handler';
 import { SignInHandler } from './sign-in/sign-in.handler';
+import { AppDataController } from './web/app-data.controller';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { MembersController } from './web/members.controller';
@@ -17,7 +18,7 @@ export interface ConsoleModuleSettings extends ConsoleWebSettings {
 /** The console's pages and the handlers behind them, with the settings they read. */
 export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
   @Module({
-    controllers: [ConsoleController, MembersController, WebhooksController],
+    controllers: [ConsoleController, MembersController, WebhooksController, AppDataController],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },
       { provide: RpcClient, useValue: settings.rpc },

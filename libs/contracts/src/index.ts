@@ -14,3 +14,4 @@ export * from './webhooks';
 export * from './idempotency';
 export * from './webhook-signing';
 export * from './public-api';
+export * from './optin-links';

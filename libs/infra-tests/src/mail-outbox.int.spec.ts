@@ -65,6 +65,11 @@ it('queues one email per cause, however often the cause is applied, and sends it
   expect(caught[0]).toMatchObject({ subject: 'Your endpoint was disabled', from: FROM, messageId: `<${row.message_id}>` });
   expect(row.message_id).toMatch(/^[0-9a-f]{32}@mail\.example$/);
   expect(row.sent_at).not.toBeNull();
+  // Once sent, the body (which may hold a sign-in link) is gone; the record stays.
+  const [kept] = await db.query<{ subject: string; text_body: string; html_body: string }>(
+    `select subject, text_body, html_body from ${db.schema}.mail_outbox`,
+  );
+  expect(kept).toEqual({ subject: 'Your endpoint was disabled', text_body: '', html_body: '' });
 });
 
 it('keeps an email while the SMTP server is down, retries with backoff and delivers it once when it is back', async () => {

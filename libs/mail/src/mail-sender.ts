@@ -77,7 +77,10 @@ export class MailSender {
           html: mail.html_body,
           messageId: `<${mail.message_id}>`,
         });
-        await em.execute(`update ${o.schema}.mail_outbox set sent_at = now(), last_error = null where message_id = ?`, [mail.message_id]);
+        // Bodies go once sent: some carry sign-in links. Who, what subject and when stay as the record.
+        await em.execute(`update ${o.schema}.mail_outbox set sent_at = now(), last_error = null, text_body = '', html_body = '' where message_id = ?`, [
+          mail.message_id,
+        ]);
         sent += 1;
         o.onSent?.(mail.message_id);
       } catch (error) {

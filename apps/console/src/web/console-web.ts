@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
 import type { BlockList } from 'node:net';
+import type { RpcCaller } from '#platform/contracts';
 import { ServiceRuntime } from '#platform/service-kit';
 import { newToken, sameToken } from '../sessions/secret-tokens';
 import { findSession, type ConsoleSession } from '../sessions/session-store';
@@ -33,6 +35,28 @@ export class ConsoleWeb {
 
   session(req: Request): Promise<ConsoleSession | null> {
     return findSession(this.runtime.em(), this.cookie(req, SESSION_COOKIE), this.runtime.clock.now());
+  }
+
+  /** The session of a member of the app, or null once the answer (redirect to sign in, or 404) is sent. */
+  async memberSession(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
+    const session = await this.session(req);
+    if (!session) {
+      this.redirect(res, '/');
+      return null;
+    }
+    const [row] = await this.runtime
+      .em()
+      .execute<{ role: string }[]>(`select role from console.members where app_id = ? and email = ?`, [appId, session.email]);
+    if (!row) {
+      this.notFound(res, this.viewer(session));
+      return null;
+    }
+    return session;
+  }
+
+  /** Who calls a service for a page: the app, and a request id of the console's own. */
+  rpcCaller(appId: string): RpcCaller {
+    return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
   }
 
   viewer(session: ConsoleSession): Viewer {

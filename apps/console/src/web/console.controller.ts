@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDomainError } from '#platform/errors';
+import { RpcClient } from '#platform/kafka';
 import { clientAddress } from '#platform/service-kit';
 import { MembersHandler } from '../members/members.handler';
 import { endSession } from '../sessions/session-store';
@@ -22,6 +23,7 @@ export class ConsoleController {
     private readonly web: ConsoleWeb,
     private readonly signIn: SignInHandler,
     private readonly members: MembersHandler,
+    private readonly rpc: RpcClient,
   ) {}
 
   @Get('/')
@@ -172,7 +174,7 @@ export class ConsoleController {
         [appId, session.email],
       );
     if (!app) return this.web.notFound(res, this.web.viewer(session));
-    const audit = await this.members.audit(appId);
+    const [audit, platformApp] = await Promise.all([this.members.audit(appId), this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId })]);
     this.web.send(
       res,
       200,
@@ -187,8 +189,23 @@ export class ConsoleController {
             <dd>${new Date(app.created_at).toISOString()}</dd>
             <dt>Your role</dt>
             <dd>${app.role}</dd>
+            <dt>Status</dt>
+            <dd>${platformApp.status}</dd>
+            <dt>Verification</dt>
+            <dd>${platformApp.verificationStatus}</dd>
+            <dt>Daily quota</dt>
+            <dd>${platformApp.dailyQuota} messages</dd>
           </dl>
-          <p><a href="/apps/${appId}/members">Members</a></p>
+          <nav aria-label="App">
+            <ul>
+              <li><a href="/apps/${appId}/members">Members</a></li>
+              <li><a href="/apps/${appId}/webhooks">Webhook endpoints</a></li>
+              <li><a href="/apps/${appId}/webhook-deliveries">Webhook deliveries</a></li>
+              <li><a href="/apps/${appId}/messages">Message lookup</a></li>
+              <li><a href="/apps/${appId}/consents">Consents</a></li>
+              <li><a href="/apps/${appId}/optin-links">Opt-in links</a></li>
+            </ul>
+          </nav>
           <h2>Recent changes</h2>
           <ul>
             ${audit.map((entry) => html`<li><time datetime="${entry.occurredAt.toISOString()}">${entry.occurredAt.toISOString()}</time>: ${auditLine(entry)}</li>`)}

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ERROR_CODES, PUBLIC_EVENT_TYPES, type PublicEventType, type RpcCaller, type WebhookDeliveryStatus } from '#platform/contracts';
+import { ERROR_CODES, PUBLIC_EVENT_TYPES, type PublicEventType, type WebhookDeliveryStatus } from '#platform/contracts';
 import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import type { ConsoleSession } from '../sessions/session-store';
@@ -25,10 +25,10 @@ export class WebhooksController {
 
   @Get('/apps/:appId/webhooks')
   async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.member(req, res, appId);
+    const session = await this.web.memberSession(req, res, appId);
     if (!session) return;
     const viewer = this.web.viewer(session);
-    const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.caller(appId), { appId });
+    const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
     this.web.send(res, 200, page('Webhook endpoints', this.endpointsPage(appId, viewer, endpoints), viewer));
   }
 
@@ -38,7 +38,7 @@ export class WebhooksController {
     if (!session) return;
     const events = ([] as string[]).concat(req.body?.events ?? []).filter((e): e is PublicEventType => (SUBSCRIBABLE as readonly string[]).includes(e));
     await this.attempt(res, this.web.viewer(session), appId, async () => {
-      const created = await this.rpc.call('webhooks', 'endpoints.create', this.caller(appId), {
+      const created = await this.rpc.call('webhooks', 'endpoints.create', this.web.rpcCaller(appId), {
         appId,
         url: String(req.body?.url ?? '').trim(),
         verifyToken: String(req.body?.verifyToken ?? ''),
@@ -65,7 +65,7 @@ export class WebhooksController {
     const session = await this.change(req, res, appId);
     if (!session) return;
     await this.attempt(res, this.web.viewer(session), appId, async () => {
-      await this.rpc.call('webhooks', 'endpoints.test', this.caller(appId), { appId, endpointId });
+      await this.rpc.call('webhooks', 'endpoints.test', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.redirect(res, `/apps/${appId}/webhook-deliveries?endpoint=${encodeURIComponent(endpointId)}`);
     });
   }
@@ -75,7 +75,7 @@ export class WebhooksController {
     const session = await this.change(req, res, appId);
     if (!session) return;
     await this.attempt(res, this.web.viewer(session), appId, async () => {
-      await this.rpc.call('webhooks', 'endpoints.delete', this.caller(appId), { appId, endpointId });
+      await this.rpc.call('webhooks', 'endpoints.delete', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.redirect(res, `/apps/${appId}/webhooks`);
     });
   }
@@ -88,12 +88,12 @@ export class WebhooksController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const session = await this.member(req, res, appId);
+    const session = await this.web.memberSession(req, res, appId);
     if (!session) return;
     const viewer = this.web.viewer(session);
     const status = DELIVERY_STATUSES.find((s) => s === rawStatus) ?? null;
     const subscriptionId = rawEndpoint && /^we_[A-Za-z0-9]+$/.test(rawEndpoint) ? rawEndpoint : null;
-    const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.caller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
+    const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.web.rpcCaller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
     this.web.send(
       res,
       200,
@@ -153,7 +153,7 @@ export class WebhooksController {
     const session = await this.change(req, res, appId);
     if (!session) return;
     await this.attempt(res, this.web.viewer(session), appId, async () => {
-      await this.rpc.call('webhooks', 'deliveries.replay', this.caller(appId), { appId, deliveryId });
+      await this.rpc.call('webhooks', 'deliveries.replay', this.web.rpcCaller(appId), { appId, deliveryId });
       this.web.redirect(res, `/apps/${appId}/webhook-deliveries`);
     });
   }
@@ -211,35 +211,14 @@ export class WebhooksController {
       </form>`;
   }
 
-  /** The session of a member of the app, or null once the answer (redirect, 404) is sent. */
-  private async member(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const session = await this.web.session(req);
-    if (!session) {
-      this.web.redirect(res, '/');
-      return null;
-    }
-    const [row] = await this.web.runtime
-      .em()
-      .execute<{ role: string }[]>(`select role from console.members where app_id = ? and email = ?`, [appId, session.email]);
-    if (!row) {
-      this.web.notFound(res, this.web.viewer(session));
-      return null;
-    }
-    return session;
-  }
-
-  /** As member(), for a change: the session's CSRF token must come with it. */
+  /** As memberSession(), for a change: the session's CSRF token must come with it. */
   private async change(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const session = await this.member(req, res, appId);
+    const session = await this.web.memberSession(req, res, appId);
     if (session && !this.web.sessionTokenMatches(req, session)) {
       this.web.refuseCsrf(res, this.web.viewer(session));
       return null;
     }
     return session;
-  }
-
-  private caller(appId: string): RpcCaller {
-    return { requestId: `con_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`, appId };
   }
 
   /** Runs a change; a refusal of the dispatcher becomes a page with its status and its words. */

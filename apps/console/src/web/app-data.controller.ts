@@ -1,0 +1,224 @@
+import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { toString as qrSvg } from 'qrcode';
+import { CONSENT_STATUSES, ERROR_CODES, optInLinkProblem, type ConsentStatus } from '#platform/contracts';
+import { isDomainError } from '#platform/errors';
+import { RpcClient } from '#platform/kafka';
+import { ConsoleWeb } from './console-web';
+import { html } from './html';
+import { page, type Viewer } from './layout';
+
+const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
+
+/**
+ * What an app's people look up and hand out: a message's status timeline, the consents (filtered
+ * and paged), and opt-in links with a QR code to print. Reads and writes go to the owning services
+ * over RPC (messaging, consent), as the API's do.
+ */
+@Controller()
+export class AppDataController {
+  constructor(
+    private readonly web: ConsoleWeb,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  @Get('/apps/:appId/messages')
+  async message(@Param('appId') appId: string, @Query('id') rawId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.web.memberSession(req, res, appId);
+    if (!session) return;
+    const viewer = this.web.viewer(session);
+    const id = (rawId ?? '').trim();
+    const form = html`<form method="get" action="/apps/${appId}/messages">
+      <label for="message-id">Message id</label>
+      <input id="message-id" name="id" type="text" value="${id}" required />
+      <button type="submit">Look up</button>
+    </form>`;
+    if (!id) return this.web.send(res, 200, page('Message lookup', form, viewer));
+    if (!MESSAGE_ID.test(id))
+      return this.web.send(
+        res,
+        400,
+        page(
+          'Message lookup',
+          html`${form}
+            <p class="notice" role="alert">That is not a message id (msg_…).</p>`,
+          viewer,
+        ),
+      );
+    try {
+      const m = await this.rpc.call('messaging', 'messages.get', this.web.rpcCaller(appId), { appId, messageId: id });
+      const timeline: Array<[string, string | null]> = [
+        [m.direction === 'outbound' ? 'accepted' : 'received', m.createdAt],
+        ['delivered', m.deliveredAt],
+        ['read', m.readAt],
+      ];
+      this.web.send(
+        res,
+        200,
+        page(
+          'Message lookup',
+          html`${form}
+            <dl>
+              <dt>Message</dt>
+              <dd>${m.id} (${m.direction}, ${m.type})</dd>
+              <dt>User</dt>
+              <dd>${m.appUserId}</dd>
+              <dt>Status</dt>
+              <dd>${m.status}</dd>
+              ${
+                m.text === null
+                  ? null
+                  : html`<dt>Text</dt>
+                      <dd>${m.text}</dd>`
+              }
+            </dl>
+            <h2>Timeline</h2>
+            <ol>
+              ${timeline.filter(([, at]) => at !== null).map(([what, at]) => html`<li><time datetime="${at}">${at}</time>: ${what}</li>`)}
+            </ol>`,
+          viewer,
+        ),
+      );
+    } catch (error) {
+      if (!isDomainError(error) || ERROR_CODES[error.code].status !== 404) throw error;
+      this.web.send(
+        res,
+        404,
+        page(
+          'Message lookup',
+          html`${form}
+            <p class="notice" role="alert">No message ${id} in this app.</p>`,
+          viewer,
+        ),
+      );
+    }
+  }
+
+  @Get('/apps/:appId/consents')
+  async consents(
+    @Param('appId') appId: string,
+    @Query('status') rawStatus: string | undefined,
+    @Query('cursor') rawCursor: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const session = await this.web.memberSession(req, res, appId);
+    if (!session) return;
+    const viewer = this.web.viewer(session);
+    const status: ConsentStatus | null = CONSENT_STATUSES.find((s) => s === rawStatus) ?? null;
+    const cursor = rawCursor && /^[A-Za-z0-9_.=-]{1,512}$/.test(rawCursor) ? rawCursor : null;
+    const consents = await this.rpc.call('consent', 'consents.list', this.web.rpcCaller(appId), { appId, status, limit: 50, cursor });
+    const next = consents.nextCursor ? `/apps/${appId}/consents?${new URLSearchParams({ ...(status ? { status } : {}), cursor: consents.nextCursor })}` : null;
+    this.web.send(
+      res,
+      200,
+      page(
+        'Consents',
+        html`<form method="get" action="/apps/${appId}/consents">
+            <label for="consent-status">Status</label>
+            <select id="consent-status" name="status">
+              <option value="">any</option>
+              ${CONSENT_STATUSES.map((s) => html`<option value="${s}" ${s === status ? html`selected` : null}>${s}</option>`)}
+            </select>
+            <button type="submit">Filter</button>
+          </form>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Status</th>
+                <th scope="col">Source</th>
+                <th scope="col">Ref</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${consents.data.map(
+                (c) =>
+                  html`<tr>
+                    <td>${c.appUserId}</td>
+                    <td>${c.status}</td>
+                    <td>${c.source}</td>
+                    <td>${c.ref ?? ''}</td>
+                    <td>${c.updatedAt}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+          ${next ? html`<p><a href="${next}" rel="next">Next page</a></p>` : null}`,
+        viewer,
+      ),
+    );
+  }
+
+  @Get('/apps/:appId/optin-links')
+  async optinForm(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.web.memberSession(req, res, appId);
+    if (!session) return;
+    this.web.send(res, 200, page('Opt-in links', this.optinFormHtml(appId, this.web.viewer(session)), this.web.viewer(session)));
+  }
+
+  @Post('/apps/:appId/optin-links')
+  async createOptin(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.web.memberSession(req, res, appId);
+    if (!session) return;
+    const viewer = this.web.viewer(session);
+    if (!this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, viewer);
+    const ref = String(req.body?.ref ?? '').trim() || null;
+    const days = String(req.body?.expiresInDays ?? '').trim();
+    const expiresInDays = days ? Number(days) : null;
+    // The API's own rules for the request (its DTO checks the same ones).
+    const problem = optInLinkProblem(ref, expiresInDays);
+    if (problem)
+      return this.web.send(
+        res,
+        400,
+        page(
+          'Opt-in links',
+          html`<p class="notice" role="alert">${problem}</p>
+            ${this.optinFormHtml(appId, viewer)}`,
+          viewer,
+        ),
+      );
+    try {
+      const link = await this.rpc.call('consent', 'optinLinks.create', this.web.rpcCaller(appId), { appId, ref, expiresInDays });
+      const qr = await qrSvg(link.url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+      this.web.send(
+        res,
+        201,
+        page(
+          'Opt-in link',
+          html`<p><a href="${link.url}">${link.url}</a></p>
+            <p>Ref: ${link.ref ?? 'none'} · valid until ${link.expiresAt}</p>
+            <img width="240" height="240" alt="QR code of the opt-in link" src="data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}" />
+            ${this.optinFormHtml(appId, viewer)}`,
+          viewer,
+        ),
+      );
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      this.web.send(
+        res,
+        ERROR_CODES[error.code].status,
+        page(
+          'Opt-in links',
+          html`<p class="notice" role="alert">${error.message}</p>
+            ${this.optinFormHtml(appId, viewer)}`,
+          viewer,
+        ),
+      );
+    }
+  }
+
+  private optinFormHtml(appId: string, viewer: Viewer) {
+    return html`<h2>Create an opt-in link</h2>
+      <form method="post" action="/apps/${appId}/optin-links">
+        <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+        <label for="optin-ref">Ref (where the link is shown, optional)</label>
+        <input id="optin-ref" name="ref" type="text" maxlength="128" />
+        <label for="optin-days">Days it stays valid (optional)</label>
+        <input id="optin-days" name="expiresInDays" type="text" inputmode="numeric" />
+        <button type="submit">Create link</button>
+      </form>`;
+  }
+}
