@@ -1,4 +1,5 @@
 import { Module, type Type } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MembersHandler } from './members/members.handler';
@@ -6,6 +7,7 @@ import { SignInHandler } from './sign-in/sign-in.handler';
 import { AppDataController } from './web/app-data.controller';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
+import { DomainErrorPageFilter } from './web/domain-error.filter';
 import { MembersController } from './web/members.controller';
 import { WebhooksController } from './web/webhooks.controller';
 
@@ -23,6 +25,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       { provide: CONSOLE_SETTINGS, useValue: settings },
       { provide: RpcClient, useValue: settings.rpc },
       ConsoleWeb,
+      { provide: APP_FILTER, useClass: DomainErrorPageFilter },
       { provide: SignInHandler, useFactory: (runtime: ServiceRuntime) => new SignInHandler(runtime, settings), inject: [ServiceRuntime] },
       { provide: MembersHandler, useFactory: (runtime: ServiceRuntime) => new MembersHandler(runtime, settings), inject: [ServiceRuntime] },
     ],

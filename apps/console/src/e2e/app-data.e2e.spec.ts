@@ -51,6 +51,8 @@ describe('console app data (e2e)', () => {
     const optedOut = await visitor.request('GET', `/apps/${app.appId}/consents?status=opted_out`);
     expect(optedOut.body).toContain(appUserId);
     expect((await visitor.request('GET', `/apps/${app.appId}/consents?status=opted_in`)).body).not.toContain(appUserId);
+    // A cursor the consent service cannot read is the client's mistake: 400, not 500.
+    expect((await visitor.request('GET', `/apps/${app.appId}/consents?cursor=not-a-cursor`)).status).toBe(400);
 
     const form = await visitor.request('GET', `/apps/${app.appId}/optin-links`);
     const created = await visitor.request('POST', `/apps/${app.appId}/optin-links`, { csrf: csrfOf(form.body), ref: 'spring-campaign', expiresInDays: '7' });
