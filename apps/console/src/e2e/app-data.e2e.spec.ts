@@ -1,5 +1,5 @@
 import { addTester, admin, eventually, expectStatus, sendMessage, simAppAction, unique } from '#platform/testing';
-import { csrfOf, mailTo, Visitor } from './console-visitor.test-helpers';
+import { csrfOf, signedInVisitor } from './console-visitor.test-helpers';
 
 /** The overview's status, a message's timeline, the consents and opt-in links, over HTTP, as a member. */
 async function ownedApp(owner: string) {
@@ -7,20 +7,6 @@ async function ownedApp(owner: string) {
   const app = expectStatus(await admin('POST', '/apps', { orgId: org.id, handle: unique('app-'), displayName: 'Data App', creatorEmail: owner }), 201).body;
   const key = expectStatus(await admin('POST', `/apps/${app.id}/keys`, { environment: 'sandbox' }), 201).body;
   return { orgId: org.id, appId: app.id as string, sandboxKey: key.key as string, sandboxKeyId: key.id as string };
-}
-
-async function signedIn(email: string): Promise<Visitor> {
-  return eventually(async () => {
-    const visitor = new Visitor();
-    const home = await visitor.request('GET', '/');
-    await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email });
-    const mails = await mailTo(email);
-    const link = mails.map((m: { text: string }) => /\/sign-in\/[A-Za-z0-9_-]+/.exec(m.text)?.[0]).find(Boolean);
-    if (!link) return null;
-    const confirm = await visitor.request('GET', link);
-    const used = await visitor.request('POST', link, { csrf: csrfOf(confirm.body) });
-    return used.status === 303 ? visitor : null;
-  }, 20_000);
 }
 
 describe('console app data (e2e)', () => {
@@ -31,7 +17,7 @@ describe('console app data (e2e)', () => {
     const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'Hello <b>there</b>' }), 202).body;
     // The message reaches the user's device (a delivered receipt, through the simulator).
     await eventually(async () => (await admin('POST', `/sim/users/${userId}/receipts`, { messageId: sent.id, status: 'delivered' })).status === 200, 15_000);
-    const visitor = await signedIn(owner);
+    const visitor = await signedInVisitor(owner);
 
     const overview = await visitor.request('GET', `/apps/${app.appId}`);
     expect(overview.body).toMatch(/<dt>Status<\/dt>\s*<dd>sandbox<\/dd>/);
@@ -68,7 +54,7 @@ describe('console app data (e2e)', () => {
     const stranger = `${unique('stranger.')}@data.example`;
     await ownedApp(stranger);
     const other = await ownedApp(`${unique('owner.')}@data.example`);
-    const visitor = await signedIn(stranger);
+    const visitor = await signedInVisitor(stranger);
     const apps = await visitor.request('GET', '/apps');
     for (const path of ['', '/members', '/webhooks', '/webhook-deliveries', '/messages?id=msg_x', '/consents', '/optin-links']) {
       expect([path, (await visitor.request('GET', `/apps/${other.appId}${path}`)).status]).toEqual([path, 404]);

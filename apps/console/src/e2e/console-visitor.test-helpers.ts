@@ -1,4 +1,4 @@
-import { admin, expectStatus, unique } from '#platform/testing';
+import { admin, eventually, expectStatus, unique } from '#platform/testing';
 
 /** The test stack's console (stack port offset 2), as its emailed links name it. */
 export const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
@@ -12,7 +12,7 @@ export class Visitor {
   readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
   lastSetCookies: string[] = [];
 
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>) {
     const res = await fetch(CONSOLE + path, {
       method,
       redirect: 'manual',
@@ -21,7 +21,9 @@ export class Visitor {
         cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
-      body: form ? new URLSearchParams(form).toString() : undefined,
+      body: form
+        ? new URLSearchParams(Object.entries(form).flatMap(([name, value]) => [value].flat().map((v): [string, string] => [name, v]))).toString()
+        : undefined,
     });
     this.lastSetCookies = res.headers.getSetCookie();
     for (const header of this.lastSetCookies) {
@@ -50,3 +52,18 @@ export async function appOwnedBy(owner: string, displayName = 'Widgets'): Promis
 
 /** What the local SMTP sink caught for an address, newest first. */
 export const mailTo = async (address: string) => expectStatus(await admin('GET', `/mail?to=${encodeURIComponent(address)}`), 200).body.data;
+
+/** A visitor signed in as `email` through the emailed link (retried until the console knows the app's owner). */
+export async function signedInVisitor(email: string): Promise<Visitor> {
+  return eventually(async () => {
+    const visitor = new Visitor();
+    const home = await visitor.request('GET', '/');
+    await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email });
+    const mails = await mailTo(email);
+    const link = mails.map((m: { text: string }) => /\/sign-in\/[A-Za-z0-9_-]+/.exec(m.text)?.[0]).find(Boolean);
+    if (!link) return null;
+    const confirm = await visitor.request('GET', link);
+    const used = await visitor.request('POST', link, { csrf: csrfOf(confirm.body) });
+    return used.status === 303 ? visitor : null;
+  }, 20_000);
+}

@@ -1,15 +1,29 @@
 import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ERROR_CODES, PUBLIC_EVENT_TYPES, type PublicEventType, type WebhookDeliveryStatus } from '#platform/contracts';
+import { ERROR_CODES, WEBHOOKS, type PublicEventType, type WebhookDeliveryStatus } from '#platform/contracts';
 import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import type { ConsoleSession } from '../sessions/session-store';
 import { ConsoleWeb } from './console-web';
-import { html, type SafeHtml } from './html';
+import { html } from './html';
 import { page, type Viewer } from './layout';
+import { endpointsPage, SUBSCRIBABLE } from './webhook-pages';
 
-const SUBSCRIBABLE = PUBLIC_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+/**
+ * The public API's body rules for what the console sends (its DTOs check the same, from the same
+ * constants): at least one event, and a verify token of 8-128 printable characters.
+ */
+function requestProblem(body: { events?: PublicEventType[]; verifyToken?: string }): string | null {
+  if (body.events !== undefined && body.events.length === 0) return 'Choose at least one event.';
+  if (body.verifyToken !== undefined && !WEBHOOKS.verifyTokenPattern.test(body.verifyToken)) return 'The verify token must be 8 to 128 printable characters.';
+  return null;
+}
+
+/** The event types a form ticked (one value or several), those an endpoint may subscribe to only. */
+const subscribedEvents = (value: unknown): PublicEventType[] =>
+  ([] as unknown[]).concat(value ?? []).filter((e): e is PublicEventType => typeof e === 'string' && (SUBSCRIBABLE as readonly string[]).includes(e));
 
 /**
  * An app's webhook endpoints and deliveries. Every change goes to the webhook dispatcher over RPC,
@@ -29,19 +43,22 @@ export class WebhooksController {
     if (!session) return;
     const viewer = this.web.viewer(session);
     const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
-    this.web.send(res, 200, page('Webhook endpoints', this.endpointsPage(appId, viewer, endpoints), viewer));
+    this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints), viewer));
   }
 
   @Post('/apps/:appId/webhooks')
   async add(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const session = await this.change(req, res, appId);
     if (!session) return;
-    const events = ([] as string[]).concat(req.body?.events ?? []).filter((e): e is PublicEventType => (SUBSCRIBABLE as readonly string[]).includes(e));
+    const events = subscribedEvents(req.body?.events);
+    const verifyToken = String(req.body?.verifyToken ?? '');
+    const problem = requestProblem({ events, verifyToken });
+    if (problem) return this.refuse(res, session, appId, problem);
     await this.attempt(res, this.web.viewer(session), appId, async () => {
       const created = await this.rpc.call('webhooks', 'endpoints.create', this.web.rpcCaller(appId), {
         appId,
         url: String(req.body?.url ?? '').trim(),
-        verifyToken: String(req.body?.verifyToken ?? ''),
+        verifyToken,
         events,
       });
       // The signing secret is shown this once, as the API shows it once.
@@ -67,6 +84,53 @@ export class WebhooksController {
     await this.attempt(res, this.web.viewer(session), appId, async () => {
       await this.rpc.call('webhooks', 'endpoints.test', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.redirect(res, `/apps/${appId}/webhook-deliveries?endpoint=${encodeURIComponent(endpointId)}`);
+    });
+  }
+
+  @Post('/apps/:appId/webhooks/:endpointId/verify')
+  async verify(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.change(req, res, appId);
+    if (!session) return;
+    const verifyToken = String(req.body?.verifyToken ?? '');
+    const problem = requestProblem({ verifyToken });
+    if (problem) return this.refuse(res, session, appId, problem);
+    await this.attempt(res, this.web.viewer(session), appId, async () => {
+      await this.rpc.call('webhooks', 'endpoints.verify', this.web.rpcCaller(appId), { appId, endpointId, verifyToken });
+      this.web.redirect(res, `/apps/${appId}/webhooks`);
+    });
+  }
+
+  @Post('/apps/:appId/webhooks/:endpointId/rotate-secret')
+  async rotate(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.change(req, res, appId);
+    if (!session) return;
+    await this.attempt(res, this.web.viewer(session), appId, async () => {
+      const rotated = await this.rpc.call('webhooks', 'endpoints.rotateSecret', this.web.rpcCaller(appId), { appId, endpointId });
+      this.web.send(
+        res,
+        200,
+        page(
+          'Secret rotated',
+          html`<label for="secret">New signing secret (shown once: copy it now)</label>
+            <input id="secret" type="text" readonly value="${rotated.secret}" />
+            <p>The previous secret keeps signing beside it until ${rotated.previousSecretExpiresAt}.</p>
+            <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
+          this.web.viewer(session),
+        ),
+      );
+    });
+  }
+
+  @Post('/apps/:appId/webhooks/:endpointId/events')
+  async changeEvents(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.change(req, res, appId);
+    if (!session) return;
+    const events = subscribedEvents(req.body?.events);
+    const problem = requestProblem({ events });
+    if (problem) return this.refuse(res, session, appId, problem);
+    await this.attempt(res, this.web.viewer(session), appId, async () => {
+      await this.rpc.call('webhooks', 'endpoints.update', this.web.rpcCaller(appId), { appId, endpointId, events });
+      this.web.redirect(res, `/apps/${appId}/webhooks`);
     });
   }
 
@@ -158,59 +222,6 @@ export class WebhooksController {
     });
   }
 
-  private endpointsPage(
-    appId: string,
-    viewer: Viewer,
-    endpoints: Array<{ id: string; url: string; state: string; events: string[]; disabledAt: string | null; lastVerificationError: string | null }>,
-  ): SafeHtml {
-    return html`<p><a href="/apps/${appId}">Back to the app</a> · <a href="/apps/${appId}/webhook-deliveries">Deliveries</a></p>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">State</th>
-            <th scope="col">Events</th>
-            <th scope="col"><span class="visually-hidden">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${endpoints.map(
-            (e) =>
-              html`<tr>
-                <td>${e.url}<br /><small>${e.id}</small></td>
-                <td>
-                  ${e.state}${e.disabledAt ? html`<br /><small>disabled ${e.disabledAt}: every delivery failed for 3 days</small>` : null}${e.lastVerificationError ? html`<br /><small>${e.lastVerificationError}</small>` : null}
-                </td>
-                <td>${e.events.join(', ')}</td>
-                <td>
-                  <form class="inline" method="post" action="/apps/${appId}/webhooks/${e.id}/test">
-                    <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
-                    <button type="submit" aria-label="Send a test event to ${e.url}">Send test</button>
-                  </form>
-                  <form class="inline" method="post" action="/apps/${appId}/webhooks/${e.id}/delete">
-                    <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
-                    <button type="submit" aria-label="Delete ${e.url}">Delete</button>
-                  </form>
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      <h2>Add an endpoint</h2>
-      <form method="post" action="/apps/${appId}/webhooks">
-        <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
-        <label for="url">Endpoint URL</label>
-        <input id="url" name="url" type="text" inputmode="url" required placeholder="https://example.com/webhooks" />
-        <label for="verify-token">Verify token</label>
-        <input id="verify-token" name="verifyToken" type="text" required />
-        <fieldset>
-          <legend>Events</legend>
-          ${SUBSCRIBABLE.map((type) => html`<label><input type="checkbox" name="events" value="${type}" checked /> ${type}</label>`)}
-        </fieldset>
-        <button type="submit">Add endpoint</button>
-      </form>`;
-  }
-
   /** As memberSession(), for a change: the session's CSRF token must come with it. */
   private async change(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
     const session = await this.web.memberSession(req, res, appId);
@@ -219,6 +230,20 @@ export class WebhooksController {
       return null;
     }
     return session;
+  }
+
+  /** A request the API itself would refuse (400), in words. */
+  private refuse(res: Response, session: ConsoleSession, appId: string, problem: string): void {
+    this.web.send(
+      res,
+      400,
+      page(
+        'Webhook endpoints',
+        html`<p class="notice" role="alert">${problem}</p>
+          <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
+        this.web.viewer(session),
+      ),
+    );
   }
 
   /** Runs a change; a refusal of the dispatcher becomes a page with its status and its words. */
