@@ -379,6 +379,18 @@ export interface WebhookDelivery {
   failedAt: string | null;
 }
 
+/** One attempt of a delivery, as the console's delivery log shows it. */
+export interface WebhookDeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** What came of it (the dispatcher's outcome: delivered, retry, failed, abandoned). */
+  outcome: string;
+  responseStatus: number | null;
+  error: string | null;
+}
+
 export interface ListDeliveriesCall {
   appId: string;
   status: WebhookDeliveryStatus | null;
@@ -444,6 +456,8 @@ export interface WebhooksOperations {
   'deliveries.list': { request: ListDeliveriesCall; reply: WebhookDeliveryPage };
   /** POST /webhook-deliveries/{id}/replay: a new delivery of the same event (D24). */
   'deliveries.replay': { request: { appId: string; deliveryId: string }; reply: WebhookDelivery };
+  /** The attempts of one delivery of the app, first first (the console's delivery log). */
+  'deliveries.attempts': { request: { appId: string; deliveryId: string }; reply: { data: WebhookDeliveryAttempt[] } };
   /** Opens (or reopens) a sandbox key's `platformctl listen` session. */
   'listen.open': { request: OpenListenCall; reply: ListenSession };
   /** Events after a cursor, waiting up to waitMs for the first. */
@@ -596,6 +610,7 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'endpoints.rotateSecret': true,
       'deliveries.list': true,
       'deliveries.replay': true,
+      'deliveries.attempts': true,
       'listen.open': true,
       'listen.poll': true,
     },

@@ -56,7 +56,7 @@ describe('console app data (e2e)', () => {
     const other = await ownedApp(`${unique('owner.')}@data.example`);
     const visitor = await signedInVisitor(stranger);
     const apps = await visitor.request('GET', '/apps');
-    for (const path of ['', '/members', '/webhooks', '/webhook-deliveries', '/messages?id=msg_x', '/consents', '/optin-links']) {
+    for (const path of ['', '/members', '/webhooks', '/webhook-deliveries', '/webhook-deliveries/wd_x', '/messages?id=msg_x', '/consents', '/optin-links']) {
       expect([path, (await visitor.request('GET', `/apps/${other.appId}${path}`)).status]).toEqual([path, 404]);
     }
     for (const path of ['/optin-links', '/webhooks', '/members', '/members/remove', '/webhooks/we_x/test', '/webhook-deliveries/wd_x/replay']) {

@@ -141,6 +141,14 @@ describe('console in a browser (e2e)', () => {
       expect(await delivered.textContent()).toContain('200');
       await page.screenshot({ path: path.join(SCREENSHOTS, 'console-deliveries.png'), fullPage: true });
 
+      // Each delivery's attempts: time, answer, duration.
+      await delivered.getByRole('link', { name: /^wd_/ }).click();
+      const attempt = page.getByRole('row').filter({ hasText: 'ms' });
+      await attempt.first().waitFor();
+      expect(await attempt.count()).toBe(1);
+      expect(await attempt.textContent()).toMatch(/^\s*1\s.*200.*\d+ ms/s);
+      await page.goBack();
+
       await delivered.getByRole('button', { name: /^Replay / }).click();
       await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
       await receiver.waitFor(() => requestsTo(receiver, hookPath).length >= 2, 15_000);

@@ -188,7 +188,7 @@ export class WebhooksController {
               ${pageOf.data.map(
                 (d) =>
                   html`<tr>
-                    <td>${d.id}<br /><small>${d.createdAt}</small></td>
+                    <td><a href="/apps/${appId}/webhook-deliveries/${d.id}">${d.id}</a><br /><small>${d.createdAt}</small></td>
                     <td>${d.eventType}</td>
                     <td>${d.status}</td>
                     <td>${d.attempts}${d.lastAttemptAt ? html`<br /><small>last ${d.lastAttemptAt}</small>` : null}</td>
@@ -208,6 +208,46 @@ export class WebhooksController {
             </tbody>
           </table>`,
         viewer,
+      ),
+    );
+  }
+
+  @Get('/apps/:appId/webhook-deliveries/:deliveryId')
+  async attempts(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const session = await this.web.memberSession(req, res, appId);
+    if (!session) return;
+    // A delivery of another app, or none: the dispatcher answers not_found, shown as the 404 page.
+    const { data } = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
+    this.web.send(
+      res,
+      200,
+      page(
+        `Delivery ${deliveryId}`,
+        html`<p><a href="/apps/${appId}/webhook-deliveries">All deliveries</a></p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Attempt</th>
+                <th scope="col">Started</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${data.map(
+                (a) =>
+                  html`<tr>
+                    <td>${a.attempt}</td>
+                    <td>${a.startedAt}</td>
+                    <td>${a.responseStatus ?? ''} ${a.error ?? ''}</td>
+                    <td>${a.durationMs} ms</td>
+                    <td>${a.outcome}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`,
+        this.web.viewer(session),
       ),
     );
   }

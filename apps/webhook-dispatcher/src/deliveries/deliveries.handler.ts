@@ -1,6 +1,13 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WEBHOOKS, type ListDeliveriesCall, type PublicEventType, type WebhookDelivery, type WebhookDeliveryPage } from '#platform/contracts';
+import {
+  WEBHOOKS,
+  type ListDeliveriesCall,
+  type PublicEventType,
+  type WebhookDelivery,
+  type WebhookDeliveryAttempt,
+  type WebhookDeliveryPage,
+} from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
@@ -32,6 +39,7 @@ export class DeliveriesHandler implements OnModuleInit {
     this.rpc.registerAll({
       'deliveries.list': (p) => this.list(p),
       'deliveries.replay': (p) => this.replay(String(p.appId), String(p.deliveryId)),
+      'deliveries.attempts': (p) => this.attempts(String(p.appId), String(p.deliveryId)),
     });
     this.retention.start(3600 * 1000, this.runtime.clock);
   }
@@ -94,6 +102,29 @@ export class DeliveriesHandler implements OnModuleInit {
       return id;
     });
     return publicDelivery((await findDelivery(this.runtime.em(), appId, newId)) as DeliveryRow);
+  }
+
+  /** A delivery's attempts, for the console's log; another app's delivery is not found. */
+  async attempts(appId: string, deliveryId: string): Promise<{ data: WebhookDeliveryAttempt[] }> {
+    const em = this.runtime.em();
+    if (!(await findDelivery(em, appId, deliveryId))) throw new DomainError('not_found', 'No such webhook delivery.');
+    const rows = await em.execute<
+      { attempt: number; started_at: Date; finished_at: Date; duration_ms: number; outcome: string; response_status: number | null; error: string | null }[]
+    >(
+      `select attempt, started_at, finished_at, duration_ms, outcome, response_status, error from webhook_dispatcher.delivery_attempts where delivery_id = ? order by attempt`,
+      [deliveryId],
+    );
+    return {
+      data: rows.map((r) => ({
+        attempt: r.attempt,
+        startedAt: new Date(r.started_at).toISOString(),
+        finishedAt: new Date(r.finished_at).toISOString(),
+        durationMs: r.duration_ms,
+        outcome: r.outcome,
+        responseStatus: r.response_status,
+        error: r.error,
+      })),
+    };
   }
 
   private async dropExpiredPayloads(): Promise<void> {
