@@ -48,6 +48,9 @@ const env = {
   ...(opts.namespace !== undefined ? { KAFKA_NAMESPACE: opts.namespace } : {}),
 };
 const publicUrl = `http://localhost:${BASE_PORT}/platform/v1`;
+const consoleUrl = env.CONSOLE_URL;
+/** The demo app's creator: signs in to the console (the link arrives in the local mail sink). */
+const DEMO_OWNER = 'owner@demo.example';
 const adminUrl = `http://localhost:${BASE_PORT + 1}/admin/v1`;
 
 /**
@@ -78,7 +81,8 @@ async function seed() {
   }
   const suffix = Date.now().toString(36);
   const org = await adminCall('POST', '/orgs', { name: 'Demo Org', allowsExternalBusinesses: true });
-  const app = await adminCall('POST', '/apps', { orgId: org.id, handle: `demo-${suffix}`, displayName: 'Demo Business' });
+  // Its creator is its first owner in the console (sign in as DEMO_OWNER).
+  const app = await adminCall('POST', '/apps', { orgId: org.id, handle: `demo-${suffix}`, displayName: 'Demo Business', creatorEmail: DEMO_OWNER });
   const key = await adminCall('POST', `/apps/${app.id}/keys`, { environment: 'sandbox' });
   const user = await adminCall('POST', '/users', { orgId: org.id, email: `demo.user.${suffix}@demo.example`, displayName: 'Demo User' });
   // The demo user becomes a sandbox tester and writes first, so the app has an opted-in user with an open window.
@@ -160,7 +164,8 @@ console.log(`
 Business Messaging Platform is running.
 
   Public API   ${publicUrl}
-  Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})${demoLines}
+  Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})
+  Console      ${consoleUrl}${demo ? `   (sign in as ${DEMO_OWNER}; the link: GET ${adminUrl}/mail?to=${DEMO_OWNER})` : ''}${demoLines}
   Logs         .data/logs/${TAG}-<app>.log
 ${tryIt}
 Ctrl-C (or ${stopCommand}) stops the apps; a crashed app is restarted.`);
