@@ -59,11 +59,11 @@ describe('console sign-in (e2e)', () => {
     expect((await visitor.request('GET', path)).status).toBe(200);
     const used = await visitor.request('POST', path, { csrf: csrfOf(confirm.body) });
     expect([used.status, used.location]).toEqual([303, '/apps']);
-    const sessionCookie = visitor.lastSetCookies.find((c) => c.startsWith('console_session='));
-    expect(sessionCookie).toMatch(/; HttpOnly/i);
-    expect(sessionCookie).toMatch(/; SameSite=Lax/i);
-    expect(sessionCookie).toMatch(/; Max-Age=43200/);
-    expect(sessionCookie).not.toMatch(/; Secure/i); // the test console is served over http; https turns Secure on
+    const signedInCookie = visitor.lastSetCookies.find((c) => c.startsWith('console_session='));
+    expect(signedInCookie).toMatch(/; HttpOnly/i);
+    expect(signedInCookie).toMatch(/; SameSite=Lax/i);
+    expect(signedInCookie).toMatch(/; Max-Age=43200/);
+    expect(signedInCookie).not.toMatch(/; Secure/i); // the test console is served over http; https turns Secure on
 
     const apps = await visitor.request('GET', '/apps');
     expect(apps.status).toBe(200);

@@ -6,7 +6,7 @@ import { enqueueMail } from '#platform/mail';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { newToken, tokenHash } from '../sessions/secret-tokens';
 import { createSession } from '../sessions/session-store';
-import { SESSION_TTL_MS } from '../sign-in/sign-in.decider';
+import { SIGNED_IN_TTL_MS } from '../sign-in/sign-in.decider';
 import { invitationEmail } from './invitation.email';
 import { membershipDecider, type MembershipCommand } from './membership.decider';
 import { isMembershipEvent, projectMembership } from './membership.projection';
@@ -53,24 +53,24 @@ export class MembersHandler {
   }
 
   /** Follows an invitation: the invitee joins and is signed in (the link proves the address). */
-  async accept(token: string): Promise<{ appId: string; sessionToken: string; expiresAt: Date }> {
+  async accept(token: string): Promise<{ appId: string; cookieToken: string; expiresAt: Date }> {
     const hash = tokenHash(token);
     const [invitation] = await this.runtime.em().execute<{ app_id: string }[]>(`select app_id from console.invitations where token_hash = ?`, [hash]);
     // No stream to load for a token nobody issued: the decider's own answer to an unknown token.
     if (!invitation) throw new DomainError('not_found', 'This invitation is not known.');
     const now = this.runtime.clock.now();
-    const sessionToken = newToken();
-    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+    const cookieToken = newToken();
+    const expiresAt = new Date(now.getTime() + SIGNED_IN_TTL_MS);
     await this.decide(
       invitation.app_id,
       { type: 'AcceptInvitation', data: { appId: invitation.app_id, tokenHash: hash }, metadata: { now } },
       async (tx, stored) => {
         for (const event of stored.filter(isMembershipEvent)) {
-          if (event.type === 'InvitationAccepted') await createSession(tx, tokenHash(sessionToken), event.data.email, now, expiresAt);
+          if (event.type === 'InvitationAccepted') await createSession(tx, tokenHash(cookieToken), event.data.email, now, expiresAt);
         }
       },
     );
-    return { appId: invitation.app_id, sessionToken, expiresAt };
+    return { appId: invitation.app_id, cookieToken, expiresAt };
   }
 
   async remove(appId: string, by: string, email: string): Promise<void> {

@@ -5,7 +5,7 @@ import { evolveSignIn, initialSignInState, type SignInEvent, type SignInState } 
 /** A sign-in link works for 15 minutes, once (issue 34). */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 /** A session lasts 12 hours from sign-in; then the person signs in again. */
-export const SESSION_TTL_MS = 12 * 3600_000;
+export const SIGNED_IN_TTL_MS = 12 * 3600_000;
 /** The window of both sign-in limits. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** Links emailed to one address per window: more requests are answered alike but mail nothing. */
@@ -46,8 +46,8 @@ export function decideSignIn(command: SignInCommand, state: SignInState): SignIn
       if (!link) throw new DomainError('not_found', 'This sign-in link is not known.');
       if (link.usedAt) throw new DomainError('invalid_transition', 'This sign-in link was used already.');
       if (now.getTime() >= new Date(link.expiresAt).getTime()) throw new DomainError('invalid_transition', 'This sign-in link has expired.');
-      const sessionExpiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
-      return [{ type: 'SignInLinkUsed', data: { email, tokenHash, usedAt: now.toISOString(), sessionHash, sessionExpiresAt } }];
+      const until = new Date(now.getTime() + SIGNED_IN_TTL_MS).toISOString();
+      return [{ type: 'SignInLinkUsed', data: { email, tokenHash, usedAt: now.toISOString(), sessionHash, sessionExpiresAt: until } }];
     }
     default:
       return assertNever(command);

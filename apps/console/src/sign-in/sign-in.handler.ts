@@ -54,16 +54,16 @@ export class SignInHandler {
   }
 
   /** Follows a link: a new session's token (for the cookie) and when it ends, or a DomainError. */
-  async useLink(token: string): Promise<{ sessionToken: string; expiresAt: Date }> {
+  async useLink(token: string): Promise<{ cookieToken: string; expiresAt: Date }> {
     const hash = tokenHash(token);
     const [link] = await this.runtime.em().execute<{ email: string }[]>(`select email from console.sign_in_links where token_hash = ?`, [hash]);
     const email = link?.email ?? '';
-    const sessionToken = newToken();
+    const cookieToken = newToken();
     const now = this.runtime.clock.now();
     let expiresAt = now;
     await this.decide(
       email,
-      { type: 'UseSignInLink', data: { email, tokenHash: hash, sessionHash: tokenHash(sessionToken) }, metadata: { now } },
+      { type: 'UseSignInLink', data: { email, tokenHash: hash, sessionHash: tokenHash(cookieToken) }, metadata: { now } },
       async (tx, events) => {
         for (const event of events) {
           if (event.type !== 'SignInLinkUsed') continue;
@@ -73,7 +73,7 @@ export class SignInHandler {
         }
       },
     );
-    return { sessionToken, expiresAt };
+    return { cookieToken, expiresAt };
   }
 
   private async decide(email: string, command: SignInCommand, apply: (tx: EntityManager, events: SignInEvent[]) => Promise<void>): Promise<void> {

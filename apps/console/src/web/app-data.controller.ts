@@ -24,9 +24,9 @@ export class AppDataController {
 
   @Get('/apps/:appId/messages')
   async message(@Param('appId') appId: string, @Query('id') rawId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    const viewer = this.web.viewer(session);
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
     const id = (rawId ?? '').trim();
     const form = html`<form method="get" action="/apps/${appId}/messages">
       <label for="message-id">Message id</label>
@@ -102,9 +102,9 @@ export class AppDataController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    const viewer = this.web.viewer(session);
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
     const status: ConsentStatus | null = CONSENT_STATUSES.find((s) => s === rawStatus) ?? null;
     const cursor = rawCursor && /^[A-Za-z0-9_.=-]{1,512}$/.test(rawCursor) ? rawCursor : null;
     const consents = await this.rpc.call('consent', 'consents.list', this.web.rpcCaller(appId), { appId, status, limit: 50, cursor });
@@ -153,17 +153,17 @@ export class AppDataController {
 
   @Get('/apps/:appId/optin-links')
   async optinForm(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    this.web.send(res, 200, page('Opt-in links', this.optinFormHtml(appId, this.web.viewer(session)), this.web.viewer(session)));
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    this.web.send(res, 200, page('Opt-in links', this.optinFormHtml(appId, this.web.viewer(signedIn)), this.web.viewer(signedIn)));
   }
 
   @Post('/apps/:appId/optin-links')
   async createOptin(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    const viewer = this.web.viewer(session);
-    if (!this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, viewer);
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
+    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, viewer);
     const ref = String(req.body?.ref ?? '').trim() || null;
     const days = String(req.body?.expiresInDays ?? '').trim();
     const expiresInDays = days ? Number(days) : null;

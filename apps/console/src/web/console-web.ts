@@ -17,7 +17,7 @@ export interface ConsoleWebSettings {
   trustedProxies: BlockList;
 }
 
-export const SESSION_COOKIE = 'console_session';
+export const SIGNED_IN_COOKIE = 'console_session';
 /** The CSRF token of the forms used before there is a session (double submit: cookie and field must match). */
 const FORM_COOKIE = 'console_csrf';
 
@@ -34,24 +34,24 @@ export class ConsoleWeb {
   }
 
   session(req: Request): Promise<ConsoleSession | null> {
-    return findSession(this.runtime.em(), this.cookie(req, SESSION_COOKIE), this.runtime.clock.now());
+    return findSession(this.runtime.em(), this.cookie(req, SIGNED_IN_COOKIE), this.runtime.clock.now());
   }
 
   /** The session of a member of the app, or null once the answer (redirect to sign in, or 404) is sent. */
   async memberSession(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const session = await this.session(req);
-    if (!session) {
+    const signedIn = await this.session(req);
+    if (!signedIn) {
       this.redirect(res, '/');
       return null;
     }
     const [row] = await this.runtime
       .em()
-      .execute<{ role: string }[]>(`select role from console.members where app_id = ? and email = ?`, [appId, session.email]);
+      .execute<{ role: string }[]>(`select role from console.members where app_id = ? and email = ?`, [appId, signedIn.email]);
     if (!row) {
-      this.notFound(res, this.viewer(session));
+      this.notFound(res, this.viewer(signedIn));
       return null;
     }
-    return session;
+    return signedIn;
   }
 
   /** Who calls a service for a page: the app, and a request id of the console's own. */
@@ -59,13 +59,13 @@ export class ConsoleWeb {
     return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
   }
 
-  viewer(session: ConsoleSession): Viewer {
-    return { email: session.email, csrfToken: session.csrfToken };
+  viewer(signedIn: ConsoleSession): Viewer {
+    return { email: signedIn.email, csrfToken: signedIn.csrfToken };
   }
 
   /** A change made within a session carries that session's token. */
-  sessionTokenMatches(req: Request, session: ConsoleSession): boolean {
-    return sameToken(String(req.body?.csrf ?? ''), session.csrfToken);
+  sessionTokenMatches(req: Request, signedIn: ConsoleSession): boolean {
+    return sameToken(String(req.body?.csrf ?? ''), signedIn.csrfToken);
   }
 
   /** The pre-session forms' token: the cookie's if there is one, else a new one set now. */
@@ -81,12 +81,12 @@ export class ConsoleWeb {
     return sameToken(String(req.body?.csrf ?? ''), this.cookie(req, FORM_COOKIE));
   }
 
-  startSession(res: Response, sessionToken: string, expiresAt: Date): void {
-    res.append('Set-Cookie', this.setCookie(SESSION_COOKIE, sessionToken, Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000)));
+  startSession(res: Response, cookieToken: string, expiresAt: Date): void {
+    res.append('Set-Cookie', this.setCookie(SIGNED_IN_COOKIE, cookieToken, Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000)));
   }
 
   endSessionCookie(res: Response): void {
-    res.append('Set-Cookie', this.setCookie(SESSION_COOKIE, '', 0));
+    res.append('Set-Cookie', this.setCookie(SIGNED_IN_COOKIE, '', 0));
   }
 
   refuseCsrf(res: Response, viewer: Viewer | null = null): void {

@@ -7,7 +7,7 @@ import { MembersHandler } from '../members/members.handler';
 import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
 import { auditLine } from './audit-lines';
-import { ConsoleWeb, SESSION_COOKIE } from './console-web';
+import { ConsoleWeb, SIGNED_IN_COOKIE } from './console-web';
 import { html } from './html';
 import { page } from './layout';
 
@@ -102,8 +102,8 @@ export class ConsoleController {
   async useLink(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     try {
-      const { sessionToken, expiresAt } = await this.signIn.useLink(token);
-      this.web.startSession(res, sessionToken, expiresAt);
+      const { cookieToken, expiresAt } = await this.signIn.useLink(token);
+      this.web.startSession(res, cookieToken, expiresAt);
       return this.web.redirect(res, '/apps');
     } catch (error) {
       if (!isDomainError(error)) throw error;
@@ -121,9 +121,9 @@ export class ConsoleController {
 
   @Post('/sign-out')
   async signOut(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (session && !this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, this.web.viewer(session));
-    const token = this.web.cookie(req, SESSION_COOKIE);
+    const signedIn = await this.web.session(req);
+    if (signedIn && !this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
+    const token = this.web.cookie(req, SIGNED_IN_COOKIE);
     if (token) await endSession(this.web.runtime.em(), token);
     this.web.endSessionCookie(res);
     this.web.redirect(res, '/');
@@ -131,13 +131,13 @@ export class ConsoleController {
 
   @Get('/apps')
   async apps(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (!session) return this.web.redirect(res, '/');
+    const signedIn = await this.web.session(req);
+    if (!signedIn) return this.web.redirect(res, '/');
     const apps = await this.web.runtime
       .em()
       .execute<{ app_id: string; display_name: string; handle: string; role: string }[]>(
         `select a.app_id, a.display_name, a.handle, m.role from console.members m join console.apps a using (app_id) where m.email = ? order by a.display_name, a.app_id`,
-        [session.email],
+        [signedIn.email],
       );
     const body = apps.length
       ? html`<table>
@@ -160,20 +160,20 @@ export class ConsoleController {
           </tbody>
         </table>`
       : html`<p>You are not a member of any app yet.</p>`;
-    this.web.send(res, 200, page('Your apps', body, this.web.viewer(session)));
+    this.web.send(res, 200, page('Your apps', body, this.web.viewer(signedIn)));
   }
 
   @Get('/apps/:appId')
   async overview(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (!session) return this.web.redirect(res, '/');
+    const signedIn = await this.web.session(req);
+    if (!signedIn) return this.web.redirect(res, '/');
     const [app] = await this.web.runtime
       .em()
       .execute<{ display_name: string; handle: string; created_at: Date; role: string }[]>(
         `select a.display_name, a.handle, a.created_at, m.role from console.apps a join console.members m using (app_id) where a.app_id = ? and m.email = ?`,
-        [appId, session.email],
+        [appId, signedIn.email],
       );
-    if (!app) return this.web.notFound(res, this.web.viewer(session));
+    if (!app) return this.web.notFound(res, this.web.viewer(signedIn));
     const [audit, platformApp] = await Promise.all([this.members.audit(appId), this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId })]);
     this.web.send(
       res,
@@ -210,7 +210,7 @@ export class ConsoleController {
           <ul>
             ${audit.map((entry) => html`<li><time datetime="${entry.occurredAt.toISOString()}">${entry.occurredAt.toISOString()}</time>: ${auditLine(entry)}</li>`)}
           </ul>`,
-        this.web.viewer(session),
+        this.web.viewer(signedIn),
       ),
     );
   }

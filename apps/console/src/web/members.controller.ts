@@ -18,14 +18,14 @@ export class MembersController {
 
   @Get('/apps/:appId/members')
   async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (!session) return this.web.redirect(res, '/');
-    const viewer = this.web.viewer(session);
+    const signedIn = await this.web.session(req);
+    if (!signedIn) return this.web.redirect(res, '/');
+    const viewer = this.web.viewer(signedIn);
     const em = this.web.runtime.em();
     const members = await em.execute<{ email: string; role: string }[]>(`select email, role from console.members where app_id = ? order by added_at, email`, [
       appId,
     ]);
-    const mine = members.find((m) => m.email === session.email);
+    const mine = members.find((m) => m.email === signedIn.email);
     if (!mine) return this.web.notFound(res, viewer);
     const owner = mine.role === 'owner';
     const pending = await em.execute<{ email: string; expires_at: Date }[]>(
@@ -93,23 +93,23 @@ export class MembersController {
 
   @Post('/apps/:appId/members')
   async invite(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (!session) return this.web.redirect(res, '/');
-    if (!this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, this.web.viewer(session));
+    const signedIn = await this.web.session(req);
+    if (!signedIn) return this.web.redirect(res, '/');
+    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
     const email = String(req.body?.email ?? '').trim();
-    if (!EMAIL.test(email) || email.length > 254) return this.problem(res, 400, 'That is not an email address.', this.web.viewer(session), appId);
-    await this.change(res, this.web.viewer(session), appId, () => this.members.invite(appId, session.email, email));
+    if (!EMAIL.test(email) || email.length > 254) return this.problem(res, 400, 'That is not an email address.', this.web.viewer(signedIn), appId);
+    await this.change(res, this.web.viewer(signedIn), appId, () => this.members.invite(appId, signedIn.email, email));
   }
 
   @Post('/apps/:appId/members/remove')
   async remove(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.session(req);
-    if (!session) return this.web.redirect(res, '/');
-    if (!this.web.sessionTokenMatches(req, session)) return this.web.refuseCsrf(res, this.web.viewer(session));
+    const signedIn = await this.web.session(req);
+    if (!signedIn) return this.web.redirect(res, '/');
+    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
     const email = String(req.body?.email ?? '')
       .trim()
       .toLowerCase();
-    await this.change(res, this.web.viewer(session), appId, () => this.members.remove(appId, session.email, email));
+    await this.change(res, this.web.viewer(signedIn), appId, () => this.members.remove(appId, signedIn.email, email));
   }
 
   @Get('/invitations/:token')
@@ -133,8 +133,8 @@ export class MembersController {
   async accept(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     try {
-      const { appId, sessionToken, expiresAt } = await this.members.accept(token);
-      this.web.startSession(res, sessionToken, expiresAt);
+      const { appId, cookieToken, expiresAt } = await this.members.accept(token);
+      this.web.startSession(res, cookieToken, expiresAt);
       this.web.redirect(res, `/apps/${appId}`);
     } catch (error) {
       if (!isDomainError(error)) throw error;

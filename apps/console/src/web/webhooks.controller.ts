@@ -39,22 +39,22 @@ export class WebhooksController {
 
   @Get('/apps/:appId/webhooks')
   async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    const viewer = this.web.viewer(session);
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
     const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
     this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints), viewer));
   }
 
   @Post('/apps/:appId/webhooks')
   async add(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
     const events = subscribedEvents(req.body?.events);
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ events, verifyToken });
-    if (problem) return this.refuse(res, session, appId, problem);
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    if (problem) return this.refuse(res, signedIn, appId, problem);
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       const created = await this.rpc.call('webhooks', 'endpoints.create', this.web.rpcCaller(appId), {
         appId,
         url: String(req.body?.url ?? '').trim(),
@@ -71,7 +71,7 @@ export class WebhooksController {
             <label for="secret">Signing secret (shown once: copy it now)</label>
             <input id="secret" type="text" readonly value="${created.secret}" />
             <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
-          this.web.viewer(session),
+          this.web.viewer(signedIn),
         ),
       );
     });
@@ -79,9 +79,9 @@ export class WebhooksController {
 
   @Post('/apps/:appId/webhooks/:endpointId/test')
   async test(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       await this.rpc.call('webhooks', 'endpoints.test', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.redirect(res, `/apps/${appId}/webhook-deliveries?endpoint=${encodeURIComponent(endpointId)}`);
     });
@@ -89,12 +89,12 @@ export class WebhooksController {
 
   @Post('/apps/:appId/webhooks/:endpointId/verify')
   async verify(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ verifyToken });
-    if (problem) return this.refuse(res, session, appId, problem);
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    if (problem) return this.refuse(res, signedIn, appId, problem);
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       await this.rpc.call('webhooks', 'endpoints.verify', this.web.rpcCaller(appId), { appId, endpointId, verifyToken });
       this.web.redirect(res, `/apps/${appId}/webhooks`);
     });
@@ -102,9 +102,9 @@ export class WebhooksController {
 
   @Post('/apps/:appId/webhooks/:endpointId/rotate-secret')
   async rotate(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       const rotated = await this.rpc.call('webhooks', 'endpoints.rotateSecret', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.send(
         res,
@@ -115,7 +115,7 @@ export class WebhooksController {
             <input id="secret" type="text" readonly value="${rotated.secret}" />
             <p>The previous secret keeps signing beside it until ${rotated.previousSecretExpiresAt}.</p>
             <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
-          this.web.viewer(session),
+          this.web.viewer(signedIn),
         ),
       );
     });
@@ -123,12 +123,12 @@ export class WebhooksController {
 
   @Post('/apps/:appId/webhooks/:endpointId/events')
   async changeEvents(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
     const events = subscribedEvents(req.body?.events);
     const problem = requestProblem({ events });
-    if (problem) return this.refuse(res, session, appId, problem);
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    if (problem) return this.refuse(res, signedIn, appId, problem);
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       await this.rpc.call('webhooks', 'endpoints.update', this.web.rpcCaller(appId), { appId, endpointId, events });
       this.web.redirect(res, `/apps/${appId}/webhooks`);
     });
@@ -136,9 +136,9 @@ export class WebhooksController {
 
   @Post('/apps/:appId/webhooks/:endpointId/delete')
   async remove(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       await this.rpc.call('webhooks', 'endpoints.delete', this.web.rpcCaller(appId), { appId, endpointId });
       this.web.redirect(res, `/apps/${appId}/webhooks`);
     });
@@ -152,9 +152,9 @@ export class WebhooksController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
-    const viewer = this.web.viewer(session);
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
     const status = DELIVERY_STATUSES.find((s) => s === rawStatus) ?? null;
     const subscriptionId = rawEndpoint && /^we_[A-Za-z0-9]+$/.test(rawEndpoint) ? rawEndpoint : null;
     const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.web.rpcCaller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
@@ -214,8 +214,8 @@ export class WebhooksController {
 
   @Get('/apps/:appId/webhook-deliveries/:deliveryId')
   async attempts(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (!session) return;
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
     // A delivery of another app, or none: the dispatcher answers not_found, shown as the 404 page.
     const { data } = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
     this.web.send(
@@ -247,16 +247,16 @@ export class WebhooksController {
               )}
             </tbody>
           </table>`,
-        this.web.viewer(session),
+        this.web.viewer(signedIn),
       ),
     );
   }
 
   @Post('/apps/:appId/webhook-deliveries/:deliveryId/replay')
   async replay(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const session = await this.change(req, res, appId);
-    if (!session) return;
-    await this.attempt(res, this.web.viewer(session), appId, async () => {
+    const signedIn = await this.change(req, res, appId);
+    if (!signedIn) return;
+    await this.attempt(res, this.web.viewer(signedIn), appId, async () => {
       await this.rpc.call('webhooks', 'deliveries.replay', this.web.rpcCaller(appId), { appId, deliveryId });
       this.web.redirect(res, `/apps/${appId}/webhook-deliveries`);
     });
@@ -264,16 +264,16 @@ export class WebhooksController {
 
   /** As memberSession(), for a change: the session's CSRF token must come with it. */
   private async change(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const session = await this.web.memberSession(req, res, appId);
-    if (session && !this.web.sessionTokenMatches(req, session)) {
-      this.web.refuseCsrf(res, this.web.viewer(session));
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (signedIn && !this.web.sessionTokenMatches(req, signedIn)) {
+      this.web.refuseCsrf(res, this.web.viewer(signedIn));
       return null;
     }
-    return session;
+    return signedIn;
   }
 
   /** A request the API itself would refuse (400), in words. */
-  private refuse(res: Response, session: ConsoleSession, appId: string, problem: string): void {
+  private refuse(res: Response, signedIn: ConsoleSession, appId: string, problem: string): void {
     this.web.send(
       res,
       400,
@@ -281,7 +281,7 @@ export class WebhooksController {
         'Webhook endpoints',
         html`<p class="notice" role="alert">${problem}</p>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
-        this.web.viewer(session),
+        this.web.viewer(signedIn),
       ),
     );
   }
