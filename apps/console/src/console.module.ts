@@ -9,6 +9,7 @@ import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
 import { MembersController } from './web/members.controller';
+import { WebhookDeliveriesController } from './web/webhook-deliveries.controller';
 import { WebhooksController } from './web/webhooks.controller';
 
 export interface ConsoleModuleSettings extends ConsoleWebSettings {
@@ -20,7 +21,7 @@ export interface ConsoleModuleSettings extends ConsoleWebSettings {
 /** The console's pages and the handlers behind them, with the settings they read. */
 export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
   @Module({
-    controllers: [ConsoleController, MembersController, WebhooksController, AppDataController],
+    controllers: [ConsoleController, MembersController, WebhooksController, WebhookDeliveriesController, AppDataController],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },
       { provide: RpcClient, useValue: settings.rpc },

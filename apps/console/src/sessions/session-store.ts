@@ -4,7 +4,7 @@ import { newToken, tokenHash } from './secret-tokens';
 /** A signed-in person. */
 export interface ConsoleSession {
   email: string;
-  /** The token every change this session makes must carry (CSRF). */
+  /** The token every change made while signed in must carry (CSRF). */
   csrfToken: string;
   expiresAt: Date;
 }

@@ -7,6 +7,7 @@ import { RpcClient } from '#platform/kafka';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page, type Viewer } from './layout';
+import { statusFilter } from './status-filter';
 
 const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
 
@@ -114,14 +115,7 @@ export class AppDataController {
       200,
       page(
         'Consents',
-        html`<form method="get" action="/apps/${appId}/consents">
-            <label for="consent-status">Status</label>
-            <select id="consent-status" name="status">
-              <option value="">any</option>
-              ${CONSENT_STATUSES.map((s) => html`<option value="${s}" ${s === status ? html`selected` : null}>${s}</option>`)}
-            </select>
-            <button type="submit">Filter</button>
-          </form>
+        html`${statusFilter({ action: `/apps/${appId}/consents`, id: 'consent-status', statuses: CONSENT_STATUSES, current: status })}
           <table>
             <thead>
               <tr>
@@ -160,10 +154,9 @@ export class AppDataController {
 
   @Post('/apps/:appId/optin-links')
   async createOptin(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
+    const signedIn = await this.web.memberChange(req, res, appId);
     if (!signedIn) return;
     const viewer = this.web.viewer(signedIn);
-    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, viewer);
     const ref = String(req.body?.ref ?? '').trim() || null;
     const days = String(req.body?.expiresInDays ?? '').trim();
     const expiresInDays = days ? Number(days) : null;
@@ -180,34 +173,20 @@ export class AppDataController {
           viewer,
         ),
       );
-    try {
-      const link = await this.rpc.call('consent', 'optinLinks.create', this.web.rpcCaller(appId), { appId, ref, expiresInDays });
-      const qr = await qrSvg(link.url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
-      this.web.send(
-        res,
-        201,
-        page(
-          'Opt-in link',
-          html`<p><a href="${link.url}">${link.url}</a></p>
-            <p>Ref: ${link.ref ?? 'none'} · valid until ${link.expiresAt}</p>
-            <img width="240" height="240" alt="QR code of the opt-in link" src="data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}" />
-            ${this.optinFormHtml(appId, viewer)}`,
-          viewer,
-        ),
-      );
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      this.web.send(
-        res,
-        ERROR_CODES[error.code].status,
-        page(
-          'Opt-in links',
-          html`<p class="notice" role="alert">${error.message}</p>
-            ${this.optinFormHtml(appId, viewer)}`,
-          viewer,
-        ),
-      );
-    }
+    const link = await this.rpc.call('consent', 'optinLinks.create', this.web.rpcCaller(appId), { appId, ref, expiresInDays });
+    const qr = await qrSvg(link.url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    this.web.send(
+      res,
+      201,
+      page(
+        'Opt-in link',
+        html`<p><a href="${link.url}">${link.url}</a></p>
+          <p>Ref: ${link.ref ?? 'none'} · valid until ${link.expiresAt}</p>
+          <img width="240" height="240" alt="QR code of the opt-in link" src="data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}" />
+          ${this.optinFormHtml(appId, viewer)}`,
+        viewer,
+      ),
+    );
   }
 
   private optinFormHtml(appId: string, viewer: Viewer) {

@@ -54,6 +54,16 @@ export class ConsoleWeb {
     return signedIn;
   }
 
+  /** As memberSession(), for a change: the signed-in person's CSRF token must come with it. */
+  async memberChange(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
+    const signedIn = await this.memberSession(req, res, appId);
+    if (signedIn && !this.sessionTokenMatches(req, signedIn)) {
+      this.refuseCsrf(res, this.viewer(signedIn));
+      return null;
+    }
+    return signedIn;
+  }
+
   /** Who calls a service for a page: the app, and a request id of the console's own. */
   rpcCaller(appId: string): RpcCaller {
     return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
@@ -91,6 +101,20 @@ export class ConsoleWeb {
 
   refuseCsrf(res: Response, viewer: Viewer | null = null): void {
     this.send(res, 403, page('Form expired', html`<p class="notice" role="alert">This form expired. Go back, reload the page and send it again.</p>`, viewer));
+  }
+
+  /** A request the page refuses (its own rule, or a service's), in words, with the way back. */
+  problem(res: Response, status: number, title: string, message: string, viewer: Viewer | null, back: { href: string; label: string }): void {
+    this.send(
+      res,
+      status,
+      page(
+        title,
+        html`<p class="notice" role="alert">${message}</p>
+          <p><a href="${back.href}">${back.label}</a></p>`,
+        viewer,
+      ),
+    );
   }
 
   notFound(res: Response, viewer: Viewer | null): void {

@@ -4,7 +4,7 @@ import { isDomainError } from '#platform/errors';
 import { MembersHandler } from '../members/members.handler';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
-import { page, type Viewer } from './layout';
+import { page } from './layout';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -93,23 +93,27 @@ export class MembersController {
 
   @Post('/apps/:appId/members')
   async invite(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.session(req);
-    if (!signedIn) return this.web.redirect(res, '/');
-    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
+    const signedIn = await this.web.memberChange(req, res, appId);
+    if (!signedIn) return;
     const email = String(req.body?.email ?? '').trim();
-    if (!EMAIL.test(email) || email.length > 254) return this.problem(res, 400, 'That is not an email address.', this.web.viewer(signedIn), appId);
-    await this.change(res, this.web.viewer(signedIn), appId, () => this.members.invite(appId, signedIn.email, email));
+    if (!EMAIL.test(email) || email.length > 254)
+      return this.web.problem(res, 400, 'Members', 'That is not an email address.', this.web.viewer(signedIn), {
+        href: `/apps/${appId}/members`,
+        label: 'Back to the members',
+      });
+    await this.members.invite(appId, signedIn.email, email);
+    this.web.redirect(res, `/apps/${appId}/members`);
   }
 
   @Post('/apps/:appId/members/remove')
   async remove(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.session(req);
-    if (!signedIn) return this.web.redirect(res, '/');
-    if (!this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
+    const signedIn = await this.web.memberChange(req, res, appId);
+    if (!signedIn) return;
     const email = String(req.body?.email ?? '')
       .trim()
       .toLowerCase();
-    await this.change(res, this.web.viewer(signedIn), appId, () => this.members.remove(appId, signedIn.email, email));
+    await this.members.remove(appId, signedIn.email, email);
+    this.web.redirect(res, `/apps/${appId}/members`);
   }
 
   @Get('/invitations/:token')
@@ -144,31 +148,5 @@ export class MembersController {
         page('Invitation', html`<p class="notice" role="alert">This invitation does not work: it was accepted already, has expired or is unknown.</p>`),
       );
     }
-  }
-
-  /** Runs a change and goes back to the list; refusals in words a person understands. */
-  private async change(res: Response, viewer: Viewer, appId: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-      this.web.redirect(res, `/apps/${appId}/members`);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      if (error.code === 'not_found' && error.message === 'No such app.') return this.web.notFound(res, viewer);
-      if (error.code === 'insufficient_scope') return this.problem(res, 403, 'Only the app’s owners change who is a member.', viewer, appId);
-      this.problem(res, error.code === 'not_found' ? 404 : 409, error.message, viewer, appId);
-    }
-  }
-
-  private problem(res: Response, status: number, message: string, viewer: Viewer, appId: string): void {
-    this.web.send(
-      res,
-      status,
-      page(
-        'Members',
-        html`<p class="notice" role="alert">${message}</p>
-          <p><a href="/apps/${appId}/members">Back to the members</a></p>`,
-        viewer,
-      ),
-    );
   }
 }

@@ -1,0 +1,127 @@
+import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { WebhookDeliveryStatus } from '#platform/contracts';
+import { RpcClient } from '#platform/kafka';
+import { ConsoleWeb } from './console-web';
+import { html } from './html';
+import { page } from './layout';
+import { statusFilter } from './status-filter';
+
+const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+/** An app's webhook deliveries: the log (by status and endpoint), each delivery's attempts, and replay, through the dispatcher's RPC. */
+@Controller()
+export class WebhookDeliveriesController {
+  constructor(
+    private readonly web: ConsoleWeb,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  @Get('/apps/:appId/webhook-deliveries')
+  async deliveries(
+    @Param('appId') appId: string,
+    @Query('status') rawStatus: string | undefined,
+    @Query('endpoint') rawEndpoint: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    const viewer = this.web.viewer(signedIn);
+    const status = DELIVERY_STATUSES.find((s) => s === rawStatus) ?? null;
+    const subscriptionId = rawEndpoint && /^we_[A-Za-z0-9]+$/.test(rawEndpoint) ? rawEndpoint : null;
+    const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.web.rpcCaller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
+    this.web.send(
+      res,
+      200,
+      page(
+        'Webhook deliveries',
+        html`<p><a href="/apps/${appId}/webhooks">Endpoints</a></p>
+          ${statusFilter({ action: `/apps/${appId}/webhook-deliveries`, id: 'status', statuses: DELIVERY_STATUSES, current: status, hidden: { endpoint: subscriptionId } })}
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Delivery</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                <th scope="col"><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${pageOf.data.map(
+                (d) =>
+                  html`<tr>
+                    <td><a href="/apps/${appId}/webhook-deliveries/${d.id}">${d.id}</a><br /><small>${d.createdAt}</small></td>
+                    <td>${d.eventType}</td>
+                    <td>${d.status}</td>
+                    <td>${d.attempts}${d.lastAttemptAt ? html`<br /><small>last ${d.lastAttemptAt}</small>` : null}</td>
+                    <td>${d.lastResponseStatus ?? ''} ${d.lastError ?? ''}</td>
+                    <td>
+                      ${
+                        d.status === 'pending'
+                          ? null
+                          : html`<form class="inline" method="post" action="/apps/${appId}/webhook-deliveries/${d.id}/replay">
+                              <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                              <button type="submit" aria-label="Replay ${d.id}">Replay</button>
+                            </form>`
+                      }
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`,
+        viewer,
+      ),
+    );
+  }
+
+  @Get('/apps/:appId/webhook-deliveries/:deliveryId')
+  async attempts(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const signedIn = await this.web.memberSession(req, res, appId);
+    if (!signedIn) return;
+    // A delivery of another app, or none: the dispatcher answers not_found, shown as the 404 page.
+    const { data } = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
+    this.web.send(
+      res,
+      200,
+      page(
+        `Delivery ${deliveryId}`,
+        html`<p><a href="/apps/${appId}/webhook-deliveries">All deliveries</a></p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Attempt</th>
+                <th scope="col">Started</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${data.map(
+                (a) =>
+                  html`<tr>
+                    <td>${a.attempt}</td>
+                    <td>${a.startedAt}</td>
+                    <td>${a.responseStatus ?? ''} ${a.error ?? ''}</td>
+                    <td>${a.durationMs} ms</td>
+                    <td>${a.outcome}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`,
+        this.web.viewer(signedIn),
+      ),
+    );
+  }
+
+  @Post('/apps/:appId/webhook-deliveries/:deliveryId/replay')
+  async replay(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const signedIn = await this.web.memberChange(req, res, appId);
+    if (!signedIn) return;
+    await this.rpc.call('webhooks', 'deliveries.replay', this.web.rpcCaller(appId), { appId, deliveryId });
+    this.web.redirect(res, `/apps/${appId}/webhook-deliveries`);
+  }
+}
