@@ -88,8 +88,26 @@ export class RpcClient {
     for (const service of options.services) this.client.subscribeToResponseOf(rpcTopic(service));
   }
 
-  async connect(): Promise<void> {
+  /**
+   * Joins the reply topics. On a fresh broker the services create the topics while this process
+   * starts, so a topic not there yet (or without a leader yet) is waited for, up to `startTimeoutMs`.
+   */
+  async connect(startTimeoutMs = 60_000): Promise<void> {
     this.closed = false;
+    const deadline = Date.now() + startTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.connectOnce();
+      } catch (error) {
+        await this.client.close().catch(() => undefined);
+        if (!isRetriable(error) || this.closed || Date.now() >= deadline) throw error;
+        this.options.onError?.(error);
+        await waitBeforeRestart(attempt);
+      }
+    }
+  }
+
+  private async connectOnce(): Promise<void> {
     // Requests from concurrent callers go out together (one Produce request per tick).
     coalesceSends(await this.client.connect());
     const consumer = this.client.replyConsumer;
@@ -123,7 +141,7 @@ export class RpcClient {
       await waitBeforeRestart(attempt);
       if (this.closed) return;
       try {
-        await this.connect();
+        await this.connectOnce();
         return;
       } catch (error) {
         this.options.onError?.(error);
@@ -179,4 +197,9 @@ export class RpcClient {
     if (reply.ok) return (sealer ? openFields(reply.result, 'reply', sealer) : reply.result) as R;
     throw DomainError.fromRpcError(reply.error);
   }
+}
+
+/** kafkajs marks errors a later try may not meet (a topic without a leader yet, a broker restarting). */
+function isRetriable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
 }
