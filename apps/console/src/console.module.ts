@@ -2,30 +2,36 @@ import { Module, type Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
+import { AuditTrail } from './audit/audit-trail';
 import { MembersHandler } from './members/members.handler';
 import { SignInHandler } from './sign-in/sign-in.handler';
+import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
+import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
 import { MembersController } from './web/members.controller';
 import { WebhookDeliveriesController } from './web/webhook-deliveries.controller';
 import { WebhooksController } from './web/webhooks.controller';
 
 export interface ConsoleModuleSettings extends ConsoleWebSettings {
   mailFrom: string;
-  /** Calls to the services that own what the console changes (webhook endpoints and deliveries). */
+  /** Calls to the services that own what the console changes (keys, webhook endpoints and deliveries, links, profile). */
   rpc: RpcClient;
 }
 
 /** The console's pages and the handlers behind them, with the settings they read. */
 export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
   @Module({
-    controllers: [ConsoleController, MembersController, WebhooksController, WebhookDeliveriesController, AppDataController],
+    controllers: [ConsoleController, MembersController, ApiKeysController, WebhooksController, WebhookDeliveriesController, AppDataController],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },
       { provide: RpcClient, useValue: settings.rpc },
       ConsoleWeb,
+      AuditTrail,
+      // Filters registered later are tried first: refusals, then anything else.
+      { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },
       { provide: APP_FILTER, useClass: DomainErrorPageFilter },
       { provide: SignInHandler, useFactory: (runtime: ServiceRuntime) => new SignInHandler(runtime, settings), inject: [ServiceRuntime] },
       { provide: MembersHandler, useFactory: (runtime: ServiceRuntime) => new MembersHandler(runtime, settings), inject: [ServiceRuntime] },

@@ -1,4 +1,8 @@
+import { RPC_SERVICES } from '#platform/contracts';
 import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '#platform/service-kit';
+
+/** Every RPC service but the gateway itself: it answers keys.* and calls (and waits on the clock of) the others. */
+export const SERVICES_THE_GATEWAY_CALLS = RPC_SERVICES.filter((service) => service !== 'gateway');
 
 export interface GatewayConfig extends BaseConfig {
   adminPort: number;

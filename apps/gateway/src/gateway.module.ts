@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
 
-/** Admin port app: health, metrics and the admin API (mounted as middleware in main.ts). */
+/** Admin port app: health, metrics, the admin API (mounted as middleware in main.ts) and the keys.* RPC operations. */
 @Module({})
 export class GatewayModule {}

@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '#platform/clock';
-import { ADMIN_BASE_PATH, isEventOf, RPC_SERVICES, TOPICS, type DomainEvent } from '#platform/contracts';
+import { ADMIN_BASE_PATH, isEventOf, TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
 import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
@@ -11,10 +11,11 @@ import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trust
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
+import { ApiKeysRpc } from './api-keys/api-keys.rpc';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { AppAccessCache } from './app-status/app-access.cache';
 import { appAccessConsumer } from './app-status/app-access.projection';
-import { loadGatewayConfig } from './gateway.config';
+import { loadGatewayConfig, SERVICES_THE_GATEWAY_CALLS } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
@@ -46,13 +47,15 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     entities: [ApiKeyView, AppAccessView],
     migrations: gatewayMigrations,
     outboxRoute: gatewayOutboxRoute,
+    // Seals the keys its keys.create answers (rpc-sealing.ts), as its RPC client does.
+    secretKeys: config.secretKeys,
   });
   await runtime.init();
 
   const rpc = new RpcClient({
     brokers: config.kafkaBrokers,
     instanceId: config.instanceId,
-    services: RPC_SERVICES,
+    services: SERVICES_THE_GATEWAY_CALLS,
     timeoutMs: config.rpcTimeoutMs,
     sealer: config.secretKeys,
     kafka: config.kafkaSecurity,
@@ -94,7 +97,12 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   const nest = await startNestService({
     runtime,
-    module: { module: GatewayModule, imports: [ServiceKitModule.forRoot(runtime)] },
+    module: {
+      module: GatewayModule,
+      imports: [ServiceKitModule.forRoot(runtime, 'gateway')],
+      providers: [{ provide: ApiKeysService, useValue: keys }, ApiKeysRpc],
+    },
+    rpcService: 'gateway',
     port: config.adminPort,
     bodyParser: false,
     beforeListen: (app) => {

@@ -4,6 +4,7 @@ import { AppsVersionHandler } from './audience/apps-version.handler';
 import { MessageExpirySweeper } from './expire-messages/message-expiry.sweeper';
 import { GetMessageHandler } from './get-message/get-message.handler';
 import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
+import { QuotaUsageHandler } from './quota-usage/quota-usage.handler';
 import { SendMessageHandler } from './send-message/send-message.handler';
 import { SendRequestPruner } from './send-message/send-request.pruner';
 
@@ -13,6 +14,7 @@ import { SendRequestPruner } from './send-message/send-request.pruner';
     SendMessageHandler,
     GetMessageHandler,
     AppsVersionHandler,
+    QuotaUsageHandler,
     MessageExpirySweeper,
     SendRequestPruner,
   ],

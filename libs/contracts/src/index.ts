@@ -15,3 +15,4 @@ export * from './idempotency';
 export * from './webhook-signing';
 export * from './public-api';
 export * from './optin-links';
+export * from './api-keys';

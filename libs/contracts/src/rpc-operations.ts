@@ -13,7 +13,7 @@ import type { ConsentSource, ConsentStatus } from './events/consent.events';
 import type { MessageMediaFile } from './events/messaging.events';
 import type { MediaKind } from './media';
 import type { EventRef } from './rpc';
-import type { KeyEnvironment } from './scopes';
+import type { KeyEnvironment, Scope } from './scopes';
 import type { RpcService } from './topics';
 import type { ListenEventType, PublicEventType, WebhookDeliveryStatus, WebhookEndpointState } from './webhooks';
 
@@ -102,6 +102,8 @@ export interface MessagingOperations {
   'messages.get': { request: { appId: string; messageId: string }; reply: MessageResource };
   /** Returns once messaging's projection of the app is at `version` or later (caughtUp false when it did not get there in time). */
   'apps.awaitVersion': { request: { appId: string; version: number }; reply: { caughtUp: boolean } };
+  /** Messages accepted today (UTC) against the app's daily quota (D8), for the console's overview. */
+  'apps.quotaUsed': { request: { appId: string }; reply: { day: string; accepted: number } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,6 +554,48 @@ export interface ChatSimOperations {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Answered by the gateway (API keys live in its store; the developer console manages them)
+
+/** An API key as listed: never the key, only the display prefix the admin API gives (D28). */
+export interface ApiKeyListing {
+  id: string;
+  prefix: string;
+  environment: KeyEnvironment;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** A key just created: the only answer that holds the key itself (sealed on the wire). */
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  environment: KeyEnvironment;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface CreateApiKeyCall {
+  appId: string;
+  environment: KeyEnvironment;
+  /** Default: every scope. */
+  scopes?: Scope[];
+  expiresAt?: string | null;
+}
+
+export interface GatewayOperations {
+  /** A new key (refused with key_limit_reached beyond 2 active per environment). */
+  'keys.create': { request: CreateApiKeyCall; reply: CreatedApiKey };
+  /** The app's keys, oldest first, revoked ones too. */
+  'keys.list': { request: { appId: string }; reply: { data: ApiKeyListing[] } };
+  /** Revokes a key at once on every gateway replica (revoking twice is harmless). */
+  'keys.revoke': { request: { appId: string; keyId: string }; reply: ApiKeyListing };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The map and its helpers
 
 /** Each service's operations, by the service's name in RPC_SERVICES. */
@@ -562,6 +606,7 @@ export interface RpcOperations {
   profile: ProfileOperations & CommonOperations;
   webhooks: WebhooksOperations & CommonOperations;
   'chat-sim': ChatSimOperations & CommonOperations;
+  gateway: GatewayOperations & CommonOperations;
 }
 
 /** The operations a service answers (for a union of services, those every one of them answers). */
@@ -584,7 +629,7 @@ type OperationNames = { [S in RpcService]: Record<RpcOperationName<S>, true> };
 export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName<S>[] } = (() => {
   const common = { 'clock.offset': true, 'events.awaitApplied': true } as const;
   const names: OperationNames = {
-    messaging: { ...common, 'messages.send': true, 'messages.heldKey': true, 'messages.get': true, 'apps.awaitVersion': true },
+    messaging: { ...common, 'messages.send': true, 'messages.heldKey': true, 'messages.get': true, 'apps.awaitVersion': true, 'apps.quotaUsed': true },
     media: { ...common, 'media.create': true, 'media.get': true, 'media.prepare': true },
     profile: {
       ...common,
@@ -630,6 +675,7 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'sim.appAction': true,
       'sim.inviteTester': true,
     },
+    gateway: { ...common, 'keys.create': true, 'keys.list': true, 'keys.revoke': true },
   };
   const namesOf = <S extends RpcService>(service: S) => Object.keys(names[service]) as RpcOperationName<S>[];
   return {
@@ -639,5 +685,6 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
     consent: namesOf('consent'),
     webhooks: namesOf('webhooks'),
     'chat-sim': namesOf('chat-sim'),
+    gateway: namesOf('gateway'),
   };
 })();

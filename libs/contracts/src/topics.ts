@@ -27,7 +27,7 @@ export const TOPICS = Object.defineProperties(
 export type DomainTopic = string;
 
 /** The services that answer request/reply calls from the gateway. */
-export const RPC_SERVICES = ['messaging', 'consent', 'media', 'profile', 'webhooks', 'chat-sim'] as const;
+export const RPC_SERVICES = ['messaging', 'consent', 'media', 'profile', 'webhooks', 'chat-sim', 'gateway'] as const;
 export type RpcService = (typeof RPC_SERVICES)[number];
 
 /** Request topic of a service; the reply topic is `<request topic>.reply` (the @nestjs/microservices convention). */

@@ -1,10 +1,11 @@
 /**
  * Secrets never cross Kafka in plaintext: the fields below are sealed by the side that sends them
- * and opened by the side that reads them, with the key ring the gateway and the webhook dispatcher
- * share (SECRETS_KEYS). Names are fixed here rather than per call so no new operation can forget one.
+ * and opened by the side that reads them, with the key ring the gateway, the console and the webhook
+ * dispatcher share (SECRETS_KEYS). Names are fixed here rather than per call so no new operation can forget one.
  */
 export const SEALED_REQUEST_FIELDS = ['verifyToken'] as const;
-export const SEALED_REPLY_FIELDS = ['secret'] as const;
+/** `secret`: a webhook signing secret; `key`: an API key just created. */
+export const SEALED_REPLY_FIELDS = ['secret', 'key'] as const;
 
 /** What the RPC layer needs of a key ring (SecretKeyRing in @platform/service-kit). */
 export interface RpcFieldSealer {

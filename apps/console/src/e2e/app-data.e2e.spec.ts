@@ -56,10 +56,30 @@ describe('console app data (e2e)', () => {
     const other = await ownedApp(`${unique('owner.')}@data.example`);
     const visitor = await signedInVisitor(stranger);
     const apps = await visitor.request('GET', '/apps');
-    for (const path of ['', '/members', '/webhooks', '/webhook-deliveries', '/webhook-deliveries/wd_x', '/messages?id=msg_x', '/consents', '/optin-links']) {
+    for (const path of [
+      '',
+      '/members',
+      '/keys',
+      '/webhooks',
+      '/webhook-deliveries',
+      '/webhook-deliveries/wd_x',
+      '/messages?id=msg_x',
+      '/consents',
+      '/optin-links',
+    ]) {
       expect([path, (await visitor.request('GET', `/apps/${other.appId}${path}`)).status]).toEqual([path, 404]);
     }
-    for (const path of ['/optin-links', '/webhooks', '/members', '/members/remove', '/webhooks/we_x/test', '/webhook-deliveries/wd_x/replay']) {
+    const actions = [
+      '/optin-links',
+      '/webhooks',
+      '/members',
+      '/members/remove',
+      '/webhooks/we_x/test',
+      '/webhook-deliveries/wd_x/replay',
+      '/keys',
+      '/keys/key_x/revoke',
+    ];
+    for (const path of actions) {
       expect([path, (await visitor.request('POST', `/apps/${other.appId}${path}`, { csrf: csrfOf(apps.body), email: 'a@b.example' })).status]).toEqual([
         path,
         404,

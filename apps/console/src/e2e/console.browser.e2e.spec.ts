@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { eventually, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
+import { api, eventually, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
 import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
@@ -111,6 +111,73 @@ describe('console in a browser (e2e)', () => {
       await memberContext.close();
     }
   }, 60_000);
+
+  it('creates a key shown once, uses it against the API, sees it last used, meets the 2-per-environment rule, revokes it', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Keys App');
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, owner);
+      await page.getByRole('link', { name: 'Keys App' }).click();
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+      const createKey = async (environment: 'sandbox' | 'live') => {
+        await page.goto(`${CONSOLE}/apps/${appId}/keys`);
+        await page.getByLabel('Environment').selectOption(environment);
+        await page.getByRole('button', { name: 'Create key' }).click();
+      };
+      await createKey('sandbox');
+      await page.getByRole('heading', { name: 'API key created' }).waitFor();
+      const key = await page.getByLabel('API key (shown once: copy it now)').inputValue();
+      expect(key).toMatch(/^qk_sb_/);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-key-created.png'), fullPage: true });
+
+      // Shown once: the list holds only its prefix, never used yet.
+      await page.getByRole('link', { name: 'Back to the keys' }).click();
+      const row = page.getByRole('row', { name: /^Key qk_sb_/ });
+      expect(await row.textContent()).not.toContain(key);
+      expect(await row.getByRole('cell').nth(4).textContent()).toBe('never');
+
+      expect((await api('GET', '/consents', key)).status).toBe(200);
+      const lastUsed = await eventually(async () => {
+        await page.reload();
+        const text = (await row.getByRole('cell').nth(4).textContent())?.trim();
+        return text && text !== 'never' ? text : null;
+      }, 15_000);
+      expect(Date.parse(lastUsed)).toBeGreaterThan(Date.now() - 60_000);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-keys.png'), fullPage: true });
+
+      // A second sandbox key is fine; a third is the rule, explained.
+      await createKey('sandbox');
+      await page.getByRole('heading', { name: 'API key created' }).waitFor();
+      await createKey('sandbox');
+      await page.getByRole('alert').filter({ hasText: 'already has 2 active sandbox keys' }).waitFor();
+
+      await page.goto(`${CONSOLE}/apps/${appId}/keys`);
+      await row
+        .first()
+        .getByRole('button', { name: /^Revoke qk_sb_/ })
+        .click();
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      expect(
+        await page
+          .getByRole('row', { name: /^Key qk_sb_/ })
+          .filter({ hasText: 'revoked' })
+          .count(),
+      ).toBe(1);
+      const refused = await api('GET', '/consents', key);
+      expect([refused.status, refused.body.error.code]).toEqual([401, 'invalid_api_key']);
+
+      // Who did what, on the overview.
+      await page.goto(`${CONSOLE}/apps/${appId}`);
+      await page.getByText(new RegExp(`${owner.replace(/[.]/g, '\\.')} revoked the API key sandbox key_`)).waitFor();
+      expect(await page.getByText(`${owner} created the API key sandbox`).count()).toBe(2);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 
   it('adds a webhook endpoint against the test receiver, sends a test event, sees the delivery and replays it', async () => {
     const owner = `${unique('owner.')}@widgets.example`;

@@ -13,13 +13,6 @@ import { isMembershipEvent, projectMembership } from './membership.projection';
 
 export const membersStream = (appId: string) => `app-members-${appId}`;
 
-/** One change to an app's members, as the overview lists it (who, what, when). */
-export interface AuditEntry {
-  type: string;
-  data: Record<string, unknown>;
-  occurredAt: Date;
-}
-
 /** Decides membership commands and applies them (projection, emails) in their transaction. */
 export class MembersHandler {
   constructor(
@@ -75,26 +68,6 @@ export class MembersHandler {
 
   async remove(appId: string, by: string, email: string): Promise<void> {
     await this.decide(appId, { type: 'RemoveMember', data: { appId, email, by }, metadata: { now: this.runtime.clock.now() } });
-  }
-
-  /** The app's membership changes, newest first. */
-  async audit(appId: string, limit = 20): Promise<AuditEntry[]> {
-    const rows = await this.runtime
-      .em()
-      .execute<{ type: string; data: Record<string, unknown>; occurred_at: Date }[]>(
-        `select type, data, occurred_at from console.events where stream_id = ? order by stream_version desc limit ?`,
-        [membersStream(appId), limit],
-      );
-    return rows.map((row) => ({ type: row.type, data: row.data, occurredAt: new Date(row.occurred_at) }));
-  }
-
-  private async decideUnknown(hash: string): Promise<never> {
-    // The same refusal the decider gives an unknown token, without a stream to load.
-    const events = membershipDecider.decide(
-      { type: 'AcceptInvitation', data: { appId: '', tokenHash: hash }, metadata: { now: this.runtime.clock.now() } },
-      membershipDecider.initialState(),
-    );
-    throw new Error(`unreachable: ${JSON.stringify(events)}`);
   }
 
   private async decide(appId: string, command: MembershipCommand, alongside?: (tx: EntityManager, stored: DomainEvent[]) => Promise<void>): Promise<void> {

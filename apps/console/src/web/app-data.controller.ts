@@ -4,6 +4,7 @@ import { toString as qrSvg } from 'qrcode';
 import { CONSENT_STATUSES, ERROR_CODES, optInLinkProblem, type ConsentStatus } from '#platform/contracts';
 import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
+import { AuditTrail } from '../audit/audit-trail';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page, type Viewer } from './layout';
@@ -21,6 +22,7 @@ export class AppDataController {
   constructor(
     private readonly web: ConsoleWeb,
     private readonly rpc: RpcClient,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get('/apps/:appId/messages')
@@ -173,7 +175,13 @@ export class AppDataController {
           viewer,
         ),
       );
-    const link = await this.rpc.call('consent', 'optinLinks.create', this.web.rpcCaller(appId), { appId, ref, expiresInDays });
+    const link = await this.audit.change(
+      appId,
+      signedIn.email,
+      'optinLink.created',
+      (caller) => this.rpc.call('consent', 'optinLinks.create', caller, { appId, ref, expiresInDays }),
+      (created) => created.url,
+    );
     const qr = await qrSvg(link.url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
     this.web.send(
       res,

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../members/members.handler';
+import { CONSOLE_CHANGES, type AuditEntry, type ConsoleChange } from '../audit/audit-trail';
 
 /** One audit entry in words: who did what. */
 export function auditLine(entry: AuditEntry): string {
@@ -13,6 +13,8 @@ export function auditLine(entry: AuditEntry): string {
       return `${String(d.email)} accepted the invitation`;
     case 'MemberRemoved':
       return `${who} removed ${String(d.email)}`;
+    case 'ConsoleChangeMade':
+      return `${who} ${CONSOLE_CHANGES[d.change as ConsoleChange] ?? String(d.change)} ${String(d.subject)}`;
     default:
       return entry.type;
   }

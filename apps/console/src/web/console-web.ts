@@ -18,6 +18,11 @@ export interface ConsoleWebSettings {
 }
 
 export const SIGNED_IN_COOKIE = 'console_session';
+
+/** Who calls a service for a page: the app, and a request id of the console's own. */
+export function consoleCaller(appId: string): RpcCaller {
+  return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
+}
 /** The CSRF token of the forms used before there is a session (double submit: cookie and field must match). */
 const FORM_COOKIE = 'console_csrf';
 
@@ -64,9 +69,8 @@ export class ConsoleWeb {
     return signedIn;
   }
 
-  /** Who calls a service for a page: the app, and a request id of the console's own. */
   rpcCaller(appId: string): RpcCaller {
-    return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
+    return consoleCaller(appId);
   }
 
   viewer(signedIn: ConsoleSession): Viewer {
@@ -149,7 +153,7 @@ export class ConsoleWeb {
   private secure(res: Response): void {
     res.setHeader(
       'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // Sign-in and invitation links carry their token in the path: never send it on as a Referer.

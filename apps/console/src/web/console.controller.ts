@@ -3,18 +3,19 @@ import type { Request, Response } from 'express';
 import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import { clientAddress } from '#platform/service-kit';
-import { MembersHandler } from '../members/members.handler';
+import { AuditTrail } from '../audit/audit-trail';
 import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
 import { auditLine } from './audit-lines';
 import { ConsoleWeb, SIGNED_IN_COOKIE } from './console-web';
+import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
 import { page } from './layout';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /**
- * Signing in and out, and the apps a person is a member of. Server rendered, no script; every
+ * Signing in and out, and the apps a person is a member of. Server rendered (script only copies); every
  * change is a POST carrying a CSRF token; an app the person is not a member of is 404, as in the API.
  */
 @Controller()
@@ -22,7 +23,7 @@ export class ConsoleController {
   constructor(
     private readonly web: ConsoleWeb,
     private readonly signIn: SignInHandler,
-    private readonly members: MembersHandler,
+    private readonly audit: AuditTrail,
     private readonly rpc: RpcClient,
   ) {}
 
@@ -44,6 +45,13 @@ export class ConsoleController {
           </form>`,
       ),
     );
+  }
+
+  @Get('/assets/console.js')
+  script(@Res() res: Response): void {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.status(200).type('text/javascript').send(COPY_BUTTON_SCRIPT);
   }
 
   @Post('/sign-in')
@@ -174,7 +182,11 @@ export class ConsoleController {
         [appId, signedIn.email],
       );
     if (!app) return this.web.notFound(res, this.web.viewer(signedIn));
-    const [audit, platformApp] = await Promise.all([this.members.audit(appId), this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId })]);
+    const [audit, platformApp, quota] = await Promise.all([
+      this.audit.recent(appId),
+      this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId }),
+      this.rpc.call('messaging', 'apps.quotaUsed', this.web.rpcCaller(appId), { appId }),
+    ]);
     this.web.send(
       res,
       200,
@@ -193,12 +205,13 @@ export class ConsoleController {
             <dd>${platformApp.status}</dd>
             <dt>Verification</dt>
             <dd>${platformApp.verificationStatus}</dd>
-            <dt>Daily quota</dt>
-            <dd>${platformApp.dailyQuota} messages</dd>
+            <dt>Today's quota used</dt>
+            <dd>${quota.accepted} of ${platformApp.dailyQuota} messages (${quota.day}, UTC)</dd>
           </dl>
           <nav aria-label="App">
             <ul>
               <li><a href="/apps/${appId}/members">Members</a></li>
+              <li><a href="/apps/${appId}/keys">API keys</a></li>
               <li><a href="/apps/${appId}/webhooks">Webhook endpoints</a></li>
               <li><a href="/apps/${appId}/webhook-deliveries">Webhook deliveries</a></li>
               <li><a href="/apps/${appId}/messages">Message lookup</a></li>

@@ -16,6 +16,8 @@ export class DomainErrorPageFilter implements ExceptionFilter<DomainError> {
     const http = host.switchToHttp();
     const appId = http.getRequest<Request>().params?.appId;
     const back = appId ? { href: `/apps/${appId}`, label: 'Back to the app' } : { href: '/apps', label: 'Your apps' };
-    this.web.problem(http.getResponse<Response>(), error.status, 'Not possible', error.message, null, back);
+    // The fields a validation refusal names, in the API's words (`expiresAt must be in the future`).
+    const details = (error.details ?? []).map((d) => `${d.field} ${d.issue}`).join('; ');
+    this.web.problem(http.getResponse<Response>(), error.status, 'Not possible', details ? `${error.message} ${details}.` : error.message, null, back);
   }
 }

@@ -14,14 +14,14 @@ const STYLE = `
   label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
   input[type=email], input[type=text] { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
   button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
-  table { border-collapse: collapse; width: 100%; }
+  table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
   th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8883; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
-/** The page shell: phone-width friendly, no script, no CDN. */
+/** The page shell: phone-width friendly, no CDN; its one script (copy buttons) is not needed to use a page. */
 export function page(title: string, body: SafeHtml, viewer: Viewer | null = null): string {
   return html`<!doctype html>
     <html lang="en">
@@ -29,6 +29,7 @@ export function page(title: string, body: SafeHtml, viewer: Viewer | null = null
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Developer console</title>
+        <script src="/assets/console.js" defer></script>
         <style>
           ${new SafeHtml(STYLE)}
         </style>

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { WebhookDeliveryStatus } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
+import { AuditTrail } from '../audit/audit-trail';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page } from './layout';
@@ -15,6 +16,7 @@ export class WebhookDeliveriesController {
   constructor(
     private readonly web: ConsoleWeb,
     private readonly rpc: RpcClient,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get('/apps/:appId/webhook-deliveries')
@@ -121,7 +123,13 @@ export class WebhookDeliveriesController {
   async replay(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signedIn = await this.web.memberChange(req, res, appId);
     if (!signedIn) return;
-    await this.rpc.call('webhooks', 'deliveries.replay', this.web.rpcCaller(appId), { appId, deliveryId });
+    await this.audit.change(
+      appId,
+      signedIn.email,
+      'delivery.replayed',
+      (caller) => this.rpc.call('webhooks', 'deliveries.replay', caller, { appId, deliveryId }),
+      () => deliveryId,
+    );
     this.web.redirect(res, `/apps/${appId}/webhook-deliveries`);
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { WEBHOOKS, type PublicEventType } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
+import { AuditTrail } from '../audit/audit-trail';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page } from './layout';
@@ -33,6 +34,7 @@ export class WebhooksController {
   constructor(
     private readonly web: ConsoleWeb,
     private readonly rpc: RpcClient,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get('/apps/:appId/webhooks')
@@ -52,12 +54,13 @@ export class WebhooksController {
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ events, verifyToken });
     if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
-    const created = await this.rpc.call('webhooks', 'endpoints.create', this.web.rpcCaller(appId), {
+    const created = await this.audit.change(
       appId,
-      url: String(req.body?.url ?? '').trim(),
-      verifyToken,
-      events,
-    });
+      signedIn.email,
+      'endpoint.added',
+      (caller) => this.rpc.call('webhooks', 'endpoints.create', caller, { appId, url: String(req.body?.url ?? '').trim(), verifyToken, events }),
+      (endpoint) => endpoint.url,
+    );
     // The signing secret is shown this once, as the API shows it once.
     this.web.send(
       res,
@@ -67,6 +70,7 @@ export class WebhooksController {
         html`<p class="notice" role="status">${created.url} was added (${created.state}).</p>
           <label for="secret">Signing secret (shown once: copy it now)</label>
           <input id="secret" type="text" readonly value="${created.secret}" />
+          <button type="button" data-copy="secret">Copy</button>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
         this.web.viewer(signedIn),
       ),
@@ -77,7 +81,13 @@ export class WebhooksController {
   async test(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signedIn = await this.web.memberChange(req, res, appId);
     if (!signedIn) return;
-    await this.rpc.call('webhooks', 'endpoints.test', this.web.rpcCaller(appId), { appId, endpointId });
+    await this.audit.change(
+      appId,
+      signedIn.email,
+      'endpoint.tested',
+      (caller) => this.rpc.call('webhooks', 'endpoints.test', caller, { appId, endpointId }),
+      () => endpointId,
+    );
     this.web.redirect(res, `/apps/${appId}/webhook-deliveries?endpoint=${encodeURIComponent(endpointId)}`);
   }
 
@@ -88,7 +98,13 @@ export class WebhooksController {
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ verifyToken });
     if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
-    await this.rpc.call('webhooks', 'endpoints.verify', this.web.rpcCaller(appId), { appId, endpointId, verifyToken });
+    await this.audit.change(
+      appId,
+      signedIn.email,
+      'endpoint.verified',
+      (caller) => this.rpc.call('webhooks', 'endpoints.verify', caller, { appId, endpointId, verifyToken }),
+      (endpoint) => endpoint.url,
+    );
     this.web.redirect(res, `/apps/${appId}/webhooks`);
   }
 
@@ -96,7 +112,13 @@ export class WebhooksController {
   async rotate(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signedIn = await this.web.memberChange(req, res, appId);
     if (!signedIn) return;
-    const rotated = await this.rpc.call('webhooks', 'endpoints.rotateSecret', this.web.rpcCaller(appId), { appId, endpointId });
+    const rotated = await this.audit.change(
+      appId,
+      signedIn.email,
+      'endpoint.secretRotated',
+      (caller) => this.rpc.call('webhooks', 'endpoints.rotateSecret', caller, { appId, endpointId }),
+      () => endpointId,
+    );
     this.web.send(
       res,
       200,
@@ -104,6 +126,7 @@ export class WebhooksController {
         'Secret rotated',
         html`<label for="secret">New signing secret (shown once: copy it now)</label>
           <input id="secret" type="text" readonly value="${rotated.secret}" />
+          <button type="button" data-copy="secret">Copy</button>
           <p>The previous secret keeps signing beside it until ${rotated.previousSecretExpiresAt}.</p>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
         this.web.viewer(signedIn),
@@ -118,7 +141,13 @@ export class WebhooksController {
     const events = subscribedEvents(req.body?.events);
     const problem = requestProblem({ events });
     if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
-    await this.rpc.call('webhooks', 'endpoints.update', this.web.rpcCaller(appId), { appId, endpointId, events });
+    await this.audit.change(
+      appId,
+      signedIn.email,
+      'endpoint.eventsChanged',
+      (caller) => this.rpc.call('webhooks', 'endpoints.update', caller, { appId, endpointId, events }),
+      (endpoint) => `${endpoint.url} (${endpoint.events.join(', ')})`,
+    );
     this.web.redirect(res, `/apps/${appId}/webhooks`);
   }
 
@@ -126,7 +155,13 @@ export class WebhooksController {
   async remove(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signedIn = await this.web.memberChange(req, res, appId);
     if (!signedIn) return;
-    await this.rpc.call('webhooks', 'endpoints.delete', this.web.rpcCaller(appId), { appId, endpointId });
+    await this.audit.change(
+      appId,
+      signedIn.email,
+      'endpoint.deleted',
+      (caller) => this.rpc.call('webhooks', 'endpoints.delete', caller, { appId, endpointId }),
+      () => endpointId,
+    );
     this.web.redirect(res, `/apps/${appId}/webhooks`);
   }
 }

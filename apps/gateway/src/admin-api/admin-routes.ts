@@ -1,4 +1,5 @@
-import { appUserIdFor, RPC_SERVICES, type AppRecord, type RpcCaller } from '#platform/contracts';
+import { appUserIdFor, type AppRecord, type RpcCaller } from '#platform/contracts';
+import { SERVICES_THE_GATEWAY_CALLS } from '../gateway.config';
 import type { Clock } from '#platform/clock';
 import { DomainError } from '#platform/errors';
 import type { RpcClient } from '#platform/kafka';
@@ -203,7 +204,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
         method: 'POST',
         path: '/clock/advance',
         body: AdvanceClockDto,
-        handle: async (ctx) => ({ status: 200, body: await testClock.advance(ctx.body.seconds, ctx.caller, RPC_SERVICES) }),
+        handle: async (ctx) => ({ status: 200, body: await testClock.advance(ctx.body.seconds, ctx.caller, SERVICES_THE_GATEWAY_CALLS) }),
       },
     );
   }

@@ -1,10 +1,7 @@
-import type { KeyEnvironment, Scope } from '#platform/contracts';
+import { MAX_ACTIVE_KEYS_PER_ENVIRONMENT, type KeyEnvironment, type Scope } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveApiKeys, initialApiKeysState, type ApiKeyEvent, type ApiKeysState } from './api-keys.state';
-
-/** D28: at most 2 active keys per environment, so keys can be rotated without downtime. */
-export const MAX_ACTIVE_KEYS_PER_ENVIRONMENT = 2;
 
 export type ApiKeysCommand =
   | Command<

@@ -1,5 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ID_PREFIX, newId, SCOPES, type DomainEvent, type KeyEnvironment, type RpcCaller, type Scope } from '#platform/contracts';
+import {
+  ID_PREFIX,
+  newId,
+  SCOPES,
+  type ApiKeyListing,
+  type CreatedApiKey,
+  type DomainEvent,
+  type KeyEnvironment,
+  type RpcCaller,
+  type Scope,
+} from '#platform/contracts';
 import { handleCommand, storedEventGuard } from '#platform/event-store';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { ApiKeyView } from '../persistence/api-key.entity';
@@ -8,25 +18,14 @@ import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
 import { apiKeysDecider, type ApiKeysCommand } from './api-keys.decider';
 import type { ApiKeyEvent } from './api-keys.state';
 
-export interface ApiKeyListing {
-  id: string;
-  prefix: string;
-  environment: KeyEnvironment;
-  scopes: Scope[];
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-/** Admin-side key management: the full key exists only in the create response. */
+/** Key management for the admin API and the console (over RPC): the full key exists only in the create response. */
 export class ApiKeysService {
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly cache: ApiKeyCache,
   ) {}
 
-  async create(appId: string, input: { environment: KeyEnvironment; scopes?: Scope[]; expiresAt?: string | null }, caller: RpcCaller) {
+  async create(appId: string, input: { environment: KeyEnvironment; scopes?: Scope[]; expiresAt?: string | null }, caller: RpcCaller): Promise<CreatedApiKey> {
     const key = generateApiKey(input.environment);
     const now = this.runtime.clock.now();
     const keyId = newId(ID_PREFIX.key, now.getTime());

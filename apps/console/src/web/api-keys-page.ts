@@ -1,0 +1,82 @@
+import { MAX_ACTIVE_KEYS_PER_ENVIRONMENT, SCOPES, type ApiKeyListing, type CreatedApiKey } from '#platform/contracts';
+import { html, type SafeHtml } from './html';
+import type { Viewer } from './layout';
+
+/** Active, revoked, or past its expiry at `now`. */
+function keyState(key: ApiKeyListing, now: Date): string {
+  if (key.revokedAt) return `revoked ${key.revokedAt}`;
+  if (key.expiresAt && new Date(key.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+export const ROTATION_RULE = `Each environment holds at most ${MAX_ACTIVE_KEYS_PER_ENVIRONMENT} active keys, so a key can be rotated without downtime: create the new key, move your code to it, then revoke the old one.`;
+
+/** The keys page: each key as the admin API lists it (never the key itself), revoke, and the form to create one. */
+export function apiKeysPage(appId: string, viewer: Viewer, keys: ApiKeyListing[], now: Date): SafeHtml {
+  return html`<p><a href="/apps/${appId}">Back to the app</a></p>
+    <p>${ROTATION_RULE}</p>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Key</th>
+          <th scope="col">Environment</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">State</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map((key) => {
+          const state = keyState(key, now);
+          return html`<tr aria-label="Key ${key.prefix}">
+            <td><code>${key.prefix}</code><br /><small>${key.id}</small></td>
+            <td>${key.environment}</td>
+            <td>${key.scopes.join(', ')}</td>
+            <td>${key.createdAt}</td>
+            <td>${key.lastUsedAt ?? 'never'}</td>
+            <td>${key.expiresAt ?? 'never'}</td>
+            <td>${state}</td>
+            <td>
+              ${
+                state === 'active'
+                  ? html`<form class="inline" method="post" action="/apps/${appId}/keys/${key.id}/revoke">
+                      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                      <button type="submit" aria-label="Revoke ${key.prefix}">Revoke</button>
+                    </form>`
+                  : null
+              }
+            </td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+    <h2>Create a key</h2>
+    <form method="post" action="/apps/${appId}/keys">
+      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+      <label for="environment">Environment</label>
+      <select id="environment" name="environment">
+        <option value="sandbox">sandbox</option>
+        <option value="live">live</option>
+      </select>
+      <fieldset>
+        <legend>Scopes</legend>
+        ${SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}" checked /> ${scope}</label>`)}
+      </fieldset>
+      <label for="expires-on">Expires on (optional; at 00:00 UTC that day)</label>
+      <input id="expires-on" name="expiresOn" type="date" />
+      <button type="submit">Create key</button>
+    </form>`;
+}
+
+/** The new key, shown this once, with a button that copies it. */
+export function createdKeyPage(appId: string, created: CreatedApiKey): SafeHtml {
+  return html`<p class="notice" role="status">A ${created.environment} key was created${created.expiresAt ? html`; it expires ${created.expiresAt}` : null}.</p>
+    <label for="api-key">API key (shown once: copy it now)</label>
+    <input id="api-key" type="text" readonly value="${created.key}" />
+    <button type="button" data-copy="api-key">Copy</button>
+    <p>Scopes: ${created.scopes.join(', ')}</p>
+    <p><a href="/apps/${appId}/keys">Back to the keys</a></p>`;
+}
