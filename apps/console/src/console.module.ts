@@ -7,6 +7,7 @@ import { MembersHandler } from './members/members.handler';
 import { SignInHandler } from './sign-in/sign-in.handler';
 import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
+import { BusinessProfileController } from './web/business-profile.controller';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
@@ -24,7 +25,15 @@ export interface ConsoleModuleSettings extends ConsoleWebSettings {
 /** The console's pages and the handlers behind them, with the settings they read. */
 export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
   @Module({
-    controllers: [ConsoleController, MembersController, ApiKeysController, WebhooksController, WebhookDeliveriesController, AppDataController],
+    controllers: [
+      ConsoleController,
+      MembersController,
+      ApiKeysController,
+      WebhooksController,
+      WebhookDeliveriesController,
+      AppDataController,
+      BusinessProfileController,
+    ],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },
       { provide: RpcClient, useValue: settings.rpc },

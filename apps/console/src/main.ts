@@ -23,7 +23,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
   const rpc = new RpcClient({
     brokers: base.kafkaBrokers,
     instanceId: `console-${base.instanceId}`,
-    services: ['gateway', 'webhooks', 'messaging', 'consent', 'profile'],
+    services: ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'],
     timeoutMs: base.rpcTimeoutMs,
     sealer: settings.secretKeys,
     kafka: base.kafkaSecurity,

@@ -16,3 +16,4 @@ export * from './webhook-signing';
 export * from './public-api';
 export * from './optin-links';
 export * from './api-keys';
+export * from './business-profile';

@@ -9,3 +9,4 @@ export * from './otlp-receiver';
 export * from './throwaway-postgres';
 export * from './raw-http';
 export * from './mail-sink.js';
+export * from './media-fixtures';

@@ -24,6 +24,10 @@ export function appsConsumer(runtime: ServiceRuntime): ConsumerSpec {
         await recordApp(em, event);
         if (event.data.creatorEmail) await MembersHandler.addCreator(runtime, em, event.data.appId, event.data.creatorEmail.toLowerCase(), event);
       },
+      // The name people know the app by follows its profile, from the API or the console alike.
+      BusinessProfileUpdated: async (em, event) => {
+        await em.execute(`update console.apps set display_name = ? where app_id = ?`, [event.data.displayName, event.data.appId]);
+      },
     },
   };
 }

@@ -66,6 +66,7 @@ describe('console app data (e2e)', () => {
       '/messages?id=msg_x',
       '/consents',
       '/optin-links',
+      '/profile',
     ]) {
       expect([path, (await visitor.request('GET', `/apps/${other.appId}${path}`)).status]).toEqual([path, 404]);
     }
@@ -78,6 +79,7 @@ describe('console app data (e2e)', () => {
       '/webhook-deliveries/wd_x/replay',
       '/keys',
       '/keys/key_x/revoke',
+      '/profile',
     ];
     for (const path of actions) {
       expect([path, (await visitor.request('POST', `/apps/${other.appId}${path}`, { csrf: csrfOf(apps.body), email: 'a@b.example' })).status]).toEqual([

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { api, eventually, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
+import { api, eventually, ONE_PIXEL_PNG, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
 import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
@@ -224,6 +224,46 @@ describe('console in a browser (e2e)', () => {
     } finally {
       await context.close();
       await receiver.close();
+    }
+  }, 60_000);
+
+  it('edits the business profile and uploads an avatar through the media flow', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Profile App');
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, owner);
+      await page.goto(`${CONSOLE}/apps/${appId}`);
+      await page.getByRole('link', { name: 'Business profile' }).click();
+      await page.getByRole('heading', { name: 'Business profile' }).waitFor();
+      await page.getByLabel('Display name').fill('Profile App Renamed');
+      await page.getByLabel('About').fill('Order updates and support.');
+      await page.getByLabel('Website URL').fill('https://shop.widgets.example/contact');
+      await page.getByLabel(/^New avatar/).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+      await page.getByRole('button', { name: 'Save profile' }).click();
+      await page.getByRole('heading', { name: 'Business profile' }).waitFor();
+      expect(await page.getByLabel('Display name').inputValue()).toBe('Profile App Renamed');
+      expect(await page.getByRole('definition').filter({ hasText: 'shop.widgets.example' }).count()).toBe(1);
+      const avatarUrl = await page.getByRole('link', { name: 'The current avatar' }).getAttribute('href');
+      const avatar = await fetch(avatarUrl!);
+      expect([avatar.status, Buffer.from(await avatar.arrayBuffer()).equals(ONE_PIXEL_PNG)]).toEqual([200, true]);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-business-profile.png'), fullPage: true });
+
+      // The API's rule, in words: a website that is not an absolute http(s) URL.
+      await page.getByLabel('Website URL').fill('shop.widgets.example');
+      await page.getByRole('button', { name: 'Save profile' }).click();
+      await page.getByRole('alert').filter({ hasText: 'The website URL must be an absolute http(s) URL.' }).waitFor();
+
+      await page.goto(`${CONSOLE}/apps/${appId}`);
+      await page.getByText(`${owner} updated the business profile`).waitFor();
+      // The apps list follows the new display name (from profile.events).
+      await eventually(async () => {
+        await page.goto(`${CONSOLE}/apps`);
+        return (await page.getByRole('link', { name: 'Profile App Renamed' }).count()) === 1;
+      }, 15_000);
+    } finally {
+      await context.close();
     }
   }, 60_000);
 

@@ -12,7 +12,7 @@ const STYLE = `
   header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid #8884; }
   main { max-width: 48rem; margin: 0 auto; padding: 1rem; }
   label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-  input[type=email], input[type=text] { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
+  input[type=email], input[type=text], textarea { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
   button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
   table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
   th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8883; }
