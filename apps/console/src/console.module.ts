@@ -4,6 +4,7 @@ import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { AuditTrail } from './audit/audit-trail';
 import { MembersHandler } from './members/members.handler';
+import { ConsoleRetentionPruner } from './retention/console-retention.pruner';
 import { SignInHandler } from './sign-in/sign-in.handler';
 import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
@@ -39,6 +40,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       { provide: RpcClient, useValue: settings.rpc },
       ConsoleWeb,
       AuditTrail,
+      ConsoleRetentionPruner,
       // Filters registered later are tried first: refusals, then anything else.
       { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },
       { provide: APP_FILTER, useClass: DomainErrorPageFilter },

@@ -1,0 +1,51 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { deleteExpiredRows } from '#platform/postgres';
+import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
+import { SIGN_IN_WINDOW_MS } from '../sign-in/sign-in.decider';
+
+const EVERY_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * How long the console keeps what grows with people's visits (docs/adr/0189-console-retention.md):
+ * nothing past the moment it can no longer change an answer. A sent email's row stays 30 days so a
+ * redriven event of that age finds its Message-ID taken and sends nothing twice.
+ */
+export const CONSOLE_RETENTION = [
+  { table: 'console.sign_in_requests', column: 'at', keepMs: SIGN_IN_WINDOW_MS },
+  { table: 'console.sign_in_links', column: 'expires_at', keepMs: 0 },
+  { table: 'console.sessions', column: 'expires_at', keepMs: 0 },
+  { table: 'console.invitations', column: 'expires_at', keepMs: 0 },
+  { table: 'console.mail_outbox', column: 'sent_at', keepMs: 30 * DAY_MS },
+] as const;
+
+/** Deletes the rows past their retention every ten minutes and whenever the test clock jumps. */
+@Injectable()
+export class ConsoleRetentionPruner implements OnModuleInit, OnApplicationShutdown {
+  private readonly pruned: Counter<'table'>;
+  private readonly job = new BackgroundJob('pruning expired console rows', async () => {
+    const now = this.runtime.clock.nowMs();
+    for (const { table, column, keepMs } of CONSOLE_RETENTION) {
+      const deleted = await deleteExpiredRows(this.runtime.em(), { table, column, before: new Date(now - keepMs) });
+      this.pruned.inc({ table }, deleted);
+    }
+  });
+
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {
+    this.pruned = new Counter({
+      name: 'console_rows_pruned_total',
+      help: 'Rows the console deleted past their retention, per table',
+      labelNames: ['table'],
+      registers: [runtime.metrics.registry],
+    });
+  }
+
+  onModuleInit(): void {
+    this.job.start(EVERY_MS, this.runtime.clock);
+  }
+
+  onApplicationShutdown(): void {
+    this.job.stop();
+  }
+}
