@@ -51,6 +51,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
     schema: 'console',
     transport: settings.mail.transport,
     from: settings.mail.from,
+    now: () => service.runtime.clock.now(),
     onSent: (messageId) => log('info', 'email sent', { messageId }),
     onError: (error, context) => log('warn', 'email not sent yet', { ...context, error: String((error as Error)?.message ?? error) }),
   });

@@ -32,4 +32,6 @@ export const EVENT_HEADERS = {
   /** W3C trace context of the unit of work that appended the event (absent when there was none). */
   traceparent: 'traceparent',
   tracestate: 'tracestate',
+  /** Set by `platformctl outbox redrive` on the copies it republishes: when (ISO), so consumers know a copy from a first delivery. */
+  redrivenAt: 'redriven-at',
 } as const;

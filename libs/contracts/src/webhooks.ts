@@ -26,6 +26,8 @@ export const WEBHOOKS = {
   disableAfterFailingMs: 3 * 24 * 3600 * 1000,
   /** Payloads are kept this long for replay (D24). */
   payloadRetentionMs: 7 * 24 * 3600 * 1000,
+  /** A finished delivery, its attempts and its event's record are kept this long for the log, then deleted. */
+  recordRetentionMs: 30 * 24 * 3600 * 1000,
   verifyTokenPattern: /^[\x20-\x7e]{8,128}$/,
   maxUrlLength: 2048,
 } as const;

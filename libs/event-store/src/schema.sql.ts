@@ -3,8 +3,11 @@
  * - events: append-only store; unique (stream_id, stream_version) gives optimistic concurrency.
  * - outbox: Debezium-style rows written in the same transaction as the events; the relay deletes
  *   them once Kafka has acknowledged them.
- * - inbox: (consumer, event_id) of every event a consumer has applied, written with the effect.
- * - dead_letters: events a consumer could not apply, kept for inspection and redrive.
+ * - inbox: (consumer, event_id) of the events a consumer applied within the dedupe window, written
+ *   with the effect; older rows are pruned (inbox-retention.ts).
+ * - consumer_offsets: the last offset a consumer applied per topic and partition, moved in the
+ *   effect's transaction: a replay from an older offset changes nothing, however old.
+ * - dead_letters: events a consumer could not apply, kept for inspection and redrive (30 days).
  */
 export function eventSourcingTablesSql(schema: string): string[] {
   const s = quoteIdent(schema);
@@ -50,6 +53,28 @@ export function eventSourcingTablesSql(schema: string): string[] {
       error text not null,
       created_at timestamptz not null default now()
     )`,
+    ...boundedInboxSql(schema),
+  ];
+}
+
+/**
+ * What keeps the inbox within its window (docs/adr/0190-bounded-inbox-offsets-and-window.md): the
+ * applied offsets, and the age indexes its pruner deletes by. Idempotent, for a migration of a schema
+ * made before.
+ */
+export function boundedInboxSql(schema: string): string[] {
+  const s = quoteIdent(schema);
+  return [
+    `create table if not exists ${s}.consumer_offsets (
+      consumer text not null,
+      topic text not null,
+      partition integer not null,
+      applied_offset bigint not null,
+      primary key (consumer, topic, partition)
+    )`,
+    `create index if not exists inbox_by_age on ${s}.inbox (processed_at)`,
+    `create index if not exists dead_letters_by_age on ${s}.dead_letters (created_at)`,
+    `create index if not exists dead_letters_by_offset on ${s}.dead_letters (consumer, topic, partition, "offset")`,
   ];
 }
 

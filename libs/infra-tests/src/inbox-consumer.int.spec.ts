@@ -12,6 +12,9 @@ import { EVENT_HEADERS, kafkaNamespace, uuidv7, type DomainEvent } from '#platfo
 import { InboxConsumer, type EventHandler, type InboxConsumerOptions, type PipelinedEffect } from '#platform/kafka';
 import { pgTextArray } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
+import { TestClock } from '#platform/clock';
+import { inboxRetentionJob } from '#platform/service-kit';
+import { Counter, Registry } from 'prom-client';
 import {
   connectProducer,
   countRows,
@@ -47,14 +50,19 @@ function makeEvent(streamId: string, streamVersion: number, data: unknown = { by
   };
 }
 
-function message(event: DomainEvent, partition?: number) {
+function message(event: DomainEvent, partition?: number, extraHeaders: Record<string, string> = {}) {
   return {
     key: event.streamId,
     value: JSON.stringify(event),
-    headers: { [EVENT_HEADERS.eventId]: event.eventId, [EVENT_HEADERS.type]: event.type },
+    headers: { [EVENT_HEADERS.eventId]: event.eventId, [EVENT_HEADERS.type]: event.type, ...extraHeaders },
     ...(partition === undefined ? {} : { partition }),
   };
 }
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Exploding events whose cause was fixed (a deploy): their handler applies them from then on. */
+const fixedIds = new Set<string>();
 
 interface BatchSeen {
   partition: number;
@@ -98,7 +106,7 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
         event.streamId,
         event.streamVersion,
       ]);
-      throw new Error(`handler refused ${event.eventId}`);
+      if (!fixedIds.has(event.eventId)) throw new Error(`handler refused ${event.eventId}`);
     },
     [TX_RECORDING]: async (em, event) => {
       await em.execute(`insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`, [
@@ -125,7 +133,9 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
         };
         if (event.type === APPLIED) return [effect];
         // The effect is written, then a later statement of the commit fails: the transaction must take it back.
-        if (event.type === EXPLODING) return [effect, { sql: `select cast(? as integer)`, params: [`handler refused ${event.eventId}`] }];
+        if (event.type === EXPLODING && !fixedIds.has(event.eventId))
+          return [effect, { sql: `select cast(? as integer)`, params: [`handler refused ${event.eventId}`] }];
+        if (event.type === EXPLODING) return [effect];
         return [
           {
             sql: `insert into "${db.schema}".tx_seen (event_id, stream_version, txid) values (?, ?, txid_current())`,
@@ -247,6 +257,60 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(events.length + 2 * partitions);
   });
 
+  it('keeps its inbox to a window: pruned past it, a replay from offset 0 and redriven old copies still apply nothing twice', async () => {
+    const partitions = 2;
+    const topic = await createTopic(kafka, 'es-inbox-window', partitions);
+    topics.push(topic);
+    const consumerName = uniqueName('es-inbox-window');
+    const events = Array.from({ length: 4 }, (_, s) => `stream-${s}-${randomUUID()}`).flatMap((stream) =>
+      Array.from({ length: 3 }, (_, v) => makeEvent(stream, v + 1)),
+    );
+    await producer.send({ topic, acks: -1, messages: events.map((e) => message(e)) });
+    const firstSentinels = await sendSentinels(topic, partitions, 'first');
+    const first = await startConsumer({ consumerName, topics: [topic] });
+    await waitApplied([...events.map((e) => e.eventId), ...firstSentinels], 'every event and sentinel to be applied');
+    await first.stop();
+    expect(await countRows(db, 'consumer_offsets', 'consumer = ?', [consumerName])).toBe(partitions);
+
+    // Eight days on, the pruner forgets every id (older than the 7-day window) and keeps a newer one.
+    const clock = new TestClock();
+    clock.setOffset(8 * DAY_MS);
+    await db.query(`insert into "${db.schema}".inbox (consumer, event_id, processed_at) values (?, 'recent', now() + interval '7 days')`, [consumerName]);
+    const pruned = new Counter({ name: 'rows_pruned_total', help: 'test', labelNames: ['table'], registers: [new Registry()] });
+    await inboxRetentionJob({ schema: db.schema, em: () => db.orm.em.fork() as never, clock, pruned }).run();
+    expect(await db.query(`select event_id from "${db.schema}".inbox where consumer = ?`, [consumerName])).toEqual([{ event_id: 'recent' }]);
+    expect((await pruned.get()).values.find((v) => v.labels.table === `${db.schema}.inbox`)?.value).toBeGreaterThanOrEqual(events.length + partitions);
+
+    // A replay from offset 0 (a fresh group under the same consumer name), 8 days on, with redriven copies on the topic:
+    // of applied events (older than the window: passed over) and of one never applied (within the window: applied).
+    const neverApplied = { ...makeEvent(`redriven-${randomUUID()}`, 1), occurredAt: new Date(Date.now() + 8 * DAY_MS).toISOString() };
+    const redriven = { [EVENT_HEADERS.redrivenAt]: new Date().toISOString() };
+    await producer.send({ topic, acks: -1, messages: [...events.slice(0, 3), neverApplied].map((e) => message(e, undefined, redriven)) });
+    const secondSentinels = await sendSentinels(topic, partitions, 'second');
+    const appliedAfterReplay: string[] = [];
+    const stale: string[] = [];
+    await startConsumer({
+      consumerName,
+      topics: [topic],
+      groupId: `${kafkaNamespace()}${consumerName}.replay`,
+      now: () => clock.nowMs(),
+      onApplied: (e) => appliedAfterReplay.push(e.eventId),
+      onStaleRedrive: (e) => stale.push(e.eventId),
+    });
+    await waitApplied([neverApplied.eventId, ...secondSentinels], 'the new events after the replay');
+    expect(appliedAfterReplay.sort()).toEqual([neverApplied.eventId, ...secondSentinels].sort());
+    expect(stale.sort()).toEqual(
+      events
+        .slice(0, 3)
+        .map((e) => e.eventId)
+        .sort(),
+    );
+    const ours = new Set([...events.map((e) => e.eventId), ...firstSentinels, ...secondSentinels, neverApplied.eventId]);
+    const after = (await effects()).filter((r) => ours.has(r.event_id));
+    expect(after).toHaveLength(ours.size);
+    expect(after.every((r) => r.n === 1)).toBe(true);
+  });
+
   it('applies a backlog a batch per transaction, in offset order, each event once', async () => {
     const topic = await createTopic(kafka, 'es-inbox-batch', 1);
     topics.push(topic);
@@ -335,7 +399,7 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     });
 
     const errors: Record<string, unknown>[] = [];
-    await startConsumer({ consumerName, topics: [topic], maxAttempts: 2, onError: (_error, context) => errors.push(context) });
+    const live = await startConsumer({ consumerName, topics: [topic], maxAttempts: 2, onError: (_error, context) => errors.push(context) });
     await waitApplied([before.eventId, ...after.map((e) => e.eventId)], 'the valid events around the bad ones to be applied');
 
     const letters = await db.query<{
@@ -384,5 +448,22 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(3);
     // Two attempts for the exploding event, then the dead letter.
     expect(errors.filter((c) => c.eventId === exploding.eventId && typeof c.attempt === 'number').map((c) => c.attempt)).toEqual([1, 2]);
+
+    // The cause fixed, a replay from offset 0 applies the dead-lettered event (and its letter goes), nothing else again.
+    await live.stop();
+    fixedIds.add(exploding.eventId);
+    const sentinel = makeEvent(stream, 7);
+    await producer.send({ topic, acks: -1, messages: [message(sentinel)] });
+    const replayed: string[] = [];
+    await startConsumer({ consumerName, topics: [topic], groupId: `${kafkaNamespace()}${consumerName}.replay`, onApplied: (e) => replayed.push(e.eventId) });
+    await waitApplied([exploding.eventId, sentinel.eventId], 'the fixed event and the sentinel after the replay');
+    await waitFor('the replay to report both', async () => replayed.length >= 2);
+    expect(replayed).toEqual([exploding.eventId, sentinel.eventId]);
+    const counts = (await effects()).filter((r) => [before, exploding, ...after, sentinel].some((e) => e.eventId === r.event_id));
+    expect(counts.map((r) => r.n)).toEqual([1, 1, 1, 1, 1]);
+    expect(await db.query(`select "offset" from "${db.schema}".dead_letters where consumer = ? order by id`, [consumerName])).toEqual([
+      { offset: '1' },
+      { offset: '2' },
+    ]);
   });
 });

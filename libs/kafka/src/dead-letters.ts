@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
-import { deadLetterStatement, recordDeadLetter, type DeadLetter } from '#platform/event-store';
+import { deadLetteredOffsetsStatement, deadLetterStatement, recordDeadLetter, type DeadLetter } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
 import type { Parsed } from './event-message.parser';
 
@@ -11,6 +11,8 @@ export interface DeadLetterSink {
   schema: string;
   consumerName: string;
   onError?: (error: unknown, context: Record<string, unknown>) => void;
+  /** The service's clock (default Date.now): a dead letter's age counts by it. */
+  now?: () => number;
 }
 
 /** A message that cannot be applied (not JSON, not an object, an invalid event). */
@@ -29,7 +31,7 @@ const reportOf = (item: DeadMessage): DeadMessageReport => ({ message: item.mess
 /** Reports a dead letter (onError, with `deadLettered`) and returns its dead_letters row. */
 function reported(o: DeadLetterSink, topic: string, partition: number, { message, eventId, payload, error }: DeadMessageReport): DeadLetter {
   o.onError?.(new Error(error), { consumer: o.consumerName, topic, partition, offset: message.offset, deadLettered: true });
-  return { consumer: o.consumerName, topic, partition, offset: message.offset, eventId, payload, error };
+  return { consumer: o.consumerName, topic, partition, offset: message.offset, eventId, payload, error, createdAt: new Date((o.now ?? Date.now)()) };
 }
 
 /** Dead-letters a message of a slice applied together, in that slice's transaction. */
@@ -48,4 +50,27 @@ export async function deadLetterAlone(o: DeadLetterSink, topic: string, partitio
   await o.orm.em.fork().transactional(async (em) => {
     await recordDeadLetter(em as unknown as EntityManager, o.schema, letter);
   });
+}
+
+/**
+ * A replay over offsets already applied passes over all of them but the dead-lettered events: those
+ * are applied again (their fix deployed), and their dead letters go once they are. Per slice, the
+ * offsets to retry; no query unless a slice reaches back to or below its applied offset.
+ */
+export async function deadLettersToRetry(
+  o: DeadLetterSink,
+  slices: { topic: string; partition: number; work: Parsed[] }[],
+  before: Map<string, bigint>,
+  query: (statements: Statement[]) => Promise<Record<string, unknown>[][]>,
+): Promise<Set<string>[]> {
+  const replayed = slices.map(({ topic, partition, work }) => {
+    const appliedUpTo = before.get(`${topic}:${partition}`) ?? -1n;
+    return work.filter((item) => item.kind === 'apply' && BigInt(item.message.offset) <= appliedUpTo).map((item) => item.message.offset);
+  });
+  const asking = slices.flatMap((_, at) => (replayed[at].length > 0 ? [at] : []));
+  const retries = slices.map(() => new Set<string>());
+  if (asking.length === 0) return retries;
+  const rows = await query(asking.map((at) => deadLetteredOffsetsStatement(o.schema, o.consumerName, slices[at].topic, slices[at].partition, replayed[at])));
+  for (const [i, at] of asking.entries()) for (const row of rows[i]) retries[at].add(String(row.offset));
+  return retries;
 }

@@ -2,9 +2,9 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
-import { inboxStatement, recordInInbox, recordManyInInbox } from '#platform/event-store';
+import { consumerProgress, consumerProgressStatement, deadLettersAppliedStatement, type PartitionProgress } from '#platform/event-store';
 import { GroupCommit, PipelinedTransaction, type Row, type Statement } from '#platform/postgres';
-import { deadLetterAlone, deadLetterInTransaction, deadLetterWrite } from './dead-letters';
+import { deadLetterAlone, deadLetterInTransaction, deadLettersToRetry, deadLetterWrite } from './dead-letters';
 import { headerString, parseEventMessage, type EventHandler, type Parsed } from './event-message.parser';
 
 /**
@@ -47,6 +47,28 @@ export interface InboxBatchOptions {
    */
   runInContext?: <T>(event: DomainEvent, traceparent: string | undefined, fn: () => Promise<T>) => Promise<T>;
   maxAttempts?: number;
+  /**
+   * How long the inbox remembers an event id (its pruner's window). A redriven copy (`redriven-at`
+   * header) of an event older than this may be one the inbox forgot: it is passed over, counted in
+   * `onStaleRedrive` (docs/adr/0190-bounded-inbox-offsets-and-window.md). Default: 7 days.
+   */
+  dedupeWindowMs?: number;
+  /** The service's clock (the test clock moves it): the inbox's and dead letters' times, and the window. Default: Date.now. */
+  now?: () => number;
+  onStaleRedrive?: (event: DomainEvent) => void;
+}
+
+/** Events are remembered by id for a week: the horizon of `platformctl outbox redrive`. */
+export const DEFAULT_DEDUPE_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+/** The highest offset among messages (Kafka gives offsets as decimal strings). */
+function lastOffsetOf(work: Parsed[]): string {
+  let last = -1n;
+  for (const item of work) {
+    const offset = BigInt(item.message.offset);
+    if (offset > last) last = offset;
+  }
+  return String(last);
 }
 
 /** Partitions' slices a pipelined effect applies in one transaction at most. */
@@ -120,23 +142,31 @@ export class InboxBatchApplier {
     const applied: DomainEvent[] = [];
     await o.orm.em.fork().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
-      const fresh = await recordManyInInbox(
-        tx,
-        o.schema,
-        o.consumerName,
-        toApply.map((p) => p.event.eventId),
-      );
+      const { fresh, before } = await this.recordProgress(tx, toApply, [{ topic, partition, lastOffset: lastOffsetOf(work) }]);
+      const appliedUpTo = before.get(`${topic}:${partition}`) ?? -1n;
+      const [retry] = await deadLettersToRetry(o, [{ topic, partition, work }], before, async (statements) => {
+        const rows: Record<string, unknown>[][] = [];
+        for (const st of statements) rows.push(await tx.execute<Record<string, unknown>[]>(st.sql, st.params));
+        return rows;
+      });
+      const retried: string[] = [];
       for (const item of work) {
+        if (BigInt(item.message.offset) <= appliedUpTo && !(item.kind === 'apply' && retry.has(item.message.offset))) continue;
         if (item.kind === 'dead') {
           await deadLetterInTransaction(o, tx, topic, partition, item);
           continue;
         }
-        if (item.kind !== 'apply' || !fresh.delete(item.event.eventId)) continue;
+        if (item.kind !== 'apply' || !fresh.delete(item.event.eventId) || this.staleRedrive(item)) continue;
         await this.run(item, () => item.handler(tx, item.event));
         // Each handler sees the database as if it ran alone: earlier handlers' entities are written and forgotten.
         await tx.flush();
         tx.clear();
         applied.push(item.event);
+        if (retry.has(item.message.offset)) retried.push(item.message.offset);
+      }
+      if (retried.length > 0) {
+        const done = deadLettersAppliedStatement(o.schema, o.consumerName, topic, partition, retried);
+        await tx.execute(done.sql, done.params);
       }
     });
     return applied;
@@ -151,32 +181,37 @@ export class InboxBatchApplier {
     const events = slices.flatMap(({ work }) => work.flatMap((p) => (p.kind === 'apply' ? [p.event] : [])));
     const applied = slices.map((): DomainEvent[] => []);
     await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
-      const [recorded, ...reads] =
-        events.length === 0
-          ? [[]]
-          : await tx.query([
-              inboxStatement(
-                o.schema,
-                o.consumerName,
-                events.map((e) => e.eventId),
-              ),
-              ...effect.read(events),
-            ]);
-      const fresh = new Set(recorded.map((row) => row.event_id as string));
+      const progress = slices.map(({ topic, partition, work }): PartitionProgress => ({ topic, partition, lastOffset: lastOffsetOf(work) }));
+      const recordProgress = consumerProgressStatement(
+        o.schema,
+        o.consumerName,
+        progress,
+        events.map((e) => e.eventId),
+        new Date((o.now ?? Date.now)()),
+      );
+      const [recorded, ...reads] = await tx.query([recordProgress, ...(events.length === 0 ? [] : effect.read(events))]);
+      const { before, fresh } = consumerProgress(recorded);
       const decide = events.length === 0 ? null : effect.decide(reads);
+      const retries = await deadLettersToRetry(o, slices, before, (statements) => tx.query(statements));
       const writes: Statement[] = [];
       for (const [at, { topic, partition, work }] of slices.entries()) {
+        const appliedUpTo = before.get(`${topic}:${partition}`) ?? -1n;
+        const retry = retries[at];
+        const retried: string[] = [];
         for (const item of work) {
+          if (BigInt(item.message.offset) <= appliedUpTo && !(item.kind === 'apply' && retry.has(item.message.offset))) continue;
           if (item.kind === 'dead') {
             writes.push(deadLetterWrite(o, topic, partition, item));
             continue;
           }
-          if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId)) continue;
+          if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId) || this.staleRedrive(item)) continue;
           await this.run(item, async () => {
             writes.push(...decide(item.event));
           });
           applied[at].push(item.event);
+          if (retry.has(item.message.offset)) retried.push(item.message.offset);
         }
+        if (retried.length > 0) writes.push(deadLettersAppliedStatement(o.schema, o.consumerName, topic, partition, retried));
       }
       await tx.commit(writes);
     });
@@ -202,7 +237,8 @@ export class InboxBatchApplier {
         let applied = false;
         await o.orm.em.fork().transactional(async (em) => {
           const tx = em as unknown as EntityManager;
-          if (!(await recordInInbox(tx, o.schema, o.consumerName, event.eventId))) return;
+          const { fresh, before } = await this.recordProgress(tx, [item], [{ topic, partition, lastOffset: item.message.offset }]);
+          if (BigInt(item.message.offset) <= (before.get(`${topic}:${partition}`) ?? -1n) || !fresh.has(event.eventId) || this.staleRedrive(item)) return;
           await this.run(item, () => handler(tx, event));
           applied = true;
         });
@@ -217,6 +253,32 @@ export class InboxBatchApplier {
         await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 5000)));
       }
     }
+  }
+
+  /** In the effect's transaction: the inbox record of these events and the partitions' applied offsets (before, and moved on). */
+  private async recordProgress(
+    tx: EntityManager,
+    items: Extract<Parsed, { kind: 'apply' }>[],
+    progress: PartitionProgress[],
+  ): Promise<{ fresh: Set<string>; before: Map<string, bigint> }> {
+    const o = this.options;
+    const statement = consumerProgressStatement(
+      o.schema,
+      o.consumerName,
+      progress,
+      items.map((p) => p.event.eventId),
+      new Date((o.now ?? Date.now)()),
+    );
+    return consumerProgress(await tx.execute<Record<string, unknown>[]>(statement.sql, statement.params));
+  }
+
+  /** A redriven copy of an event older than the inbox's window: the inbox may have forgotten it, so it is passed over. */
+  private staleRedrive(item: Extract<Parsed, { kind: 'apply' }>): boolean {
+    if (headerString(item.message.headers?.[EVENT_HEADERS.redrivenAt]) === undefined) return false;
+    const o = this.options;
+    const stale = Date.parse(item.event.occurredAt) < (o.now ?? Date.now)() - (o.dedupeWindowMs ?? DEFAULT_DEDUPE_WINDOW_MS);
+    if (stale) o.onStaleRedrive?.(item.event);
+    return stale;
   }
 
   private run(item: Extract<Parsed, { kind: 'apply' }>, fn: () => Promise<void>): Promise<void> {

@@ -126,8 +126,9 @@ export async function planTopicRebuild(admin: Admin, spec: TopicProjectionRebuil
  * tables (`<schema>_rebuild_<ts>`), and swaps the copies in while the service keeps consuming and
  * serving (docs/adr/0112-projections-rebuilt-from-topics-with-live-handlers.md).
  *
- * The copies must hold exactly what the live consumers applied, and the live inbox says what that
- * is: an event is applied when its id is in the consumer's inbox, passed over when it is not but the
+ * The copies must hold exactly what the live consumers applied, and the live inbox and applied
+ * offsets say what that is: an event is applied when its id is in the consumer's inbox or its offset
+ * is at or below the partition's applied offset (and it was not dead-lettered), passed over when not but the
  * live group has committed an offset beyond it (read before the inbox, so a late commit cannot be
  * mistaken for a skip), and otherwise waited for. A live consumer applies a partition in order, so
  * the first waiting event holds back the rest of its partition. Under the swap's locks the live
@@ -147,6 +148,8 @@ export async function rebuildProjectionsFromTopics(
   const readerGroup = `${kafkaNamespace()}platformctl.rebuild.${spec.service}.${ts}`;
   const { em, flush } = bufferingRebuildEntityManager(query, tableRedirect(spec.schema, spec.tables, targetName, spec.readsLive));
   const inbox = `${quoteIdent(spec.schema)}.inbox`;
+  const offsetsTable = `${quoteIdent(spec.schema)}.consumer_offsets`;
+  const deadLetters = `${quoteIdent(spec.schema)}.dead_letters`;
   const started = performance.now();
 
   const admin = kafka.admin();
@@ -226,8 +229,21 @@ export async function rebuildProjectionsFromTopics(
         return out;
       };
 
-      /** Applies what the live consumer applied at the head of a cursor's queue; false when an event waits. */
-      const drain = async (cursor: Cursor, committed: bigint, inTransaction: boolean): Promise<boolean> => {
+      /** How far each live consumer applied each partition (consumer_offsets), by consumer, topic and partition. */
+      const appliedOffsets = async (): Promise<Map<string, bigint>> => {
+        const rows = await query<{ consumer: string; topic: string; partition: number; applied_offset: string }>(
+          `select consumer, topic, partition, applied_offset::text as applied_offset from ${offsetsTable} where consumer = any($1::text[])`,
+          [pgTextArray(spec.consumers.map((c) => c.consumer))],
+        );
+        return new Map(rows.map((r) => [`${r.consumer}:${r.topic}:${r.partition}`, BigInt(r.applied_offset)]));
+      };
+
+      /**
+       * Applies what the live consumer applied at the head of a cursor's queue; false when an event waits.
+       * Applied: in the inbox (its window), or at or below the partition's applied offset and not
+       * dead-lettered (older than the window, the inbox forgot it; duplicates go by `appliedIds`).
+       */
+      const drain = async (cursor: Cursor, committed: bigint, appliedUpTo: bigint, inTransaction: boolean): Promise<boolean> => {
         while (cursor.queue.length > 0) {
           const chunk = cursor.queue.slice(0, pageSize);
           const rows = await query<{ event_id: string }>(`select event_id from ${inbox} where consumer = $1 and event_id = any($2::text[])`, [
@@ -235,13 +251,18 @@ export async function rebuildProjectionsFromTopics(
             pgTextArray(chunk.map((q) => q.event.eventId)),
           ]);
           const inInbox = new Set(rows.map((r) => r.event_id));
+          const deadRows = await query<{ offset: string }>(
+            `select "offset" from ${deadLetters} where consumer = $1 and topic = $2 and partition = $3 and "offset" = any($4::text[])`,
+            [cursor.consumer.consumer, cursor.plan.topic, cursor.plan.partition, pgTextArray(chunk.map((q) => String(q.offset)))],
+          );
+          const deadLettered = new Set(deadRows.map((r) => r.offset));
           const toApply: Queued[] = [];
           let settled = 0;
           for (const item of chunk) {
             const key = `${cursor.consumer.consumer}\u0000${item.event.eventId}`;
             if (appliedIds.has(key)) {
               settled++;
-            } else if (inInbox.has(item.event.eventId)) {
+            } else if (inInbox.has(item.event.eventId) || (item.offset <= appliedUpTo && !deadLettered.has(String(item.offset)))) {
               appliedIds.add(key);
               toApply.push(item);
               settled++;
@@ -271,10 +292,12 @@ export async function rebuildProjectionsFromTopics(
           if (readerError) throw readerError;
           // Offsets before the inbox: an event the inbox lacks and the group passed was really passed over.
           const committed = await committedOffsets();
+          const applied = await appliedOffsets();
           let settled = true;
           for (const cursor of cursors) {
             const key = `${cursor.plan.topic}:${cursor.plan.partition}`;
-            const drained = await drain(cursor, committed.get(`${cursor.consumer.consumer}:${key}`) ?? -1n, inTransaction);
+            const consumerKey = `${cursor.consumer.consumer}:${key}`;
+            const drained = await drain(cursor, committed.get(consumerKey) ?? -1n, applied.get(consumerKey) ?? -1n, inTransaction);
             if (drained && cursor.read < (ends.get(key) ?? 0n)) settled = false;
           }
           wakeReader();

@@ -16,6 +16,8 @@ export interface MailSenderOptions {
   leaseMs?: number;
   /** Emails per round (default 20). */
   batchSize?: number;
+  /** The service's clock (default the system's): `sent_at`, which the sent rows' retention counts by. Retries wait in real time. */
+  now?: () => Date;
   onSent?: (messageId: string) => void;
   onError?: (error: unknown, context: Record<string, unknown>) => void;
 }
@@ -78,7 +80,8 @@ export class MailSender {
           messageId: `<${mail.message_id}>`,
         });
         // Bodies go once sent: some carry sign-in links. Who, what subject and when stay as the record.
-        await em.execute(`update ${o.schema}.mail_outbox set sent_at = now(), last_error = null, text_body = '', html_body = '' where message_id = ?`, [
+        await em.execute(`update ${o.schema}.mail_outbox set sent_at = ?, last_error = null, text_body = '', html_body = '' where message_id = ?`, [
+          o.now?.() ?? new Date(),
           mail.message_id,
         ]);
         sent += 1;

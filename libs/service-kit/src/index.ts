@@ -18,3 +18,4 @@ export * from './background-job';
 export * from './row-values';
 export * from './secret-key-ring';
 export * from './client-address';
+export * from './inbox-retention';

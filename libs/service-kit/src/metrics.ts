@@ -18,6 +18,10 @@ export class ServiceMetrics {
   /** A service's RPC requests from the start of their handling to the reply. */
   readonly rpcServerDuration: Histogram<'op' | 'outcome'>;
   readonly kafkaConsumerLag: Gauge<'consumer' | 'topic' | 'partition'>;
+  /** Rows deleted past their retention (inbox, dead letters, a service's own tables), by table. */
+  readonly rowsPruned: Counter<'table'>;
+  /** Redriven copies of events older than the inbox window, passed over. */
+  readonly staleRedrives: Counter<'consumer'>;
 
   constructor(serviceName: string) {
     this.registry.setDefaultLabels({ service: serviceName });
@@ -72,6 +76,18 @@ export class ServiceMetrics {
       name: 'kafka_consumer_lag',
       help: 'Messages behind the partition end, per partition assigned to this process (after each batch and every 5 s from committed offsets)',
       labelNames: ['consumer', 'topic', 'partition'],
+      registers: [this.registry],
+    });
+    this.rowsPruned = new Counter({
+      name: 'rows_pruned_total',
+      help: 'Rows deleted past their retention, by table',
+      labelNames: ['table'],
+      registers: [this.registry],
+    });
+    this.staleRedrives = new Counter({
+      name: 'consumer_stale_redrives_total',
+      help: 'Redriven copies of events older than the inbox window, passed over (the inbox may have forgotten them)',
+      labelNames: ['consumer'],
       registers: [this.registry],
     });
     this.eventsApplied = new Counter({

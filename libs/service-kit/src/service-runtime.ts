@@ -25,6 +25,8 @@ import {
 import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
+import type { BackgroundJob } from './background-job';
+import { inboxRetentionJob } from './inbox-retention';
 import { runWithLogContext } from './log-context';
 import { exportTracer, startTraceExport, stopTraceExport } from './trace-export';
 import { log, logEnabled, setLogService } from './logger';
@@ -104,6 +106,7 @@ export class ServiceRuntime {
   private kafkaUp = false;
   private backlogTimer: NodeJS.Timeout | null = null;
   private lagPoller: ConsumerLagPoller | null = null;
+  private readonly inboxRetention: BackgroundJob;
   private kafkaHealth: KafkaHealth | null = null;
   /** Milliseconds from the process's start to the end of each startup phase (logged once started). */
   private readonly startupPhases: Record<string, number> = {};
@@ -117,6 +120,7 @@ export class ServiceRuntime {
     this.metrics = new ServiceMetrics(options.config.serviceName);
     this.clock = clockFromMode(options.config.clockMode);
     this.eventStore = new EventStore(options.config.schema, options.outboxRoute);
+    this.inboxRetention = inboxRetentionJob({ schema: options.config.schema, em: () => this.em(), clock: this.clock, pruned: this.metrics.rowsPruned });
   }
 
   get config(): BaseConfig {
@@ -152,6 +156,7 @@ export class ServiceRuntime {
     this.producer.on(this.producer.events.CONNECT, () => (this.kafkaUp = true));
     if (this.options.publish !== false) await this.startRelay();
     this.startLagPoller();
+    this.inboxRetention.start(10 * 60 * 1000, this.clock);
     if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
   }
 
@@ -232,6 +237,11 @@ export class ServiceRuntime {
           },
         ),
       onLag: (topic, partition, lag) => this.metrics.kafkaConsumerLag.set({ consumer: name, topic, partition: String(partition) }, lag),
+      now: () => this.clock.nowMs(),
+      onStaleRedrive: (event) => {
+        this.metrics.staleRedrives.inc({ consumer: name });
+        log('warn', 'redriven event older than the inbox window passed over', { consumer: name, eventId: event.eventId, occurredAt: event.occurredAt });
+      },
       onApplied: (event) => {
         this.metrics.eventsApplied.inc({ consumer: name, type: event.type });
         this.waiter.notify(event);
@@ -310,6 +320,7 @@ export class ServiceRuntime {
 
   async close(): Promise<void> {
     if (this.backlogTimer) clearInterval(this.backlogTimer);
+    this.inboxRetention.stop();
     await this.lagPoller?.stop();
     for (const consumer of this.consumers) await consumer.stop();
     for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);

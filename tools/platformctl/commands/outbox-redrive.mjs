@@ -30,19 +30,23 @@ function loadCompiled(service, namespace) {
   const route = require(main)[SERVICES[service].route];
   if (typeof route !== 'function') throw new CliError(`${main} does not export ${SERVICES[service].route}`);
   const { storedEvent, outboxRowFor } = require(path.join(ROOT, 'dist/libs/event-store/src/event-store.js'));
-  return { route, storedEvent, outboxRowFor };
+  const { EVENT_HEADERS } = require(path.join(ROOT, 'dist/libs/contracts/src/domain-event.js'));
+  return { route, storedEvent, outboxRowFor, redrivenHeader: EVENT_HEADERS.redrivenAt };
 }
 
 /**
  * Republishes stored events by writing their outbox rows again, exactly as the append wrote them
  * (same event ids, topic, key, payload and headers, through the service's own route); the running
- * service's relay publishes them. Every consumer's inbox already holds these ids, so nothing applies twice.
+ * service's relay publishes them, marked `redriven-at`. A consumer's inbox holds the ids it applied within
+ * its window (7 days), so nothing applies twice; a copy of an older event is passed over (counted in
+ * consumer_stale_redrives_total), since the inbox may have forgotten it.
  */
 export default {
   name: ['outbox', 'redrive'],
   summary: "Republish a service's stored events (by occurredAt) through its outbox; the relay sends them again.",
   description:
     'Times are the platform clock (occurredAt), as the API shows them. Events the service keeps private (route null) are skipped.\n' +
+    "Consumers pass over copies of events older than their inbox's 7-day window (old history is applied again to fresh tables by replay projections).\n" +
     'Outbox-only handoffs (messaging MessageHandedOver on chat.outbound) are not in the event store and are not redriven.\n' +
     'Needs the built service (dist/, npm run build) for its outbox route, and the service running to publish.',
   options: {
@@ -57,7 +61,8 @@ export default {
   examples: ['platformctl outbox redrive --service messaging --since 2026-11-22T08:00:00Z --until 2026-11-22T09:00:00Z --yes'],
   async run({ values, config }) {
     const { schema } = SERVICES[values.service];
-    const { route, storedEvent, outboxRowFor } = loadCompiled(values.service, config.kafkaNamespace);
+    const { route, storedEvent, outboxRowFor, redrivenHeader } = loadCompiled(values.service, config.kafkaNamespace);
+    const redrivenAt = new Date().toISOString();
     const since = new Date(values.since);
     const until = values.until ? new Date(values.until) : null;
     return withDatabase(config, async (db) => {
@@ -109,8 +114,9 @@ export default {
             continue;
           }
           summary.byTopic[r.topic] = (summary.byTopic[r.topic] ?? 0) + 1;
-          // No trace context: a redrive is not part of the request that caused the event.
-          outbox.push(outboxRowFor(event, r, {}));
+          // No trace context: a redrive is not part of the request that caused the event. The copy says it is
+          // one: a consumer passes over a copy of an event older than its inbox's window (ADR 0190).
+          outbox.push(outboxRowFor(event, r, { [redrivenHeader]: redrivenAt }));
         }
         if (!dryRun && outbox.length > 0) {
           // Rows still waiting (not yet sent) keep their place; in one transaction with the wake-up of the relay.

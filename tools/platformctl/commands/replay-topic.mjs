@@ -4,7 +4,8 @@ import { withKafkaAdmin } from '../lib/clients.mjs';
 /**
  * Moves a consumer group's committed offsets on one topic. Kafka only accepts offsets for a group
  * without members, and a group that is consuming would overwrite them anyway: an active group is
- * refused (exit 3) — stop its service first. Consumers are idempotent (inbox), so re-reading is safe.
+ * refused (exit 3) — stop its service first. Consumers are idempotent (applied offsets and inbox), so re-reading
+ * changes nothing.
  */
 export default {
   name: ['replay', 'topic'],

@@ -1,5 +1,4 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Counter } from 'prom-client';
 import { deleteExpiredRows } from '#platform/postgres';
 import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 import { SIGN_IN_WINDOW_MS } from '../sign-in/sign-in.decider';
@@ -23,23 +22,15 @@ export const CONSOLE_RETENTION = [
 /** Deletes the rows past their retention every ten minutes and whenever the test clock jumps. */
 @Injectable()
 export class ConsoleRetentionPruner implements OnModuleInit, OnApplicationShutdown {
-  private readonly pruned: Counter<'table'>;
   private readonly job = new BackgroundJob('pruning expired console rows', async () => {
     const now = this.runtime.clock.nowMs();
     for (const { table, column, keepMs } of CONSOLE_RETENTION) {
       const deleted = await deleteExpiredRows(this.runtime.em(), { table, column, before: new Date(now - keepMs) });
-      this.pruned.inc({ table }, deleted);
+      this.runtime.metrics.rowsPruned.inc({ table }, deleted);
     }
   });
 
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {
-    this.pruned = new Counter({
-      name: 'console_rows_pruned_total',
-      help: 'Rows the console deleted past their retention, per table',
-      labelNames: ['table'],
-      registers: [runtime.metrics.registry],
-    });
-  }
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
 
   onModuleInit(): void {
     this.job.start(EVERY_MS, this.runtime.clock);

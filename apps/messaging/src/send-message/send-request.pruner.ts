@@ -13,11 +13,12 @@ const EVERY_MS = 10 * 60 * 1000;
 @Injectable()
 export class SendRequestPruner implements OnModuleInit, OnApplicationShutdown {
   private readonly job = new BackgroundJob('pruning expired Idempotency-Key claims', async () => {
-    await deleteExpiredRows(this.runtime.em(), {
+    const deleted = await deleteExpiredRows(this.runtime.em(), {
       table: 'messaging.send_requests',
       column: 'created_at',
       before: new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS),
     });
+    this.runtime.metrics.rowsPruned.inc({ table: 'messaging.send_requests' }, deleted);
   });
 
   constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}

@@ -12,6 +12,7 @@ import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
 import { createDeliveries, DELIVERY_COLUMNS, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
+import { pruneDeliveryRecords } from './delivery-retention.sql';
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
 function decodeCursor(cursor: string): string {
@@ -128,7 +129,10 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 
   private async dropExpiredPayloads(): Promise<void> {
-    const cutoff = new Date(this.runtime.clock.now().getTime() - WEBHOOKS.payloadRetentionMs);
+    const now = this.runtime.clock.now().getTime();
+    const cutoff = new Date(now - WEBHOOKS.payloadRetentionMs);
     await this.runtime.em().execute(`update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, [cutoff]);
+    const pruned = await pruneDeliveryRecords(this.runtime.em(), new Date(now - WEBHOOKS.recordRetentionMs));
+    for (const [table, rows] of Object.entries(pruned)) this.runtime.metrics.rowsPruned.inc({ table }, rows);
   }
 }

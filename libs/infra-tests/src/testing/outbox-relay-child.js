@@ -21,7 +21,12 @@ async function main() {
   if (!env.RELAY_SCHEMA || !env.RELAY_DATABASE_URL) throw new Error('RELAY_SCHEMA and RELAY_DATABASE_URL are required');
   const kafka = createKafka(`outbox-relay-child-${process.pid}`, parseBrokers(env.KAFKA_BROKERS));
   // Same producer settings as ServiceRuntime.
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+  });
   await producer.connect();
 
   // The dangerous window of a crash: Kafka has acknowledged the batch, but the relay has neither

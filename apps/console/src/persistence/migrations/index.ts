@@ -3,6 +3,7 @@ import { Migration20261127000100ConsoleInit } from './migration-20261127-0001-in
 import { Migration20261127000200ConsoleSignIn } from './migration-20261127-0002-sign-in';
 import { Migration20261127000300ConsoleInvitations } from './migration-20261127-0003-invitations';
 import { Migration20261127000400ConsoleRetention } from './migration-20261127-0004-retention';
+import { Migration20261127000500ConsoleBoundedInbox } from './migration-20261127-0005-bounded-inbox';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const consoleMigrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const consoleMigrations: MigrationObject[] = [
   { name: 'Migration20261127000200ConsoleSignIn', class: Migration20261127000200ConsoleSignIn },
   { name: 'Migration20261127000300ConsoleInvitations', class: Migration20261127000300ConsoleInvitations },
   { name: 'Migration20261127000400ConsoleRetention', class: Migration20261127000400ConsoleRetention },
+  { name: 'Migration20261127000500ConsoleBoundedInbox', class: Migration20261127000500ConsoleBoundedInbox },
 ];

@@ -4,6 +4,7 @@ import { Migration20261122000200GatewayIdempotency } from './migration-20261122-
 import { Migration20261122000300GatewayIdempotencyFillfactor } from './migration-20261122-0003-idempotency-fillfactor';
 import { Migration20261123000400GatewayDropIdempotencyRecords } from './migration-20261123-0004-drop-idempotency-records';
 import { Migration20261124000500GatewayRateBuckets } from './migration-20261124-0005-rate-buckets';
+import { Migration20261127000600GatewayBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 
 export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100GatewayInit', class: Migration20261122000100GatewayInit },
@@ -11,4 +12,5 @@ export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000300GatewayIdempotencyFillfactor', class: Migration20261122000300GatewayIdempotencyFillfactor },
   { name: 'Migration20261123000400GatewayDropIdempotencyRecords', class: Migration20261123000400GatewayDropIdempotencyRecords },
   { name: 'Migration20261124000500GatewayRateBuckets', class: Migration20261124000500GatewayRateBuckets },
+  { name: 'Migration20261127000600GatewayBoundedInbox', class: Migration20261127000600GatewayBoundedInbox },
 ];

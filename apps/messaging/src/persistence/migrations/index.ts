@@ -4,6 +4,7 @@ import { Migration20261122000200MessagingTables } from './migration-20261122-000
 import { Migration20261122000300MessageDeadline } from './migration-20261122-0003-message-deadline';
 import { Migration20261122000400MessagingMedia } from './migration-20261122-0004-media';
 import { Migration20261122000500SendRequestExpiry } from './migration-20261122-0005-send-request-expiry';
+import { Migration20261127000600MessagingBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261122000300MessageDeadline', class: Migration20261122000300MessageDeadline },
   { name: 'Migration20261122000400MessagingMedia', class: Migration20261122000400MessagingMedia },
   { name: 'Migration20261122000500SendRequestExpiry', class: Migration20261122000500SendRequestExpiry },
+  { name: 'Migration20261127000600MessagingBoundedInbox', class: Migration20261127000600MessagingBoundedInbox },
 ];

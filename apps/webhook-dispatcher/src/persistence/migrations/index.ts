@@ -5,6 +5,8 @@ import { Migration20261122000200WebhookTables } from './migration-20261122-0002-
 import { Migration20261122000300DeliveryTraceparent } from './migration-20261122-0003-delivery-trace';
 import { Migration20261124000400ListenSessions } from './migration-20261124-0004-listen-sessions';
 import { sealCredentialsMigration } from './migration-20261126-0005-seal-credentials';
+import { Migration20261127000600WebhookDispatcherBoundedInbox } from './migration-20261127-0006-bounded-inbox';
+import { Migration20261127000700DeliveryRetention } from './migration-20261127-0007-delivery-retention';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -14,5 +16,7 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261122000300DeliveryTraceparent', class: Migration20261122000300DeliveryTraceparent },
     { name: 'Migration20261124000400ListenSessions', class: Migration20261124000400ListenSessions },
     { name: 'Migration20261126000500SealCredentials', class: sealCredentialsMigration(secretKeys) },
+    { name: 'Migration20261127000600WebhookDispatcherBoundedInbox', class: Migration20261127000600WebhookDispatcherBoundedInbox },
+    { name: 'Migration20261127000700DeliveryRetention', class: Migration20261127000700DeliveryRetention },
   ];
 }

@@ -1,0 +1,41 @@
+import type { QueryResult } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+const BATCH = 5000;
+
+/**
+ * Deletes finished deliveries created before `before` with their attempts, then the public events
+ * older than that which no delivery waits for (WEBHOOKS.recordRetentionMs, ADR 0191), a batch per
+ * statement, oldest first. A delivery still pending stays (and so does its event). Returns the
+ * rows deleted per table.
+ */
+export async function pruneDeliveryRecords(em: EntityManager, before: Date): Promise<Record<string, number>> {
+  const pruned = { 'webhook_dispatcher.deliveries': 0, 'webhook_dispatcher.delivery_attempts': 0, 'webhook_dispatcher.public_events': 0 };
+  for (;;) {
+    const [row] = await em.execute<{ deliveries: string; attempts: string }[]>(
+      `with gone as (
+         delete from webhook_dispatcher.deliveries where delivery_id = any(array(
+           select delivery_id from webhook_dispatcher.deliveries where created_at < ? and status <> 'pending' order by created_at limit ?))
+         returning delivery_id),
+       attempts as (delete from webhook_dispatcher.delivery_attempts a using gone where a.delivery_id = gone.delivery_id returning 1)
+       select (select count(*) from gone) as deliveries, (select count(*) from attempts) as attempts`,
+      [before, BATCH],
+    );
+    pruned['webhook_dispatcher.deliveries'] += Number(row.deliveries);
+    pruned['webhook_dispatcher.delivery_attempts'] += Number(row.attempts);
+    if (Number(row.deliveries) < BATCH) break;
+  }
+  for (;;) {
+    const result = await em.execute<QueryResult>(
+      `delete from webhook_dispatcher.public_events e where e.event_id = any(array(
+         select event_id from webhook_dispatcher.public_events p where p.created_at < ?
+           and not exists (select 1 from webhook_dispatcher.deliveries d where d.event_id = p.event_id and d.status = 'pending')
+         order by p.created_at limit ?))`,
+      [before, BATCH],
+      'run',
+    );
+    pruned['webhook_dispatcher.public_events'] += result.affectedRows;
+    if (result.affectedRows < BATCH) break;
+  }
+  return pruned;
+}
