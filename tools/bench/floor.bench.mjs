@@ -100,7 +100,7 @@ async function measureFloor() {
 }
 
 /**
- * bench:messages with the same load, in this sitting; its last report.
+ * bench:messages with the same load, right after the floor; its last report.
  * @returns {Promise<any>}
  */
 async function measurePlatform() {

@@ -1,5 +1,5 @@
 // Over 300 lines because a topic rebuild is one procedure (plan the offsets, read every partition,
-// apply the live handlers, check against the live inbox, swap) whose steps share its cursor state.
+// apply the live handlers, check against the live inbox and applied offsets, swap) whose steps share its cursor state.
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import { kafkaNamespace, type DomainEvent } from '#platform/contracts';
 import {

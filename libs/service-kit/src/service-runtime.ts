@@ -1,4 +1,4 @@
-// About 300 lines: the runtime is the one owner of a service's connections (Postgres, Kafka, relay,
+// Over 300 lines: the runtime is the one owner of a service's connections (Postgres, Kafka, relay,
 // consumers, health), and their start and stop order lives here together.
 import { SpanKind } from '@opentelemetry/api';
 import type { MikroORM } from '@mikro-orm/core';

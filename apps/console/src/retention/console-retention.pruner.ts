@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { deleteExpiredRows } from '#platform/postgres';
-import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
+import { retentionJob, ServiceRuntime, type BackgroundJob } from '#platform/service-kit';
 import { SIGN_IN_WINDOW_MS } from '../sign-in/sign-in.decider';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -22,15 +21,17 @@ export const CONSOLE_RETENTION = [
 /** Deletes the rows past their retention every ten minutes and whenever the test clock jumps. */
 @Injectable()
 export class ConsoleRetentionPruner implements OnModuleInit, OnApplicationShutdown {
-  private readonly job = new BackgroundJob('pruning expired console rows', async () => {
-    const now = this.runtime.clock.nowMs();
-    for (const { table, column, keepMs } of CONSOLE_RETENTION) {
-      const deleted = await deleteExpiredRows(this.runtime.em(), { table, column, before: new Date(now - keepMs) });
-      this.runtime.metrics.rowsPruned.inc({ table }, deleted);
-    }
-  });
+  private readonly job: BackgroundJob;
 
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {
+    this.job = retentionJob({
+      name: 'pruning expired console rows',
+      tables: CONSOLE_RETENTION,
+      em: () => runtime.em(),
+      clock: runtime.clock,
+      pruned: runtime.metrics.rowsPruned,
+    });
+  }
 
   onModuleInit(): void {
     this.job.start(EVERY_MS, this.runtime.clock);

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
-import { deleteExpiredRows } from '#platform/postgres';
-import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
+import { retentionJob, ServiceRuntime, type BackgroundJob } from '#platform/service-kit';
 
 const EVERY_MS = 10 * 60 * 1000;
 
@@ -12,16 +11,17 @@ const EVERY_MS = 10 * 60 * 1000;
  */
 @Injectable()
 export class SendRequestPruner implements OnModuleInit, OnApplicationShutdown {
-  private readonly job = new BackgroundJob('pruning expired Idempotency-Key claims', async () => {
-    const deleted = await deleteExpiredRows(this.runtime.em(), {
-      table: 'messaging.send_requests',
-      column: 'created_at',
-      before: new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS),
-    });
-    this.runtime.metrics.rowsPruned.inc({ table: 'messaging.send_requests' }, deleted);
-  });
+  private readonly job: BackgroundJob;
 
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {
+    this.job = retentionJob({
+      name: 'pruning expired Idempotency-Key claims',
+      tables: [{ table: 'messaging.send_requests', column: 'created_at', keepMs: IDEMPOTENCY_KEY_TTL_MS }],
+      em: () => runtime.em(),
+      clock: runtime.clock,
+      pruned: runtime.metrics.rowsPruned,
+    });
+  }
 
   onModuleInit(): void {
     this.job.start(EVERY_MS, this.runtime.clock);
