@@ -40,10 +40,24 @@ interface OutboxRow {
 }
 
 /**
- * Publishes outbox rows to Kafka in commit order (DESIGN section 2). One relay per service publishes
- * at a time (a transaction-scoped advisory lock), which keeps per-key order across replicas. Rows are
- * locked, sent as one batch, and deleted in the same transaction: a relay that dies mid-batch rolls
- * back and the rows go out again (at-least-once; consumers' inboxes make that harmless).
+ * How many shards an outbox is split into for publishing: a key's rows are all in shard
+ * `hashtext(aggregate_id) & (OUTBOX_SHARDS - 1)`. A power of two, so the mask is a modulo that
+ * cannot go negative. Changing it while relays of the old value still run would let two relays
+ * publish one key: it is a constant of the platform, not a setting.
+ */
+export const OUTBOX_SHARDS = 16;
+
+/** The SQL expression for a row's shard (its `aggregate_id` is the Kafka key). */
+export const OUTBOX_SHARD_SQL = `(hashtext(aggregate_id) & ${OUTBOX_SHARDS - 1})`;
+
+/**
+ * Publishes outbox rows to Kafka in commit order (DESIGN section 2). Every replica of a service runs
+ * one; they share the work by shard (docs/adr/0192-outbox-relays-share-the-outbox-by-shard.md). Each
+ * batch takes, under transaction-scoped advisory locks, every shard with waiting rows that no other
+ * relay holds, then reads those shards' oldest rows: one relay per shard at a time keeps per-key
+ * order, and rows of shards another relay is publishing are left to it. Rows are locked, sent as one
+ * batch, and deleted in the same transaction: a relay that dies mid-batch rolls back and the rows go
+ * out again (at-least-once; consumers' inboxes make that harmless).
  */
 export class OutboxRelay {
   private readonly pool: Pool;
@@ -57,8 +71,8 @@ export class OutboxRelay {
   private readonly outbox: string;
   private deletedSinceVacuum = 0;
   /**
-   * The last read found no rows because another relay held the lock. That relay may have read
-   * before this process's rows committed, and rows committed without a NOTIFY (`wake`) never woke
+   * The last read left shards with waiting rows to another relay holding them. That relay may have
+   * read before this process's rows committed, and rows committed without a NOTIFY (`wake`) never woke
    * it: this relay tries again soon (backing off up to the poll interval) instead of at the next poll.
    */
   private lockWasBusy = false;
@@ -109,14 +123,15 @@ export class OutboxRelay {
     return { count: rows[0].count, oldestAgeSeconds: rows[0].age };
   }
 
-  /** Publishes everything waiting now; returns how many rows went out. */
+  /** Publishes everything waiting now in the shards no other relay holds; returns how many rows went out. */
   async drain(): Promise<number> {
     let total = 0;
     const batchSize = this.options.batchSize ?? 500;
     for (;;) {
       const sent = await this.publishBatch();
       total += sent;
-      // A short batch emptied the table as of its read; rows committed since have notified us.
+      // A short batch emptied its shards as of its read; rows committed since have notified us, and
+      // shards held by other relays are retried soon (`lockWasBusy`).
       if (sent < batchSize) return total;
     }
   }
@@ -181,27 +196,39 @@ export class OutboxRelay {
   }
 
   /**
-   * One locked batch, in two round trips: `begin` with the read of the rows (only when the relay lock
-   * is ours), then the delete with `commit`. Returns how many rows went out (0 also when another
-   * relay holds the lock).
+   * One locked batch, in two round trips: `begin` with the shard locks and the read of their rows,
+   * then the delete with `commit`. Returns how many rows went out (0 also when other relays hold
+   * every shard with waiting rows).
    */
   private async publishBatch(): Promise<number> {
     const client: PoolClient = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      // Simple-protocol text (several statements in one message), so the values are literals.
-      // The lock is taken first on its own so that an empty read can tell "nothing waiting" from "another relay holds it"
-      // (taken again by the read's own condition, it is re-entrant within the transaction).
-      const lock = `pg_try_advisory_xact_lock(hashtext(${quoteText(this.lockKey)}))`;
+      // Simple-protocol text (several statements in one message), so the values are literals. The
+      // shards are locked in a statement of their own and named in a transaction-local setting, so the
+      // read's snapshot is taken once they are held: it sees every row committed before, and no shard
+      // is taken halfway through a scan that has already passed its older rows.
+      // Relays of the earlier design take the relay key exclusively for every batch; this one takes it
+      // shared, so both never publish at once while replicas of the two versions run side by side.
+      const key = quoteText(this.lockKey);
       const read = (await client.query(
         `begin;
-         select ${lock} as locked;
+         select set_config('platform.outbox_shards', coalesce(string_agg(shard::text, ',') filter (where locked), ''), true) as mine,
+                count(*)::int as waiting
+           from (select shard,
+                        case when pg_try_advisory_xact_lock_shared(hashtext(${key}))
+                             then pg_try_advisory_xact_lock(hashtext(${key}), shard) else false end as locked
+                   from (select distinct ${OUTBOX_SHARD_SQL} as shard from ${this.outbox}) waiting
+                  order by random()) shards;
          select id, aggregate_id, topic, payload, headers from ${this.outbox}
-          where (select ${lock})
-          order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update skip locked`,
+          where ${OUTBOX_SHARD_SQL} = any(string_to_array(nullif(current_setting('platform.outbox_shards'), ''), ',')::int[])
+          order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update`,
       )) as unknown as QueryResult[];
       const rows = read[2].rows as OutboxRow[];
-      this.lockWasBusy = rows.length === 0 && read[1].rows[0].locked !== true;
+      const { mine, waiting } = read[1].rows[0] as { mine: string; waiting: number };
+      const taken = mine === '' ? 0 : mine.split(',').length;
+      // Shards with rows that another relay holds: it may have read before some of them committed.
+      this.lockWasBusy = taken < waiting;
       if (rows.length === 0) {
         await client.query('commit');
         return 0;

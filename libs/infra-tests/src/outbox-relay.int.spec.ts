@@ -1,15 +1,16 @@
 /**
  * OutboxRelay against real Postgres and Kafka: what goes out (key, headers, payload, per-key order),
  * that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses nothing, and that two
- * relays on one schema never reorder a key (advisory lock), and that rows committed without a NOTIFY
- * go out because their commit wakes the relay of their process.
+ * relays on one schema never reorder a key (advisory locks per shard) while one publishes the shards the
+ * other does not hold, and that rows committed without a NOTIFY go out because their commit wakes the
+ * relay of their process.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
-import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, type OutboxRelayOptions } from '#platform/event-store';
+import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, OUTBOX_SHARD_SQL, type OutboxRelayOptions } from '#platform/event-store';
 import { PipelinedTransaction } from '#platform/postgres';
 import {
   BROKERS,
@@ -299,6 +300,52 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
         timeoutMs: 10000,
       });
       expect(Date.now() - released).toBeLessThan(5000);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('publishes the shards no other relay holds while another relay is in the middle of a batch on the rest', async () => {
+    const { db, store, collector, relayIsIdle } = await relayWithoutPoll();
+    await waitFor('the relay to be idle', relayIsIdle);
+    const streams = Array.from({ length: 40 }, () => uniqueName('sharded'));
+    const shardOf = new Map<string, number>();
+    for (const stream of streams) {
+      const [{ shard }] = await adminQuery<{ shard: number }>(`select ${OUTBOX_SHARD_SQL.replace('aggregate_id', '$1::text')} as shard`, [stream]);
+      shardOf.set(stream, shard);
+    }
+    const held = [...new Set(shardOf.values())].slice(0, 3);
+    expect(held.length).toBe(3);
+    const inHeldShards = streams.filter((s) => held.includes(shardOf.get(s)!));
+    const free = streams.filter((s) => !held.includes(shardOf.get(s)!));
+    expect(free.length).toBeGreaterThan(0);
+    // Another replica's relay between its read and its commit, holding three shards as a relay does.
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('select pg_advisory_xact_lock_shared(hashtext($1))', [`${db.schema}.outbox-relay`]);
+      for (const shard of held) await other.query('select pg_advisory_xact_lock(hashtext($1), $2)', [`${db.schema}.outbox-relay`, shard]);
+
+      const versions = new Map<string, number>();
+      for (let round = 0; round < 3; round++)
+        for (const stream of streams) {
+          await db.em().transactional((em) => store.append(em as never, stream, round, [{ type: 'Step', data: { round } }], meta()));
+          versions.set(stream, round + 1);
+        }
+      const onKafka = (list: string[]) => collector.messages.filter((m) => list.includes(m.key!)).length;
+      await waitFor('every row of the free shards on Kafka', () => onKafka(free) === free.length * 3, { detail: () => onKafka(free) });
+      // The held shards wait for their holder, however often this relay is woken.
+      expect(await countRows(db, 'outbox')).toBe(inHeldShards.length * 3);
+      expect(onKafka(inHeldShards)).toBe(0);
+
+      await other.query('commit');
+      await waitFor('the held shards published once released', () => collector.messages.length === streams.length * 3, {
+        timeoutMs: 10000,
+        detail: () => collector.messages.length,
+      });
+      assertPerKeyOrder(collector.messages, versions, { allowDuplicates: false });
+      await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
     } finally {
       await other.end();
     }
