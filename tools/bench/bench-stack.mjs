@@ -13,6 +13,7 @@ import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { appLogFile, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
 import { databaseActivity, measureMachineScore, setStackPids, watchMachine } from './machine-report.mjs';
 import { atEvenPace } from './paced-client.mjs';
+import { startReplicas } from './replicas.mjs';
 import { requestStages } from './request-stages.mjs';
 
 // The benches count their own processes and watch the machine through the harness.
@@ -38,8 +39,13 @@ export const benchEnv = {
   RATE_LIMIT_BURST: '1000000',
 };
 
-/** Runs `body` against a fresh stack and stops it afterwards, whatever happens. */
-export async function withBenchStack(body) {
+/**
+ * Runs `body` against a fresh stack and stops it afterwards, whatever happens. `replicas` above 1
+ * adds that many instances in all of the gateway, messaging and webhook-dispatcher (replicas.mjs).
+ * @param {(stack: any) => Promise<any>} body
+ * @param {{ replicas?: number }} [options]
+ */
+export async function withBenchStack(body, { replicas = 1 } = {}) {
   await ensureInfra({ quiet: true });
   const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
   await client.connect();
@@ -51,15 +57,27 @@ export async function withBenchStack(body) {
   // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
   const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
   const { children } = await startStack({ basePort: BENCH_BASE_PORT, env: benchEnv, appEnv, tag: BENCH_TAG });
-  setStackPids(new Map(Object.entries(children).map(([app, child]) => [child.pid, app])));
+  const pids = new Map(Object.entries(children).map(([app, child]) => [child.pid, app]));
+  setStackPids(pids);
+  /** @type {Awaited<ReturnType<typeof startReplicas>> | null} */
+  let extra = null;
   try {
+    if (replicas > 1) {
+      extra = await startReplicas({ basePort: BENCH_BASE_PORT, count: replicas, env: benchEnv, tag: BENCH_TAG });
+      for (const { app, child } of extra.started) pids.set(child.pid, app);
+      setStackPids(pids);
+    }
     return await body({
+      replicas: extra ?? {
+        publicUrls: [`http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`],
+        messagingMetricsUrls: [`http://127.0.0.1:${BENCH_BASE_PORT + 10}/metrics`],
+      },
       publicUrl: `http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`,
       adminMetricsUrl: `http://127.0.0.1:${BENCH_BASE_PORT + 1}/metrics`,
       admin: adminClient(`http://127.0.0.1:${BENCH_BASE_PORT + 1}/admin/v1`),
     });
   } finally {
-    await stopChildren(Object.values(children));
+    await stopChildren([...Object.values(children), ...(extra?.started.map((s) => s.child) ?? [])]);
   }
 }
 
@@ -280,29 +298,72 @@ function postgresPerRequest(before, after, requests) {
   };
 }
 
-/** A short warm-up, then the measured autocannon run; returns the report printed as JSON. */
+/**
+ * A short warm-up, then the measured autocannon run; returns the report printed as JSON. With `urls`
+ * (several gateways) the connections are spread evenly over them, one autocannon each, and the
+ * latency percentiles come from every response's time. `onResponse` sees every answer's status,
+ * the warm-up's included.
+ * @param {string} name
+ * @param {any} options autocannon's options, plus `urls?: string[]` and `onResponse?: (status: number) => void`
+ * @param {Record<string, unknown>} [extra]
+ */
 export async function measure(name, options, extra = {}) {
-  await autocannon({ ...options, connections: Math.min(10, options.connections), duration: 3 });
+  const { urls = [options.url], onResponse = () => {}, ...autocannonOptions } = options;
+  await spreadOver(urls, { ...autocannonOptions, connections: Math.min(10, options.connections), duration: 3 }, onResponse);
   const dbBefore = await databaseActivity();
   const watched = watchMachine();
-  const result = await autocannon(options);
+  const result = await spreadOver(urls, autocannonOptions, onResponse);
   const { machine, coresUsed: cpu } = watched();
   const dbAfter = await databaseActivity();
   const report = {
     bench: name,
     seconds: options.duration,
     connections: options.connections,
-    requests: result.requests.total,
-    requestsPerSecond: Math.round(result.requests.average),
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    failed: result.non2xx + result.errors + result.timeouts,
+    ...(urls.length > 1 ? { gateways: urls.length } : {}),
+    requests: result.requests,
+    requestsPerSecond: result.requestsPerSecond,
+    latencyMs: result.latencyMs,
+    failed: result.failed,
     machine,
     coresUsed: cpu,
-    postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, result.requests.total),
+    postgresPerRequest: postgresPerRequest(dbBefore, dbAfter, result.requests),
     ...extra,
   };
   console.log(JSON.stringify(report, null, 2));
   return report;
+}
+
+/** One autocannon per URL at once, the connections split between them; their results as one. */
+async function spreadOver(urls, options, onResponse) {
+  /** @type {number[]} */
+  const times = [];
+  const runs = urls.map((url, i) => {
+    const connections = Math.floor(options.connections / urls.length) + (i < options.connections % urls.length ? 1 : 0);
+    const instance = autocannon({ ...options, url, connections });
+    instance.on('response', (_client, status, _bytes, responseTime) => {
+      onResponse(status);
+      if (urls.length > 1) times.push(responseTime);
+    });
+    return instance;
+  });
+  const results = await Promise.all(runs);
+  if (urls.length === 1) {
+    const [r] = results;
+    return {
+      requests: r.requests.total,
+      requestsPerSecond: Math.round(r.requests.average),
+      latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+      failed: r.non2xx + r.errors + r.timeouts,
+    };
+  }
+  times.sort((a, b) => a - b);
+  const at = (p) => Math.round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0);
+  return {
+    requests: results.reduce((sum, r) => sum + r.requests.total, 0),
+    requestsPerSecond: results.reduce((sum, r) => sum + Math.round(r.requests.average), 0),
+    latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(times.at(-1) ?? 0) },
+    failed: results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
+  };
 }
 
 /**
