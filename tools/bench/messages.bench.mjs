@@ -69,7 +69,11 @@ await withBenchStack(
           windows: Number(values.windows),
           metricsUrl: adminMetricsUrl,
           send: (i) =>
-            postJson(`${publicUrl}/messages`, { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() }, body(i)),
+            postJson(
+              `${replicas.publicUrls[i % replicas.publicUrls.length]}/messages`,
+              { authorization: `Bearer ${recipients[i % recipients.length].key}`, 'idempotency-key': randomUUID() },
+              body(i),
+            ),
         },
         { recipients: recipients.length, apps: apps.length },
       );

@@ -1,19 +1,23 @@
 import { CliError, EXIT, out, table } from '../lib/cli.mjs';
 import { withDatabase } from '../lib/clients.mjs';
 
-/** Schemas whose events may mention a message without being its stream (the chat product's side, consent, media). */
+/**
+ * Schemas whose events name a message without being its stream, and the data fields that do (each
+ * with its own partial index, so a trace costs the same on a year of events as on a day's; ADR 0193):
+ * the chat product's events (`messageId`, and `replyTo` on a user's reply), media's files a user sent.
+ * Consent's events never name a message.
+ */
+/** @type {[service: string, schema: string, fields: string[]][]} */
 const MENTIONING_SCHEMAS = [
-  ['chat-sim', 'chat_sim'],
-  ['consent', 'consent'],
-  ['media', 'media'],
+  ['chat-sim', 'chat_sim', ['messageId', 'replyTo']],
+  ['media', 'media', ['messageId']],
 ];
 
 /**
  * Everything the platform recorded about one message, in time order: messaging's stream
- * `message-<id>`, other services' events whose data mentions the id, the dispatcher's public events
- * for it (made from those events, or whose payload's data.id is the id), their deliveries and
- * attempts. Read-only, over the admin connection (DATABASE_URL); mentions are found by a scan of
- * each event table's data, which is fine for an operator's one-off question.
+ * `message-<id>`, other services' events whose data names the id, the dispatcher's public events
+ * made from those events, their deliveries and attempts. Read-only, over the admin connection
+ * (DATABASE_URL); every lookup goes through an index.
  */
 export default {
   name: ['trace', 'message'],
@@ -35,10 +39,9 @@ export default {
         domainEventIds.push(e.event_id);
         rows.push({ time: e.occurred_at, service: 'messaging', kind: 'event', type: e.type, id: e.event_id, detail: eventDetail(e.data) });
       }
-      for (const [service, schema] of MENTIONING_SCHEMAS) {
-        const found = await db.query(`select event_id, type, data, occurred_at from "${schema}".events where strpos(data::text, $1) > 0 order by position`, [
-          JSON.stringify(id),
-        ]);
+      for (const [service, schema, fields] of MENTIONING_SCHEMAS) {
+        const mentions = fields.map((field) => `data->>'${field}' = $1`).join(' or ');
+        const found = await db.query(`select event_id, type, data, occurred_at from "${schema}".events where ${mentions} order by position`, [id]);
         for (const e of found.rows) {
           domainEventIds.push(e.event_id);
           rows.push({ time: e.occurred_at, service, kind: 'event', type: e.type, id: e.event_id, detail: eventDetail(e.data) });
@@ -46,8 +49,8 @@ export default {
       }
       const publicEvents = await db.query(
         `select event_id, type, source_event_id, created_at, payload is null as expired from webhook_dispatcher.public_events
-         where source_event_id = any($1::text[]) or (payload is not null and payload::jsonb #>> '{data,id}' = $2) order by event_id`,
-        [domainEventIds, id],
+         where source_event_id = any($1::text[]) order by event_id`,
+        [domainEventIds],
       );
       for (const p of publicEvents.rows) {
         rows.push({

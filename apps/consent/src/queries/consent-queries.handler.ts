@@ -92,7 +92,9 @@ export class ConsentQueriesHandler implements OnModuleInit {
       params.push(status);
     }
     if (cursor) {
-      where += ` and (v.updated_at < ? or (v.updated_at = ? and v.app_user_id > ?))`;
+      // `updated_at <= ?` on its own is what the index can start from: without it the scan walked every
+      // row before the cursor, so each page cost as much as all the pages before it.
+      where += ` and v.updated_at <= ? and (v.updated_at < ? or v.app_user_id > ?)`;
       params.push(cursor.updatedAt, cursor.updatedAt, cursor.appUserId);
     }
     params.push(p.limit + 1);

@@ -7,6 +7,7 @@ import { Migration20261124000400ListenSessions } from './migration-20261124-0004
 import { sealCredentialsMigration } from './migration-20261126-0005-seal-credentials';
 import { Migration20261127000600WebhookDispatcherBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261127000700DeliveryRetention } from './migration-20261127-0007-delivery-retention';
+import { Migration20261127000800PublicEventSources } from './migration-20261127-0008-public-event-sources';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -18,5 +19,6 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261126000500SealCredentials', class: sealCredentialsMigration(secretKeys) },
     { name: 'Migration20261127000600WebhookDispatcherBoundedInbox', class: Migration20261127000600WebhookDispatcherBoundedInbox },
     { name: 'Migration20261127000700DeliveryRetention', class: Migration20261127000700DeliveryRetention },
+    { name: 'Migration20261127000800PublicEventSources', class: Migration20261127000800PublicEventSources },
   ];
 }
