@@ -35,6 +35,12 @@ export interface ProjectionRebuildSpec {
   /** Live tables, in the order the service's writers touch them (the swap locks them in this order). */
   tables: string[];
   eventTypes: string[];
+  /**
+   * Secondary indexes (by name) the folding itself reads through, built on the empty copies before the
+   * load instead of after it: without them each such read scans the copy, and the load grows with the
+   * square of the events.
+   */
+  indexesDuringLoad?: string[];
   /** One rebuild's folding state, writing into the copies in `targetName`: it may keep rows in memory between pages, and must write them all on flush. */
   start(targetName: string): RebuildSession;
 }
@@ -96,7 +102,7 @@ export async function rebuildProjections(client: Client, spec: ProjectionRebuild
   const started = performance.now();
 
   // 1. Fresh copies of the live tables (secondary indexes come after the bulk load).
-  const { secondaryIndexes } = await createRebuildTables(query, spec.schema, spec.tables, targetName);
+  const { secondaryIndexes } = await createRebuildTables(query, spec.schema, spec.tables, targetName, spec.indexesDuringLoad ?? []);
 
   // 2. Wait out transactions already running: their positions are unknown, so nothing can bound them.
   const first = await snapshot(query, live);
@@ -239,6 +245,7 @@ export function inlineProjectionRebuild(o: {
   schema: string;
   tables: string[];
   eventTypes: string[];
+  indexesDuringLoad?: string[];
   project: (em: EntityManager, events: DomainEvent[]) => Promise<void>;
 }): ProjectionRebuildSpec {
   return {
@@ -246,6 +253,7 @@ export function inlineProjectionRebuild(o: {
     schema: o.schema,
     tables: o.tables,
     eventTypes: o.eventTypes,
+    indexesDuringLoad: o.indexesDuringLoad,
     start: (targetName) => {
       const redirect = tableRedirect(o.schema, o.tables, targetName);
       return {

@@ -4,10 +4,17 @@ import type { RebuildQuery } from './projection-rebuild';
 
 /**
  * Creates `targetName` with an empty copy of each live table: columns, defaults, checks, the primary
- * and unique keys and the owner. The other indexes are returned, renamed onto the copies, to be built
- * after the bulk load (indexRebuiltTables), which is much faster than maintaining them row by row.
+ * and unique keys and the owner, and the secondary indexes named in `duringLoad`. The other indexes are
+ * returned, renamed onto the copies, to be built after the bulk load (indexRebuiltTables), which is much
+ * faster than maintaining them row by row.
  */
-export async function createRebuildTables(query: RebuildQuery, schema: string, tables: string[], targetName: string): Promise<{ secondaryIndexes: string[] }> {
+export async function createRebuildTables(
+  query: RebuildQuery,
+  schema: string,
+  tables: string[],
+  targetName: string,
+  duringLoad: string[] = [],
+): Promise<{ secondaryIndexes: string[] }> {
   const live = quoteIdent(schema);
   const target = quoteIdent(targetName);
   const secondaryIndexes: string[] = [];
@@ -21,15 +28,17 @@ export async function createRebuildTables(query: RebuildQuery, schema: string, t
       [schema, table],
     );
     for (const c of constraints) await query(`alter table ${target}.${t} add constraint ${quoteIdent(c.conname)} ${c.def}`);
-    const indexes = await query<{ indexdef: string }>(
-      `select indexdef from pg_indexes i where schemaname = $1 and tablename = $2
+    const indexes = await query<{ indexname: string; indexdef: string }>(
+      `select indexname, indexdef from pg_indexes i where schemaname = $1 and tablename = $2
        and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = $1::regnamespace)`,
       [schema, table],
     );
     const from = ` ON ${schema}.${table} `;
-    for (const { indexdef } of indexes) {
+    for (const { indexname, indexdef } of indexes) {
       if (!indexdef.includes(from)) throw new Error(`Unexpected index definition: ${indexdef}`);
-      secondaryIndexes.push(indexdef.replace(from, ` ON ${targetName}.${table} `));
+      const onCopy = indexdef.replace(from, ` ON ${targetName}.${table} `);
+      if (duringLoad.includes(indexname)) await query(onCopy);
+      else secondaryIndexes.push(onCopy);
     }
     const [{ owner }] = await query<{ owner: string }>(`select tableowner as owner from pg_tables where schemaname = $1 and tablename = $2`, [schema, table]);
     await query(`alter table ${target}.${t} owner to ${quoteIdent(owner)}`);

@@ -14,5 +14,7 @@ export const consentProjectionRebuild = inlineProjectionRebuild({
   // The append's order: an identified app user, then testers, then the consent and its listing version.
   tables: ['app_users', 'testers', 'consents', 'consent_list_seq', 'consent_versions'],
   eventTypes: ['AppUserIdentified', 'ConsentUpdated', 'TesterInvited', 'TesterAccepted'],
+  // Each ConsentUpdated closes the user's current listing version through it.
+  indexesDuringLoad: ['consent_versions_current_idx'],
   project: projectConsentEvents,
 });
