@@ -19,6 +19,7 @@
  *   --big-app-users 100000 --messages 10000000 --deliveries 5000000 --days 90 --now ISO]
  * (`--now`: the stack's clock when it is not the real one; APP_USER_ID_SECRET as the services')
  * (the first app holds --big-app-users users; the others share the rest). Prints each step's rows and rate.
+ * `--remove app_1,app_2`: deletes what was seeded for those apps (removeVolume).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -76,9 +77,13 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
     });
     await db.query(SEED_FUNCTIONS);
     await db.query(`create temp table seed_apps (app_n int primary key, app_id text, org_id text, endpoint_id text, users int, messages int)`);
-    const usersOf = (a) =>
-      a === 0 ? Math.min(volume.bigAppUsers, volume.users) : Math.floor((volume.users - volume.bigAppUsers) / Math.max(1, volume.apps - 1));
+    // The big app first; the other apps share the rest, the remainder one each to the first of them.
+    const others = Math.max(1, volume.apps - 1);
+    const rest = Math.max(0, volume.users - volume.bigAppUsers);
+    const usersOf = (a) => (a === 0 ? Math.min(volume.bigAppUsers, volume.users) : Math.floor(rest / others) + (a - 1 < rest % others ? 1 : 0));
     const messagesPerApp = Math.floor(volume.messages / volume.apps);
+    // Message numbers per app in one statement: about CHUNK rows of each kind, whatever the number of apps.
+    const chunkPerApp = Math.max(1, Math.floor(CHUNK / apps.length));
     await db.query(
       `insert into seed_apps select n - 1, app_id, org_id, 'we_' || pg_temp.seed_id(0, n), users, $4
          from unnest($1::text[], $2::text[], $3::int[]) with ordinality as a(app_id, org_id, users, n)`,
@@ -108,8 +113,8 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
 
     await timed('messages with their streams', async () => {
       let total = 0;
-      for (let from = 0; from < messagesPerApp; from += CHUNK / 4) {
-        const to = Math.min(messagesPerApp, from + CHUNK / 4);
+      for (let from = 0; from < messagesPerApp; from += chunkPerApp) {
+        const to = Math.min(messagesPerApp, from + chunkPerApp);
         await db.query(withValues(MESSAGES_SQL, [from, to, now, volume.days]));
         total += (to - from) * apps.length;
         log(`  messages: ${total.toLocaleString('en')} of ${(messagesPerApp * apps.length).toLocaleString('en')}`);
@@ -124,8 +129,8 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
       // The newest messages of each app, two statuses each, all inside the last 25 days.
       const messagesNeeded = Math.ceil(perApp / 2);
       let total = 0;
-      for (let from = 0; from < messagesNeeded; from += CHUNK / 4) {
-        const to = Math.min(messagesNeeded, from + CHUNK / 4);
+      for (let from = 0; from < messagesNeeded; from += chunkPerApp) {
+        const to = Math.min(messagesNeeded, from + chunkPerApp);
         await db.query(withValues(DELIVERIES_SQL, [messagesPerApp - to, messagesPerApp - from, now, Math.min(25, volume.days), messagesPerApp, volume.days]));
         total += (await db.query('select count(*)::int as n from seed_statuses')).rows[0].n;
         log(`  deliveries: ${total.toLocaleString('en')} of about ${(messagesNeeded * 2 * apps.length).toLocaleString('en')}`);
@@ -139,12 +144,57 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
       );
       return 0;
     });
-    log(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s; apps (the big one first): ${apps.map((a) => a.appId).join(' ')}`);
+    const named = apps.length <= 10 ? `apps (the big one first): ${apps.map((a) => a.appId).join(' ')}` : `${apps.length} apps, the big one ${apps[0].appId}`;
+    log(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s; ${named}`);
     return apps;
   } finally {
     await db.end();
   }
 }
+
+/**
+ * Removes what seedVolume wrote for these apps (every row of theirs in the services' tables and event
+ * stores, and their orgs' users), leaving the apps, orgs and keys the admin API made: a test that
+ * seeded a shared database gives back one whose projections match the topics again.
+ * @param {{ databaseUrl: string, appIds: string[] }} options
+ */
+export async function removeVolume({ databaseUrl, appIds }) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('begin');
+    const { rows } = await db.query('select distinct org_id from messaging.apps where app_id = any($1)', [appIds]);
+    const orgIds = rows.map((r) => r.org_id);
+    for (const statement of REMOVE_STATEMENTS) await db.query(statement, statement.includes('$2') ? [appIds, orgIds] : [appIds]);
+    await db.query('commit');
+  } catch (error) {
+    await db.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    await db.end();
+  }
+}
+
+const REMOVE_STATEMENTS = [
+  'delete from webhook_dispatcher.delivery_attempts a using webhook_dispatcher.deliveries d where a.delivery_id = d.delivery_id and d.app_id = any($1)',
+  'delete from webhook_dispatcher.deliveries where app_id = any($1)',
+  'delete from webhook_dispatcher.public_events where app_id = any($1)',
+  'delete from webhook_dispatcher.endpoints where app_id = any($1)',
+  'delete from chat_sim.inbox_messages where app_id = any($1)',
+  `delete from messaging.events e using messaging.messages m where e.stream_id = 'message-' || m.message_id and m.app_id = any($1)`,
+  'delete from messaging.messages where app_id = any($1)',
+  'delete from messaging.daily_counts where app_id = any($1)',
+  `delete from consent.events e using consent.app_users u where e.stream_id = 'consent-' || u.app_id || ':' || u.app_user_id and u.app_id = any($1)`,
+  'delete from consent.consent_versions where app_id = any($1)',
+  'delete from consent.consent_list_seq where app_id = any($1)',
+  'delete from consent.consents where app_id = any($1)',
+  'delete from consent.app_users where app_id = any($1)',
+  'delete from messaging.consents where app_id = any($1)',
+  'delete from messaging.app_users where app_id = any($1)',
+  `delete from chat_sim.events e using chat_sim.users u where e.stream_id = 'user-' || u.user_id and u.org_id = any($2)`,
+  'delete from messaging.recipients where org_id = any($2)',
+  'delete from chat_sim.users where org_id = any($2)',
+];
 
 /**
  * The scripts below are several statements, which Postgres takes only without bind parameters: their
@@ -299,6 +349,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       deliveries: { type: 'string', default: String(FULL_VOLUME.deliveries) },
       days: { type: 'string', default: String(FULL_VOLUME.days) },
       now: { type: 'string' },
+      remove: { type: 'string' },
     },
   });
   const admin = async (/** @type {string} */ method, /** @type {string} */ route, /** @type {unknown} */ body) => {
@@ -310,6 +361,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
     return res.json();
   };
+  if (values.remove) {
+    await removeVolume({ databaseUrl: values.database, appIds: values.remove.split(',') });
+    console.log(`removed what was seeded for ${values.remove.split(',').length} apps`);
+    process.exit(0);
+  }
   await seedVolume({
     databaseUrl: values.database,
     admin,

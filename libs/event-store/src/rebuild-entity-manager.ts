@@ -89,7 +89,7 @@ const MAX_BUFFERED_STATEMENTS = 500;
  * The part of MikroORM's EntityManager a projection handler uses (`execute` of raw SQL), over the
  * rebuild's own connection, with the live tables' names pointing at the copies: handlers are the
  * live code, so a rebuild applies exactly what the service applies. Statements whose result a
- * handler cannot use (no `returning`, not a query) are buffered and sent many per round trip, with
+ * handler cannot use (no `returning`, not a query, or executed with method `run`) are buffered and sent many per round trip, with
  * their parameters inlined; they answer `[]`,
  * which is what Postgres returns for them. A statement that returns rows first sends what is
  * buffered, so every statement still runs in call order. `flush` sends the rest: call it before
@@ -104,9 +104,10 @@ export function bufferingRebuildEntityManager(query: RebuildQuery, redirect: (sq
     await query(text);
   };
   const em = {
-    execute: async (sql: string, params: unknown[] = []) => {
+    execute: async (sql: string, params: unknown[] = [], method?: 'all' | 'get' | 'run') => {
       const target = redirect(sql);
-      if (returnsRows(target)) {
+      // `run`: the caller reads nothing back, whatever the statement's shape (a write through a `with`).
+      if (method !== 'run' && returnsRows(target)) {
         await flush();
         return query(toNumberedParameters(target), params);
       }
