@@ -182,5 +182,19 @@ describe('tools/bench/seed-volume: months of data, read without sequential scans
     // The reads did reach the tables, through their indexes.
     for (const table of ['consent.consent_versions', 'webhook_dispatcher.deliveries', 'messaging.messages'])
       expect(after.get(table)!.idx).toBeGreaterThan(before.get(table)!.idx);
+
+    // What was seeded goes again, the apps themselves stay.
+    await run('tools/bench/seed-volume.mjs', ['--database', process.env.DATABASE_URL!, '--remove', appIds.join(',')]);
+    seededApps = [];
+    const [left] = await queryDatabase<Record<string, number>>(
+      `select (select count(*) from consent.consents where app_id = any($1))::int as consents,
+              (select count(*) from consent.events where metadata->>'appId' = any($1) and type = 'ConsentUpdated')::int as consent_events,
+              (select count(*) from messaging.messages where app_id = any($1))::int as messages,
+              (select count(*) from webhook_dispatcher.deliveries where app_id = any($1))::int as deliveries,
+              (select count(*) from messaging.recipients r join messaging.apps a on a.org_id = r.org_id where a.app_id = any($1))::int as recipients,
+              (select count(*) from messaging.apps where app_id = any($1))::int as apps`,
+      [appIds],
+    );
+    expect(left).toEqual({ consents: 0, consent_events: 0, messages: 0, deliveries: 0, recipients: 0, apps: 3 });
   });
 });

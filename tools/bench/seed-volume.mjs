@@ -165,7 +165,8 @@ export async function removeVolume({ databaseUrl, appIds }) {
     await db.query('begin');
     const { rows } = await db.query('select distinct org_id from messaging.apps where app_id = any($1)', [appIds]);
     const orgIds = rows.map((r) => r.org_id);
-    for (const statement of REMOVE_STATEMENTS) await db.query(statement, statement.includes('$2') ? [appIds, orgIds] : [appIds]);
+    for (const statement of REMOVE_BY_APP) await db.query(statement, [appIds]);
+    for (const statement of REMOVE_BY_ORG) await db.query(statement, [orgIds]);
     await db.query('commit');
   } catch (error) {
     await db.query('rollback').catch(() => undefined);
@@ -175,7 +176,8 @@ export async function removeVolume({ databaseUrl, appIds }) {
   }
 }
 
-const REMOVE_STATEMENTS = [
+/** $1: the apps' ids. */
+const REMOVE_BY_APP = [
   'delete from webhook_dispatcher.delivery_attempts a using webhook_dispatcher.deliveries d where a.delivery_id = d.delivery_id and d.app_id = any($1)',
   'delete from webhook_dispatcher.deliveries where app_id = any($1)',
   'delete from webhook_dispatcher.public_events where app_id = any($1)',
@@ -191,9 +193,12 @@ const REMOVE_STATEMENTS = [
   'delete from consent.app_users where app_id = any($1)',
   'delete from messaging.consents where app_id = any($1)',
   'delete from messaging.app_users where app_id = any($1)',
-  `delete from chat_sim.events e using chat_sim.users u where e.stream_id = 'user-' || u.user_id and u.org_id = any($2)`,
-  'delete from messaging.recipients where org_id = any($2)',
-  'delete from chat_sim.users where org_id = any($2)',
+];
+/** $1: the ids of the apps' orgs (seeding made each app its own org). */
+const REMOVE_BY_ORG = [
+  `delete from chat_sim.events e using chat_sim.users u where e.stream_id = 'user-' || u.user_id and u.org_id = any($1)`,
+  'delete from messaging.recipients where org_id = any($1)',
+  'delete from chat_sim.users where org_id = any($1)',
 ];
 
 /**
