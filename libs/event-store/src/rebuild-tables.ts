@@ -107,7 +107,13 @@ export async function swapInRebuiltTables(query: RebuildQuery, o: SwapOptions): 
       }
     }
     await o.underLock();
-    await query(`create schema ${quoteIdent(o.oldName)}`);
+    // Owned by the service's role, like the tables moved into it, so that the service itself drops it
+    // once its retention has passed (rebuildLeftoversJob in service-kit).
+    const [{ owner }] = await query<{ owner: string }>(`select tableowner as owner from pg_tables where schemaname = $1 and tablename = $2`, [
+      o.schema,
+      o.tables[0],
+    ]);
+    await query(`create schema ${quoteIdent(o.oldName)} authorization ${quoteIdent(owner)}`);
     for (const table of o.tables) {
       const t = quoteIdent(table);
       await query(`alter table ${live}.${t} set schema ${quoteIdent(o.oldName)}`);

@@ -56,3 +56,30 @@ export function inboxRetentionJob(args: { schema: string; em: () => EntityManage
     ],
   });
 }
+
+/** Tables a rebuild replaced and the operator kept (`--keep-old`) stay a week, then their schema goes. */
+export const REBUILD_LEFTOVER_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Drops the service's kept rebuild leftovers (`<schema>_old_<ms>`, owned by the service's role; ADR 0194) a week
+ * after the rebuild, counting each schema in `rows_pruned_total{table="<schema>_old"}`. Their names
+ * carry the operator's wall-clock time, so age is measured by the wall clock, not the service's.
+ */
+export function rebuildLeftoversJob(args: { schema: string; em: () => EntityManager; pruned: Counter<'table'>; nowMs?: () => number }): BackgroundJob {
+  const prefix = `${args.schema}_old_`;
+  return new BackgroundJob('dropping kept rebuild leftovers', async () => {
+    const now = (args.nowMs ?? Date.now)();
+    const kept: { name: string }[] = await args
+      .em()
+      .execute(
+        `select nspname as name from pg_namespace where starts_with(nspname, ?) and nspowner = (select oid from pg_roles where rolname = current_user)`,
+        [prefix],
+      );
+    for (const { name } of kept) {
+      const at = Number(name.slice(prefix.length));
+      if (!Number.isSafeInteger(at) || now - at < REBUILD_LEFTOVER_RETENTION_MS) continue;
+      await args.em().execute(`drop schema ${quoteIdent(name)} cascade`);
+      args.pruned.inc({ table: `${args.schema}_old` });
+    }
+  });
+}

@@ -26,7 +26,7 @@ import type { BaseConfig } from './config';
 import type { SecretKeyRing } from './secret-key-ring';
 import { bootstrapServiceSchema, createOrm, runMigrations } from './database';
 import type { BackgroundJob } from './background-job';
-import { inboxRetentionJob } from './inbox-retention';
+import { inboxRetentionJob, rebuildLeftoversJob } from './inbox-retention';
 import { runWithLogContext } from './log-context';
 import { exportTracer, startTraceExport, stopTraceExport } from './trace-export';
 import { log, logEnabled, setLogService } from './logger';
@@ -107,6 +107,7 @@ export class ServiceRuntime {
   private backlogTimer: NodeJS.Timeout | null = null;
   private lagPoller: ConsumerLagPoller | null = null;
   private readonly inboxRetention: BackgroundJob;
+  private readonly rebuildLeftovers: BackgroundJob;
   private kafkaHealth: KafkaHealth | null = null;
   /** Milliseconds from the process's start to the end of each startup phase (logged once started). */
   private readonly startupPhases: Record<string, number> = {};
@@ -121,6 +122,7 @@ export class ServiceRuntime {
     this.clock = clockFromMode(options.config.clockMode);
     this.eventStore = new EventStore(options.config.schema, options.outboxRoute);
     this.inboxRetention = inboxRetentionJob({ schema: options.config.schema, em: () => this.em(), clock: this.clock, pruned: this.metrics.rowsPruned });
+    this.rebuildLeftovers = rebuildLeftoversJob({ schema: options.config.schema, em: () => this.em(), pruned: this.metrics.rowsPruned });
   }
 
   get config(): BaseConfig {
@@ -157,6 +159,7 @@ export class ServiceRuntime {
     if (this.options.publish !== false) await this.startRelay();
     this.startLagPoller();
     this.inboxRetention.start(10 * 60 * 1000, this.clock);
+    this.rebuildLeftovers.start(60 * 60 * 1000, this.clock);
     if (this.clock instanceof TestClock) await this.followTestClock(this.clock);
   }
 
@@ -321,6 +324,7 @@ export class ServiceRuntime {
   async close(): Promise<void> {
     if (this.backlogTimer) clearInterval(this.backlogTimer);
     this.inboxRetention.stop();
+    this.rebuildLeftovers.stop();
     await this.lagPoller?.stop();
     for (const consumer of this.consumers) await consumer.stop();
     for (const consumer of this.broadcast) await consumer.disconnect().catch(() => undefined);

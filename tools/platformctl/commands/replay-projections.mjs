@@ -52,7 +52,7 @@ Options:
   --from-time T       rebuild from topics, every partition from its first message at or after T (ISO 8601)
   --dry-run           topics only: print the partitions, start and end offsets, and change nothing
   --page-size N       events per read/write transaction (default 10000; topics: 2000)
-  --keep-old          keep the replaced tables in <schema>_old_<ts> (default: dropped)
+  --keep-old          keep the replaced tables in <schema>_old_<ts> for a week (the service drops them then; default: dropped at once)
   --lock-timeout MS   give up the swap if the live tables cannot be locked in time (default 5000)
 
 Environment: DATABASE_URL (admin connection to the platform database); for topics also KAFKA_BROKERS,
