@@ -1,4 +1,4 @@
-import { advanceClock, eventually, unique } from '#platform/testing';
+import { advanceClock, eventually, queryDatabase, unique } from '#platform/testing';
 import { appOwnedBy, CONSOLE, csrfOf, mailTo, Visitor } from './console-visitor.test-helpers';
 
 /**
@@ -8,6 +8,9 @@ import { appOwnedBy, CONSOLE, csrfOf, mailTo, Visitor } from './console-visitor.
  */
 /** Asks for a link and returns the path of the one emailed (waiting for the console to know the app first). */
 async function signInLink(visitor: Visitor, email: string): Promise<string> {
+  // The console learns of an app and its owner from profile's events; asked before that, it answers
+  // the same and sends nothing (no account enumeration), so the request waits until it knows them.
+  await eventually(async () => (await queryDatabase('select 1 from console.members where email = $1', [email])).length > 0, 20_000);
   const before = (await mailTo(email)).length;
   const home = await visitor.request('GET', '/');
   const answer = await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email });
