@@ -2,17 +2,18 @@
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
  * infrastructure, a started stack, an admin client, and one JSON report per run. The machine report
  * (CPU per process group, loop score) is machine-report.mjs.
- * About 300 lines: the stack's start, the seeding helpers and the measured runs share one stack and
- * its report.
+ * Over 300 lines (about 350): the stack's start (replicas included), the seeding helpers and the
+ * measured runs share one stack and its report; autocannon's runs are autocannon-runs.mjs.
  */
 import { writeFileSync } from 'node:fs';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { appLogFile, stackPorts, startStack, stopChildren } from '../dev/stack.mjs';
 import { databaseActivity, measureMachineScore, setStackPids, watchMachine } from './machine-report.mjs';
 import { atEvenPace } from './paced-client.mjs';
+import { spreadOver } from './autocannon-runs.mjs';
+import { percentile } from './latency.mjs';
 import { startReplicas } from './replicas.mjs';
 import { requestStages } from './request-stages.mjs';
 
@@ -188,8 +189,7 @@ export async function paced(name, { rate, seconds, send, metricsUrl, warmupSecon
     const dbAfter = await databaseActivity();
     if (result.timeline) writeFileSync(process.env.BENCH_LATENCY_CSV, `dueMs,latencyMs,dueEpochMs\n${result.timeline.join('\n')}\n`);
     const n = result.latencies.length;
-    const percentile = (latencies, p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
-    const at = (p) => percentile(result.latencies, p);
+    const at = (p) => Math.round(percentile(result.latencies, p));
     const report = {
       bench: name,
       offeredPerSecond: rate,
@@ -331,39 +331,6 @@ export async function measure(name, options, extra = {}) {
   };
   console.log(JSON.stringify(report, null, 2));
   return report;
-}
-
-/** One autocannon per URL at once, the connections split between them; their results as one. */
-async function spreadOver(urls, options, onResponse) {
-  /** @type {number[]} */
-  const times = [];
-  const runs = urls.map((url, i) => {
-    const connections = Math.floor(options.connections / urls.length) + (i < options.connections % urls.length ? 1 : 0);
-    const instance = autocannon({ ...options, url, connections });
-    instance.on('response', (_client, status, _bytes, responseTime) => {
-      onResponse(status);
-      if (urls.length > 1) times.push(responseTime);
-    });
-    return instance;
-  });
-  const results = await Promise.all(runs);
-  if (urls.length === 1) {
-    const [r] = results;
-    return {
-      requests: r.requests.total,
-      requestsPerSecond: Math.round(r.requests.average),
-      latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
-      failed: r.non2xx + r.errors + r.timeouts,
-    };
-  }
-  times.sort((a, b) => a - b);
-  const at = (p) => Math.round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0);
-  return {
-    requests: results.reduce((sum, r) => sum + r.requests.total, 0),
-    requestsPerSecond: results.reduce((sum, r) => sum + Math.round(r.requests.average), 0),
-    latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: Math.round(times.at(-1) ?? 0) },
-    failed: results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
-  };
 }
 
 /**

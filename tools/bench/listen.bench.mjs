@@ -18,10 +18,10 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
 import { benchEnv, seedApp, trackProcess, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
+import { percentile } from './latency.mjs';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' } } });
 const total = Number(values.events);
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 // The local app: counts what arrives and when, answers 200 at once.
 const arrivals = [];

@@ -19,6 +19,7 @@ import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
 import { benchEnv, inParallel, measure, paced, postJson, seedApp, withBenchStack } from './bench-stack.mjs';
 import { FULL_VOLUME, seedVolume } from './seed-volume.mjs';
+import { percentile } from './latency.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +43,6 @@ const VOLUME = {
   days: FULL_VOLUME.days,
 };
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const summary = (times) => {
   const sorted = [...times].sort((a, b) => a - b);
   return { n: sorted.length, p50Ms: Math.round(percentile(sorted, 50) * 10) / 10, p99Ms: Math.round(percentile(sorted, 99) * 10) / 10 };

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
 import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
+import { percentile } from './latency.mjs';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
@@ -29,8 +30,6 @@ const RECEIVER_PORT = BENCH_BASE_PORT + 71;
 const certs = testCertificates(path.join(ROOT, '.data/test-certs'));
 Object.assign(benchEnv, { WEBHOOK_DEV_HOSTS: `hooks.local.test=127.0.0.1:${RECEIVER_PORT}`, WEBHOOK_CA_FILE: certs.caFile });
 const receiver = await HttpsReceiver.start({ port: RECEIVER_PORT, host: '127.0.0.1', certPem: certs.certPem, keyPem: certs.keyPem });
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 try {
   await withBenchStack(async ({ publicUrl, admin }) => {
