@@ -93,6 +93,24 @@ describe('failed authentication is limited per client address (e2e)', () => {
     expect(elsewhere.status).toBe(401);
   });
 
+  it('a burst of a new valid key is charged once, not per request, from an address with failures behind it', async () => {
+    // The requests arrive before any of them has looked the key up, so none knows it valid yet: the
+    // first is charged and looks it up, the rest wait for its answer instead of each taking a token
+    // the address has few of left.
+    const address = clientAddress();
+    const app = await createTestApp();
+    const failures = await inParallel(
+      Array.from({ length: 25 }, () => randomKey()),
+      5,
+      (key) => api('GET', '/ping', key, undefined, from(address)),
+    );
+    expect(count(failures, 401)).toBe(25);
+    const before = await keyLookups();
+    const answers = await Promise.all(Array.from({ length: 120 }, () => api('GET', '/ping', app.sandboxKey, undefined, from(address))));
+    expect(answers.map((a) => a.status)).toEqual(Array(120).fill(200));
+    expect((await keyLookups()) - before).toBe(1);
+  });
+
   it('without a trusted proxy in between, X-Forwarded-For is not believed', async () => {
     // The stack trusts only 127.0.0.1; a forwarded chain naming a proxy it does not trust is judged by
     // the last untrusted hop, so rotating the first address does not give fresh buckets.

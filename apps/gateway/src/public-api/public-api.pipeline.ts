@@ -4,18 +4,9 @@ import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH
 import type { Clock } from '#platform/clock';
 import { DomainError, isDomainError } from '#platform/errors';
 import { SpanKind } from '@opentelemetry/api';
-import {
-  addLogFields,
-  bindLogContext,
-  clientAddress,
-  currentTraceparent,
-  log,
-  nameCurrentSpan,
-  runWithLogContext,
-  type ServiceMetrics,
-} from '#platform/service-kit';
+import { addLogFields, bindLogContext, currentTraceparent, log, nameCurrentSpan, runWithLogContext, type ServiceMetrics } from '#platform/service-kit';
 import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
-import { looksLikeApiKey } from '../api-keys/api-key-format';
+import { createKeyAuthentication } from './key-authentication';
 import type { AppAccess, AppAccessCache } from '../app-status/app-access.cache';
 import { readJsonBody } from '../http/body-reader';
 import { checkBodyText, checkUrlText } from '../http/input-text';
@@ -51,6 +42,7 @@ export interface PublicPipelineDeps {
  */
 export function createPublicPipeline(deps: PublicPipelineDeps) {
   const table = new RouteTable(deps.routes);
+  const authenticate = createKeyAuthentication(deps);
 
   return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newRequestId();
@@ -105,7 +97,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         throw DomainError.invalid([{ field: 'Svc-Version', issue: `unsupported version; use ${SUPPORTED_API_VERSIONS.join(', ')}` }]);
       }
 
-      const key = await authenticate(req, res, deps);
+      const key = await authenticate(req, res);
       addLogFields({ appId: key.appId });
       const app = await deps.apps.get(key.appId);
       if (!app) throw new DomainError('invalid_api_key');
@@ -157,31 +149,6 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       sendError(res, error, requestId, deps.docsUrl);
     }
   }
-}
-
-async function authenticate(req: IncomingMessage, res: ServerResponse, deps: PublicPipelineDeps): Promise<ApiKeyRecord> {
-  const header = req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  const key = match && looksLikeApiKey(match[1]) ? match[1] : null;
-  // Every attempt is charged to its address before the key is looked up, and given back when the key
-  // is good: an address over its failures is refused without reaching Postgres. A key this replica
-  // already knows valid is not charged, so it keeps working from an address that is being flooded.
-  const address = key !== null && deps.keys.knownValid(key, deps.clock.nowMs()) ? null : clientAddress(req, deps.trustedProxies);
-  if (address !== null) {
-    const gate = await deps.authFailures.take(address);
-    if (!gate.allowed) {
-      res.setHeader('RateLimit-Limit', String(deps.authFailures.burst));
-      res.setHeader('RateLimit-Remaining', '0');
-      throw DomainError.rateLimited(`Too many failed authentications from this address; wait ${gate.retryAfterSeconds} seconds.`, gate.retryAfterSeconds);
-    }
-  }
-  if (!match) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
-  if (key === null) throw new DomainError('invalid_api_key');
-  const record = await deps.keys.lookup(key);
-  if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
-  if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
-  if (address !== null) deps.authFailures.refund(address);
-  return record;
 }
 
 function authorize(key: ApiKeyRecord, app: AppAccess, route: PublicRoute): void {

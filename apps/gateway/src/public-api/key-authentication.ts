@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
+import type { Clock } from '#platform/clock';
+import { DomainError, isDomainError } from '#platform/errors';
+import { clientAddress } from '#platform/service-kit';
+import type { ApiKeyCache, ApiKeyRecord } from '../api-keys/api-key.cache';
+import { looksLikeApiKey } from '../api-keys/api-key-format';
+import type { RateLimiter } from '../rate-limits/rate-limiter';
+
+export interface KeyAuthenticationDeps {
+  keys: ApiKeyCache;
+  /** Failed authentication per client address (DESIGN section 3, step 4), checked before any key lookup. */
+  authFailures: RateLimiter;
+  trustedProxies: BlockList;
+  clock: Clock;
+}
+
+/**
+ * Step 2 of the pipeline: the API key of a request, charged to its client address while unknown
+ * (docs/adr/0146-failed-authentication-limited-per-address.md). Requests with the same key from the same
+ * address while one of them is being checked wait for that check instead of each being charged: a
+ * burst of a key this replica has not seen yet costs the address one attempt, not one per request,
+ * and a burst of one bad key costs one lookup (docs/adr/0195-one-charge-per-key-check-in-flight.md).
+ */
+export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: IncomingMessage, res: ServerResponse) => Promise<ApiKeyRecord> {
+  const checks = new Map<string, Promise<ApiKeyRecord>>();
+
+  return async function authenticate(req, res) {
+    const header = req.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    const key = match && looksLikeApiKey(match[1]) ? match[1] : null;
+    // A key this replica already knows valid is not charged, so it keeps working from an address that is being flooded.
+    const address = key !== null && deps.keys.knownValid(key, deps.clock.nowMs()) ? null : clientAddress(req, deps.trustedProxies);
+    if (key === null || address === null) return refusedWithHeaders(res, check(match ? key : undefined, address));
+    const flight = `${address}\n${key}`;
+    let pending = checks.get(flight);
+    if (!pending) {
+      pending = check(key, address).finally(() => checks.delete(flight));
+      checks.set(flight, pending);
+    }
+    return refusedWithHeaders(res, pending);
+  };
+
+  /** `key` undefined: no Bearer credentials at all; null: credentials that cannot be a key. */
+  async function check(key: string | null | undefined, address: string | null): Promise<ApiKeyRecord> {
+    // Every attempt is charged to its address before the key is looked up, and given back when the key
+    // is good: an address over its failures is refused without reaching Postgres.
+    if (address !== null) {
+      const gate = await deps.authFailures.take(address);
+      if (!gate.allowed)
+        throw DomainError.rateLimited(`Too many failed authentications from this address; wait ${gate.retryAfterSeconds} seconds.`, gate.retryAfterSeconds);
+    }
+    if (key === undefined) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
+    if (key === null) throw new DomainError('invalid_api_key');
+    const record = await deps.keys.lookup(key);
+    if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
+    if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
+    if (address !== null) deps.authFailures.refund(address);
+    return record;
+  }
+
+  /** A refusal by the address's limit shows that limit's headers, on every request that waited for it. */
+  async function refusedWithHeaders(res: ServerResponse, checked: Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
+    try {
+      return await checked;
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'rate_limited') {
+        res.setHeader('RateLimit-Limit', String(deps.authFailures.burst));
+        res.setHeader('RateLimit-Remaining', '0');
+      }
+      throw error;
+    }
+  }
+}
