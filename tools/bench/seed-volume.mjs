@@ -12,11 +12,15 @@
  * - per webhook delivery (the most recent messages' `sent` and `delivered` statuses, inside the 30 days
  *   deliveries are kept): the public event, the delivery (`delivered`) and its attempt, to one
  *   endpoint per app (disabled since, so no new event is delivered to its made-up URL).
- * Times spread evenly over `days` (messages) and the last 25 days (deliveries). Not seeded: the topics
- * (a replay from offset 0 finds only what the stack itself published), the chat product's
- * relationship streams, media.
+ * Times spread evenly over `days` (messages) and the last 25 days (deliveries). The users' events go on
+ * the topics too (seed-topics.mjs), so a replay from offset 0 finds them; then the tool waits until the
+ * live consumers have applied them. Not seeded: the chat product's relationship streams, media, and
+ * message events on messaging.events (no projection is rebuilt from it).
  * Usage: node tools/bench/seed-volume.mjs --database URL --admin URL [--token T --apps 100 --users 1000000
- *   --big-app-users 100000 --messages 10000000 --deliveries 5000000 --days 90 --now ISO]
+ *   --big-app-users 100000 --messages 10000000 --deliveries 5000000 --days 90 --now ISO
+ *   --brokers host:port --namespace N --skip-topics]
+ * (`--brokers`, `--namespace`: the stack's KAFKA_BROKERS and KAFKA_NAMESPACE, by default from the
+ * environment; `--skip-topics`: the database only, for a test that removes what it seeded)
  * (`--now`: the stack's clock when it is not the real one; APP_USER_ID_SECRET as the services')
  * (the first app holds --big-app-users users; the others share the rest). Prints each step's rows and rate.
  * `--remove app_1,app_2`: deletes what was seeded for those apps (removeVolume).
@@ -26,6 +30,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { seedTopics, waitForConsumers } from './seed-topics.mjs';
 import { DAILY_COUNTS_SQL, DELIVERIES_SQL, ENDPOINTS_SQL, MESSAGES_SQL, REMOVE_BY_APP, REMOVE_BY_ORG, SEED_FUNCTIONS, USERS_SQL } from './seed-volume.sql.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,6 +38,29 @@ const require = createRequire(import.meta.url);
 
 /** How many rows the tool writes per statement: big enough to amortise, small enough to show progress. */
 const CHUNK = 200_000;
+/** What the seed writes into (the tables of seed-volume.sql.mjs). */
+export const SEEDED_TABLES = [
+  'chat_sim.users',
+  'chat_sim.events',
+  'chat_sim.inbox_messages',
+  'messaging.recipients',
+  'messaging.app_users',
+  'messaging.consents',
+  'messaging.messages',
+  'messaging.events',
+  'messaging.daily_counts',
+  'consent.app_users',
+  'consent.consents',
+  'consent.consent_versions',
+  'consent.consent_list_seq',
+  'consent.events',
+  'webhook_dispatcher.endpoints',
+  'webhook_dispatcher.public_events',
+  'webhook_dispatcher.deliveries',
+  'webhook_dispatcher.delivery_attempts',
+];
+/** Users whose events are read back and published at once: a few hundred thousand records in memory. */
+const TOPIC_CHUNK = 50_000;
 
 /**
  * @typedef {{ apps: number, users: number, bigAppUsers: number, messages: number, deliveries: number, days: number }} Volume
@@ -45,11 +73,12 @@ export const FULL_VOLUME = { apps: 100, users: 1_000_000, bigAppUsers: 100_000, 
 /**
  * Seeds `volume` into the stack behind `databaseUrl` and `admin` (the admin client of bench-stack).
  * Returns the apps, the first being the big one.
+ * `kafka`: the stack's brokers and topic namespace, where the users' events are published; null: not published.
  * @param {{ databaseUrl: string, admin: (method: string, route: string, body?: unknown) => Promise<any>, volume: Volume,
- *   appUserIdSecret?: string, now?: Date, log?: (line: string) => void }} options
+ *   kafka: { brokers: string[], namespace: string } | null, appUserIdSecret?: string, now?: Date, log?: (line: string) => void }} options
  * @returns {Promise<SeededApp[]>}
  */
-export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret = 'dev-app-user-id-secret', now = new Date(), log = console.log }) {
+export async function seedVolume({ databaseUrl, admin, volume, kafka, appUserIdSecret = 'dev-app-user-id-secret', now = new Date(), log = console.log }) {
   const { appUserIdFor } = require(path.join(ROOT, 'dist/libs/contracts/src/index.js'));
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
@@ -111,6 +140,7 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
       await db.query(USERS_SQL);
       return total;
     });
+    if (kafka) await timed('their events on the topics', () => seedTopics({ db, ...kafka, chunk: TOPIC_CHUNK, log }));
 
     await timed('messages with their streams', async () => {
       let total = 0;
@@ -139,11 +169,15 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
       return total;
     });
 
-    await timed('analyze', async () => {
-      await db.query(
-        'analyze chat_sim.users, chat_sim.events, chat_sim.inbox_messages, messaging.recipients, messaging.app_users, messaging.consents, messaging.messages, messaging.events, messaging.daily_counts, consent.app_users, consent.consents, consent.consent_versions, consent.events, webhook_dispatcher.endpoints, webhook_dispatcher.public_events, webhook_dispatcher.deliveries, webhook_dispatcher.delivery_attempts',
-      );
-      return 0;
+    if (kafka) {
+      const topics = [`${kafka.namespace}chat.user-events`, `${kafka.namespace}consent.events`];
+      await timed('the live consumers caught up (groups)', () => waitForConsumers({ ...kafka, topics, log }));
+    }
+    // A platform months old has been vacuumed: left to autovacuum, every seeded table would be vacuumed
+    // (and its visibility map first set) while the benches measure.
+    await timed('vacuum and analyze', async () => {
+      await db.query(`vacuum (analyze) ${SEEDED_TABLES.join(', ')}`);
+      return SEEDED_TABLES.length;
     });
     const named = apps.length <= 10 ? `apps (the big one first): ${apps.map((a) => a.appId).join(' ')}` : `${apps.length} apps, the big one ${apps[0].appId}`;
     log(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s; ${named}`);
@@ -156,7 +190,8 @@ export async function seedVolume({ databaseUrl, admin, volume, appUserIdSecret =
 /**
  * Removes what seedVolume wrote for these apps (every row of theirs in the services' tables and event
  * stores, and their orgs' users), leaving the apps, orgs and keys the admin API made: a test that
- * seeded a shared database gives back one whose projections match the topics again.
+ * seeded a shared database without the topics (`kafka: null`) gives back one whose projections match
+ * the topics again. (What went on the topics stays there: a seed with topics is kept, not removed.)
  * @param {{ databaseUrl: string, appIds: string[] }} options
  */
 export async function removeVolume({ databaseUrl, appIds }) {
@@ -225,6 +260,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       deliveries: { type: 'string', default: String(FULL_VOLUME.deliveries) },
       days: { type: 'string', default: String(FULL_VOLUME.days) },
       now: { type: 'string' },
+      brokers: { type: 'string', default: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092' },
+      namespace: { type: 'string', default: process.env.KAFKA_NAMESPACE ?? '' },
+      'skip-topics': { type: 'boolean', default: false },
       remove: { type: 'string' },
     },
   });
@@ -245,6 +283,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await seedVolume({
     databaseUrl: values.database,
     admin,
+    kafka: values['skip-topics'] ? null : { brokers: values.brokers.split(','), namespace: values.namespace },
     appUserIdSecret: process.env.APP_USER_ID_SECRET,
     now: values.now ? new Date(values.now) : undefined,
     volume: {

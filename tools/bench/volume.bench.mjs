@@ -6,7 +6,9 @@
  * - GET /consents paged 100 at a time through the big app (100 000 consents at full volume), per page;
  * - GET /webhook-deliveries paged 100 at a time (up to --delivery-pages pages), per page;
  * - `platformctl trace message` on the big app's oldest message, per run of the CLI;
- * - `replay projections --service consent` (every consent event of the store), events/s.
+ * - `replay projections --service consent` (every consent event of the store), events/s;
+ * - `replay projections --service messaging --from-offset 0` (its projections of the users' and
+ *   consents' topics, which the seed filled), events/s, checked to rebuild the audience it had.
  * The target (issue "cost as the work grows"): every figure within 20 % of the nearly empty database.
  * Usage: npm run bench:volume [-- --scale 1 --rate 500 --seconds 20 --delivery-pages 200 --only empty|volume]
  * (--scale: fraction of the full volume, 100 apps, 1 000 000 users, 10 000 000 messages, 5 000 000 deliveries)
@@ -51,7 +53,8 @@ const summary = (times) => {
 /** Every figure of one database, measured on a stack of its own. */
 async function measureOn(label, volume) {
   return withBenchStack(async ({ publicUrl, admin, adminMetricsUrl }) => {
-    const apps = await seedVolume({ databaseUrl: benchEnv.DATABASE_URL, admin, volume, log: (line) => console.log(`[${label}] ${line}`) });
+    const kafka = { brokers: benchEnv.KAFKA_BROKERS.split(','), namespace: benchEnv.KAFKA_NAMESPACE };
+    const apps = await seedVolume({ databaseUrl: benchEnv.DATABASE_URL, admin, volume, kafka, log: (line) => console.log(`[${label}] ${line}`) });
     const big = apps[0];
     const db = new pg.Client({ connectionString: benchEnv.DATABASE_URL });
     await db.connect();
@@ -156,6 +159,30 @@ async function measureOn(label, volume) {
       const rebuild = JSON.parse(out.toString().trim().split('\n').pop());
       figures.consentRebuildEvents = rebuild.events;
       figures.consentRebuildEventsPerSecond = rebuild.eventsPerSecond;
+
+      // From the topics: the seeded users are on them, so the rebuilt audience is the one seeded.
+      const audience = async () =>
+        (
+          await db.query(
+            `select (select count(*) from messaging.recipients)::int as recipients, (select count(*) from messaging.app_users)::int as app_users,
+                    (select count(*) from messaging.consents)::int as consents`,
+          )
+        ).rows[0];
+      const audienceBefore = await audience();
+      const fromTopics = execFileSync(
+        process.execPath,
+        [path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'), '--service', 'messaging', '--from-offset', '0', '--quiet'],
+        // The stack's secret: the services' default outside production unless the environment names one.
+        { env: { APP_USER_ID_SECRET: 'dev-app-user-id-secret', ...process.env, ...benchEnv }, maxBuffer: 64 * 1024 * 1024 },
+      );
+      const topicRebuild = JSON.parse(fromTopics.toString().trim().split('\n').pop());
+      figures.messagingTopicRebuildEvents = topicRebuild.events;
+      figures.messagingTopicRebuildEventsPerSecond = topicRebuild.eventsPerSecond;
+      const audienceAfter = await audience();
+      if (JSON.stringify(audienceAfter) !== JSON.stringify(audienceBefore)) {
+        console.error(`the rebuild from the topics changed the audience: ${JSON.stringify(audienceBefore)} → ${JSON.stringify(audienceAfter)}`);
+        process.exitCode = 1;
+      }
     } finally {
       await db.end();
     }
@@ -168,9 +195,9 @@ const empty = values.only === 'volume' ? null : await measureOn('nearly empty', 
 const full = values.only === 'empty' ? null : await measureOn(`volume x${scale}`, VOLUME);
 if (empty && full) {
   // Lower is better for times, higher for rates; "within" is the volume figure against the empty one.
-  const higherIsBetter = new Set(['usersPerSecond', 'consentRebuildEventsPerSecond']);
+  const higherIsBetter = new Set(['usersPerSecond', 'consentRebuildEventsPerSecond', 'messagingTopicRebuildEventsPerSecond']);
   const rows = Object.keys(empty)
-    .filter((k) => typeof empty[k] === 'number' && !['consentPages', 'deliveryPages', 'consentRebuildEvents'].includes(k))
+    .filter((k) => typeof empty[k] === 'number' && !['consentPages', 'deliveryPages', 'consentRebuildEvents', 'messagingTopicRebuildEvents'].includes(k))
     .map((k) => {
       const change = (full[k] - empty[k]) / empty[k];
       const worse = higherIsBetter.has(k) ? -change : change;
