@@ -18,33 +18,35 @@ export interface KeyAuthenticationDeps {
 /**
  * Step 2 of the pipeline: the API key of a request, charged to its client address while unknown
  * (docs/adr/0146-failed-authentication-limited-per-address.md). Requests with the same key from the same
- * address while one of them is being checked wait for that check instead of each being charged: a
- * burst of a key this replica has not seen yet costs the address one attempt, not one per request,
- * and a burst of one bad key costs one lookup (docs/adr/0195-one-charge-per-key-check-in-flight.md).
+ * address while one of them is being charged and looked up wait for it and are not charged
+ * themselves: a burst of a key this replica has not seen yet costs the address one attempt, not one
+ * per request (docs/adr/0195-one-charge-per-key-check-in-flight.md). Each then reads the key cache
+ * itself, which knows whether an answer is still current after a revocation.
  */
 export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: IncomingMessage, res: ServerResponse) => Promise<ApiKeyRecord> {
-  const checks = new Map<string, Promise<ApiKeyRecord>>();
+  const charged = new Map<string, Promise<ApiKeyRecord>>();
 
-  return async function authenticate(req, res) {
+  return function authenticate(req, res) {
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const key = match && looksLikeApiKey(match[1]) ? match[1] : null;
     // A key this replica already knows valid is not charged, so it keeps working from an address that is being flooded.
     const address = key !== null && deps.keys.knownValid(key, deps.clock.nowMs()) ? null : clientAddress(req, deps.trustedProxies);
-    if (key === null || address === null) return refusedWithHeaders(res, check(match ? key : undefined, address));
+    if (key === null || address === null) return withLimitHeaders(res, chargedCheck(match ? key : undefined, address));
     const flight = `${address}\n${key}`;
-    let pending = checks.get(flight);
-    if (!pending) {
-      pending = check(key, address).finally(() => checks.delete(flight));
-      checks.set(flight, pending);
-    }
-    return refusedWithHeaders(res, pending);
+    const underWay = charged.get(flight);
+    if (underWay) return withLimitHeaders(res, afterCharged(underWay, key));
+    const check = chargedCheck(key, address).finally(() => charged.delete(flight));
+    charged.set(flight, check);
+    return withLimitHeaders(res, check);
   };
 
-  /** `key` undefined: no Bearer credentials at all; null: credentials that cannot be a key. */
-  async function check(key: string | null | undefined, address: string | null): Promise<ApiKeyRecord> {
-    // Every attempt is charged to its address before the key is looked up, and given back when the key
-    // is good: an address over its failures is refused without reaching Postgres.
+  /**
+   * Every attempt is charged to its address before the key is looked up, and given back when the key
+   * is good: an address over its failures is refused without reaching Postgres.
+   * `key` undefined: no Bearer credentials at all; null: credentials that cannot be a key.
+   */
+  async function chargedCheck(key: string | null | undefined, address: string | null): Promise<ApiKeyRecord> {
     if (address !== null) {
       const gate = await deps.authFailures.take(address);
       if (!gate.allowed)
@@ -52,23 +54,41 @@ export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: Inco
     }
     if (key === undefined) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
     if (key === null) throw new DomainError('invalid_api_key');
-    const record = await deps.keys.lookup(key);
-    if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
-    if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
+    const record = await verified(key);
     if (address !== null) deps.authFailures.refund(address);
     return record;
   }
 
+  /** Waits for the charged check of the same key and address; refused with it, otherwise checks the key uncharged. */
+  async function afterCharged(underWay: Promise<ApiKeyRecord>, key: string): Promise<ApiKeyRecord> {
+    await underWay.catch((error: unknown) => {
+      if (isAddressLimited(error)) throw error;
+    });
+    return verified(key);
+  }
+
+  async function verified(key: string): Promise<ApiKeyRecord> {
+    const record = await deps.keys.lookup(key);
+    if (!record || record.revokedAt !== null) throw new DomainError('invalid_api_key');
+    if (record.expiresAt !== null && record.expiresAt.getTime() <= deps.clock.nowMs()) throw new DomainError('invalid_api_key', 'The API key has expired.');
+    return record;
+  }
+
   /** A refusal by the address's limit shows that limit's headers, on every request that waited for it. */
-  async function refusedWithHeaders(res: ServerResponse, checked: Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
+  async function withLimitHeaders(res: ServerResponse, checked: Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
     try {
       return await checked;
     } catch (error) {
-      if (isDomainError(error) && error.code === 'rate_limited') {
+      if (isAddressLimited(error)) {
         res.setHeader('RateLimit-Limit', String(deps.authFailures.burst));
         res.setHeader('RateLimit-Remaining', '0');
       }
       throw error;
     }
   }
+}
+
+/** Within authentication, only the address's limit refuses with rate_limited. */
+function isAddressLimited(error: unknown): boolean {
+  return isDomainError(error) && error.code === 'rate_limited';
 }
