@@ -50,6 +50,13 @@ function run(script: string, args: string[]): Promise<string> {
   });
 }
 
+/** Seeds the test stack through the tool: a volume (`apps`, `users`, ...), then any further options. */
+function seed(volume: Record<string, number>, now: Date, ...options: string[]): Promise<string> {
+  const stack = ['--database', process.env.DATABASE_URL!, '--admin', process.env.TEST_ADMIN_URL!, '--token', process.env.TEST_ADMIN_TOKEN!];
+  const sizes = Object.entries(volume).flatMap(([name, n]) => [`--${name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`, String(n)]);
+  return run('tools/bench/seed-volume.mjs', [...stack, ...sizes, '--now', now.toISOString(), ...options]);
+}
+
 type Counters = Map<string, { seq: number; idx: number; rows: number }>;
 
 /** Per table: sequential scans, index scans, and rows read by either. */
@@ -99,27 +106,7 @@ describe('tools/bench/seed-volume: months of data, read without sequential scans
 
   it('seeds a volume, then deep pages, lookups, sends and a trace scan no growing table sequentially', async () => {
     const now = await platformNow();
-    const out = await run('tools/bench/seed-volume.mjs', [
-      '--database',
-      process.env.DATABASE_URL!,
-      '--admin',
-      process.env.TEST_ADMIN_URL!,
-      '--token',
-      process.env.TEST_ADMIN_TOKEN!,
-      '--apps',
-      '3',
-      '--users',
-      '30000',
-      '--big-app-users',
-      '20000',
-      '--messages',
-      '60000',
-      '--deliveries',
-      '30000',
-      '--now',
-      now.toISOString(),
-      '--skip-topics',
-    ]);
+    const out = await seed({ apps: 3, users: 30_000, bigAppUsers: 20_000, messages: 60_000, deliveries: 30_000 }, now, '--skip-topics');
     const appIds = /apps \(the big one first\): (.+)$/m.exec(out)![1].split(' ');
     seededApps = appIds;
     expect(appIds).toHaveLength(3);
@@ -214,28 +201,10 @@ describe('tools/bench/seed-volume: months of data, read without sequential scans
     );
     expect(left).toEqual({ consents: 0, consent_events: 0, messages: 0, deliveries: 0, recipients: 0, apps: 3 });
   });
+
   it("puts the seeded users' events on the topics: messaging's projections rebuilt from offset 0 keep every seeded user", async () => {
     // Small, and kept afterwards: once on the topics, the seeded users are what a replay finds.
-    const out = await run('tools/bench/seed-volume.mjs', [
-      '--database',
-      process.env.DATABASE_URL!,
-      '--admin',
-      process.env.TEST_ADMIN_URL!,
-      '--token',
-      process.env.TEST_ADMIN_TOKEN!,
-      '--apps',
-      '2',
-      '--users',
-      '400',
-      '--big-app-users',
-      '300',
-      '--messages',
-      '0',
-      '--deliveries',
-      '0',
-      '--now',
-      (await platformNow()).toISOString(),
-    ]);
+    const out = await seed({ apps: 2, users: 400, bigAppUsers: 300, messages: 0, deliveries: 0 }, await platformNow());
     expect(out).toMatch(/their events on the topics: 1,200 rows/);
     const appIds = /apps \(the big one first\): (.+)$/m.exec(out)![1].split(' ');
     const audience = () =>
