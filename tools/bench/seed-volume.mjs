@@ -39,7 +39,7 @@ const require = createRequire(import.meta.url);
 /** How many rows the tool writes per statement: big enough to amortise, small enough to show progress. */
 const CHUNK = 200_000;
 /** What the seed writes into (the tables of seed-volume.sql.mjs). */
-export const SEEDED_TABLES = [
+const SEEDED_TABLES = [
   'chat_sim.users',
   'chat_sim.events',
   'chat_sim.inbox_messages',

@@ -1,7 +1,8 @@
 import { FixedClock } from '#platform/clock';
 import { Registry } from 'prom-client';
 import { ApiKeyCache, type ApiKeyRecord, type ApiKeyStore } from './api-key.cache';
-import { generateApiKey, hashApiKey } from './api-key-format';
+import { generateApiKey } from './api-key-format';
+import { testApiKey } from './api-key.test-helpers';
 
 /** A store whose reads wait until the test answers them, so a test can act while a query is under way. */
 class HeldStore implements ApiKeyStore {
@@ -27,16 +28,7 @@ const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 function setup() {
   const store = new HeldStore();
   const cache = new ApiKeyCache(store, new FixedClock(new Date('2026-11-23T10:00:00Z')), new Registry());
-  const key = generateApiKey('sandbox');
-  const record: ApiKeyRecord = {
-    id: 'key_1',
-    appId: 'app_1',
-    environment: 'sandbox',
-    scopes: ['messages:send'],
-    expiresAt: null,
-    revokedAt: null,
-    keyHash: hashApiKey(key),
-  };
+  const { key, record } = testApiKey();
   return { store, cache, key, record };
 }
 

@@ -4,7 +4,7 @@ import { FixedClock } from '#platform/clock';
 import { isDomainError } from '#platform/errors';
 import { Registry } from 'prom-client';
 import { ApiKeyCache, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/api-key.cache';
-import { generateApiKey, hashApiKey } from '../api-keys/api-key-format';
+import { testApiKey } from '../api-keys/api-key.test-helpers';
 import { RateLimiter } from '../rate-limits/rate-limiter';
 import type { RateBucketStore } from '../rate-limits/rate-bucket.store';
 import { createKeyAuthentication } from './key-authentication';
@@ -50,16 +50,7 @@ function setup(attemptsLeft: number) {
   // Leases of one token, as the gateway's failure limit takes them (a twentieth of a rate of 1 a second).
   const authFailures = new RateLimiter(bucket, 'auth', 1, 30, { block: 1, leaseMs: 60_000, now: () => clock.nowMs() });
   const authenticate = createKeyAuthentication({ keys: cache, authFailures, trustedProxies: new BlockList(), clock });
-  const key = generateApiKey('sandbox');
-  const record: ApiKeyRecord = {
-    id: 'key_1',
-    appId: 'app_1',
-    environment: 'sandbox',
-    scopes: ['messages:send'],
-    expiresAt: null,
-    revokedAt: null,
-    keyHash: hashApiKey(key),
-  };
+  const { key, record } = testApiKey();
   keys.keys.set(record.keyHash, record);
   const request = () => {
     const req = new IncomingMessage(new Socket());

@@ -31,8 +31,9 @@ export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: Inco
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const key = match && looksLikeApiKey(match[1]) ? match[1] : null;
     // A key this replica already knows valid is not charged, so it keeps working from an address that is being flooded.
-    const address = key !== null && deps.keys.knownValid(key, deps.clock.nowMs()) ? null : clientAddress(req, deps.trustedProxies);
-    if (key === null || address === null) return withLimitHeaders(res, chargedCheck(match ? key : undefined, address));
+    if (key !== null && deps.keys.knownValid(key, deps.clock.nowMs())) return verified(key);
+    const address = clientAddress(req, deps.trustedProxies);
+    if (key === null) return withLimitHeaders(res, chargedCheck(match ? null : undefined, address));
     const flight = `${address}\n${key}`;
     const underWay = charged.get(flight);
     if (underWay) return withLimitHeaders(res, afterCharged(underWay, key));
@@ -46,16 +47,14 @@ export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: Inco
    * is good: an address over its failures is refused without reaching Postgres.
    * `key` undefined: no Bearer credentials at all; null: credentials that cannot be a key.
    */
-  async function chargedCheck(key: string | null | undefined, address: string | null): Promise<ApiKeyRecord> {
-    if (address !== null) {
-      const gate = await deps.authFailures.take(address);
-      if (!gate.allowed)
-        throw DomainError.rateLimited(`Too many failed authentications from this address; wait ${gate.retryAfterSeconds} seconds.`, gate.retryAfterSeconds);
-    }
+  async function chargedCheck(key: string | null | undefined, address: string): Promise<ApiKeyRecord> {
+    const gate = await deps.authFailures.take(address);
+    if (!gate.allowed)
+      throw DomainError.rateLimited(`Too many failed authentications from this address; wait ${gate.retryAfterSeconds} seconds.`, gate.retryAfterSeconds);
     if (key === undefined) throw new DomainError('invalid_api_key', 'Send the API key as Authorization: Bearer <API_KEY>.');
     if (key === null) throw new DomainError('invalid_api_key');
     const record = await verified(key);
-    if (address !== null) deps.authFailures.refund(address);
+    deps.authFailures.refund(address);
     return record;
   }
 
