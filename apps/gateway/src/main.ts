@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '#platform/clock';
-import { ADMIN_BASE_PATH, isEventOf, TOPICS, type DomainEvent } from '#platform/contracts';
+import { ADMIN_BASE_PATH, isEventOf, RPC_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
 import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
@@ -29,6 +29,7 @@ import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
 import { RateLimiter } from './rate-limits/rate-limiter';
+import { claimReplyPartition } from './rpc-replies/reply-partition.claim';
 import { TestClockService } from './test-clock/test-clock.service';
 
 /** Gateway events go to gateway.events keyed by app; an API key's hash and display prefix stay in the gateway's own store. */
@@ -52,6 +53,14 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   await runtime.init();
 
+  // Each replica reads the replies of its own partition only (ADR 0197).
+  const replies = await claimReplyPartition({
+    databaseUrl: config.databaseUrl,
+    instanceId: config.instanceId,
+    partitions: RPC_TOPIC_PARTITIONS,
+    onError: (error) => log('warn', 'reply partition claim connection lost', { error: String((error as Error)?.message ?? error) }),
+  });
+  log('info', 'reply partition claimed', { partition: replies.partition, exclusive: replies.exclusive });
   const rpc = new RpcClient({
     brokers: config.kafkaBrokers,
     instanceId: config.instanceId,
@@ -60,6 +69,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     sealer: config.secretKeys,
     kafka: config.kafkaSecurity,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    replyPartition: replies.partition,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
     onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
   });
@@ -165,6 +175,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
       server.closeAllConnections();
       await nest.close();
       await rpc.close();
+      await replies.release();
       await runtime.close();
     },
   };

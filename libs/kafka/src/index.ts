@@ -18,3 +18,4 @@ export * from './key-hash-partitioner';
 export * from './rpc-sealing';
 export * from './kafka-health';
 export * from './kafka-security';
+export * from './reply-partition-assigner';

@@ -20,6 +20,7 @@ import { groupSession, restartWhenCrashed, waitBeforeRestart } from './consumer-
 import { kafkaClientConfig, prepareKafkaJs } from './kafka-client';
 import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';
+import { replyPartitionAssigner } from './reply-partition-assigner';
 import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
 
 export interface RpcClientOptions {
@@ -37,6 +38,12 @@ export interface RpcClientOptions {
   kafka?: KafkaSecurity;
   /** Session of the reply consumer's group (default GROUP_SESSION_TIMEOUT_MS, KAFKA_SESSION_TIMEOUT_MS). */
   sessionTimeoutMs?: number;
+  /**
+   * The partition of each reply topic this replica reads and has its replies sent to (default 0;
+   * wrapped to the topic's partitions). Replicas on distinct partitions each read their own replies
+   * only; replicas sharing one still get theirs, each skipping the other's.
+   */
+  replyPartition?: number;
 }
 
 /** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
@@ -56,9 +63,11 @@ export class RpcTimeoutError extends DomainError {
 /**
  * Request/reply to the services over @nestjs/microservices' Kafka transport, safe with many gateway
  * replicas: every replica reads replies in a consumer group of its own, so a rebalance among
- * replicas can never move a reply partition away from the replica that waits for it. Each replica
- * sees every reply and keeps only those whose correlation id it is waiting for. The group starts at
- * the beginning of the (minutes-long) reply topic so no reply can slip past a fresh replica.
+ * replicas can never move a reply partition away from the replica that waits for it. The group
+ * reads one partition of each reply topic (`replyPartition`), which every request names as its
+ * reply partition; a replica keeps only the replies whose correlation id it is waiting for (another
+ * replica may share the partition). The group starts at the beginning of the (minutes-long) reply
+ * topic so no reply can slip past a fresh replica.
  */
 export class RpcClient {
   private readonly client: RepliesClientKafka;
@@ -78,6 +87,7 @@ export class RpcClient {
         ...groupSession(options.sessionTimeoutMs),
         rebalanceTimeout: 5_000,
         allowAutoTopicCreation: false,
+        partitionAssigners: [replyPartitionAssigner(options.replyPartition ?? 0)],
       },
       // Read replies are committed by the committer (see connect), not after every batch.
       run: { autoCommit: false },
