@@ -6,15 +6,28 @@ import { projectEndpointEvents } from '../endpoints/endpoint.projection';
 import type { AttemptReport } from './delivery-attempt';
 import { describeAttempt } from './delivery.decider';
 
-/** D25: since when each endpoint has been failing, from its deliveries' outcomes; those failing too long are disabled. */
+/** D25: since when each endpoint has been failing, from its deliveries' outcomes; those failing too long are disabled (`last_success_at`: the success that last ended a failure). */
 
+/**
+ * Endpoints with a failure in the batch are upserted; endpoints whose batch ended in success are
+ * updated only if they were failing. A healthy endpoint's successes write nothing: every replica's
+ * batches to one busy endpoint would otherwise queue on its row, each holding the lock to commit.
+ */
 const HEALTH_SQL = `
-insert into webhook_dispatcher.endpoint_health as h (endpoint_id, failing_since, last_success_at)
-select * from unnest($1::text[], $2::timestamptz[], $3::timestamptz[])
-on conflict (endpoint_id) do update set
-  failing_since = case when excluded.last_success_at is not null then excluded.failing_since else coalesce(h.failing_since, excluded.failing_since) end,
-  last_success_at = coalesce(excluded.last_success_at, h.last_success_at)
-returning endpoint_id, failing_since`;
+with failed as (
+  insert into webhook_dispatcher.endpoint_health as h (endpoint_id, failing_since, last_success_at)
+  select * from unnest($1::text[], $2::timestamptz[], $3::timestamptz[])
+  on conflict (endpoint_id) do update set
+    failing_since = case when excluded.last_success_at is not null then excluded.failing_since else coalesce(h.failing_since, excluded.failing_since) end,
+    last_success_at = coalesce(excluded.last_success_at, h.last_success_at)
+  returning endpoint_id, failing_since
+), recovered as (
+  update webhook_dispatcher.endpoint_health h set failing_since = null, last_success_at = r.last_success_at
+    from unnest($4::text[], $5::timestamptz[]) as r(endpoint_id, last_success_at)
+   where h.endpoint_id = r.endpoint_id and h.failing_since is not null
+  returning 1
+)
+select endpoint_id, failing_since from failed`;
 
 /** An attempt's outcome, as endpoint health counts it. */
 export interface AttemptOutcome {
@@ -47,11 +60,14 @@ export function healthByEndpoint(outcomes: AttemptOutcome[]): Map<string, Endpoi
 
 /** Records the endpoints' health in the transaction of the results it comes from; returns the endpoints failing now. */
 export async function recordEndpointHealth(client: PoolClient, health: Map<string, EndpointHealth>): Promise<FailingEndpoint[]> {
-  const ids = [...health.keys()];
+  const failed = [...health].filter(([, h]) => h.firstFailureAfter !== null);
+  const succeeded = [...health].filter(([, h]) => h.firstFailureAfter === null);
   const result = await client.query<{ endpoint_id: string; failing_since: Date | null }>(HEALTH_SQL, [
-    ids,
-    ids.map((id) => health.get(id)?.firstFailureAfter ?? null),
-    ids.map((id) => health.get(id)?.lastSuccess ?? null),
+    failed.map(([id]) => id),
+    failed.map(([, h]) => h.firstFailureAfter),
+    failed.map(([, h]) => h.lastSuccess),
+    succeeded.map(([id]) => id),
+    succeeded.map(([, h]) => h.lastSuccess),
   ]);
   return result.rows.filter((row): row is FailingEndpoint => row.failing_since !== null);
 }

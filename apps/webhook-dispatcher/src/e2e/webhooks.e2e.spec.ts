@@ -459,6 +459,25 @@ describe('webhook deliveries (e2e)', () => {
     expect(enabled).toMatchObject({ state: 'enabled', disabledAt: null });
   });
 
+  it('a success ends a failing streak: failing again 3 days after the first failure does not disable the endpoint', async () => {
+    const app = await createTestApp();
+    const hook = await registerWebhook(app, ['message.status']);
+    let status = 500;
+    receiver.respond((req) => (req.path === hook.path && req.method === 'POST' ? { status } : undefined));
+    const failed = expectStatus(await api('POST', `/webhooks/${hook.id}/test`, app.sandboxKey), 202).body;
+    await eventually(async () => (await deliveriesList(app)).data.some((d: any) => d.id === failed.deliveryId && d.lastResponseStatus === 500));
+    status = 200;
+    await advanceClock(11);
+    await eventually(async () => (await deliveriesList(app, '?status=delivered')).data.some((d: any) => d.id === failed.deliveryId));
+
+    status = 500;
+    await advanceClock(3 * 24 * 3600);
+    const again = expectStatus(await api('POST', `/webhooks/${hook.id}/test`, app.sandboxKey), 202).body;
+    await eventually(async () => (await deliveriesList(app)).data.some((d: any) => d.id === again.deliveryId && d.lastResponseStatus === 500));
+    receiver.respond(() => undefined);
+    expect(expectStatus(await api('GET', `/webhooks/${hook.id}`, app.sandboxKey), 200).body).toMatchObject({ state: 'enabled', disabledAt: null });
+  });
+
   it('rotate-secret: both secrets sign for 24 hours, then only the new one', async () => {
     const app = await createTestApp();
     const hook = await registerWebhook(app, ['message.status']);
