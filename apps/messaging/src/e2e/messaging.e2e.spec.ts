@@ -461,6 +461,37 @@ describe('messaging through HTTP (e2e)', () => {
       expect(ok.headers.get('idempotent-replayed')).toBeNull();
     });
 
+    it('a batch that decided on a count another batch raised past the quota is decided again: 429, key released', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      await simSendText(userId, app.appId);
+      expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 3 }), 200);
+      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'q 1' }), 202);
+      // Another batch (here the test's own transaction) holds the counter, and takes the rest of the quota.
+      const other = new Client({ connectionString: process.env.DATABASE_URL });
+      await other.connect();
+      const key = unique('stale-');
+      try {
+        await other.query('begin');
+        await other.query('select 1 from messaging.daily_counts where app_id = $1 for update', [app.appId]);
+        const late = sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'q late' }, key);
+        await eventually(async () => {
+          const [waiting] = await queryDatabase<{ n: number }>(`select count(*)::int as n from pg_stat_activity where $1 = any (pg_blocking_pids(pid))`, [
+            (other as unknown as { processID: number }).processID,
+          ]);
+          return waiting.n > 0;
+        });
+        await other.query('update messaging.daily_counts set accepted = 3 where app_id = $1', [app.appId]);
+        await other.query('commit');
+        expectError(await late, 429, 'daily_quota_exceeded');
+      } finally {
+        await other.end();
+      }
+      const [counter] = await queryDatabase<{ accepted: number }>('select accepted from messaging.daily_counts where app_id = $1', [app.appId]);
+      expect(counter.accepted).toBe(3);
+      expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 4 }), 200);
+      await eventually(async () => (await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'q late' }, key)).status === 202);
+    });
+
     it('concurrent business-initiated sends to one user pass the cap of 3 exactly', async () => {
       const { app, userId, appUserId } = await appWithTester();
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `bi ${i}` })));

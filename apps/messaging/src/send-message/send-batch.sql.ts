@@ -88,12 +88,23 @@ export function dayCounters(sends: PendingSend[]): { app_id: string; day: string
   );
 }
 
+/** The CHECK that keeps a day's accepted sends within the quota they were decided under (ADR 0199). */
+export const QUOTA_GUARD = 'daily_counts_within_quota';
+
 /**
- * D8: locks each counter, in key order, and reads it. The lock is held to commit, so concurrent
- * batches of one app decide one after the other. A counter row made here for a day with no
- * accepted send is removed again at the end (settleStatements).
+ * D8: reads each counter. Locked (`lock`), each is locked in key order and held to commit, so
+ * concurrent batches of one app decide one after the other; a counter row made here for a day with
+ * no accepted send is removed again at the end (settleStatements). Unlocked, batches decide side by
+ * side and the settling increment is guarded by QUOTA_GUARD: a batch that decided on a count another
+ * batch has since raised past the quota fails there and is decided again, locked.
  */
-export function countersStatement(counters: { app_id: string; day: string }[]): Statement {
+export function countersStatement(counters: { app_id: string; day: string }[], lock: boolean): Statement {
+  if (!lock)
+    return {
+      sql: `select d.app_id, to_char(d.day, 'YYYY-MM-DD') as day, d.accepted
+         from jsonb_to_recordset(?::jsonb) as c(app_id text, day date) join messaging.daily_counts d on d.app_id = c.app_id and d.day = c.day`,
+      params: [JSON.stringify(counters)],
+    };
   return {
     sql: `insert into messaging.daily_counts (app_id, day, accepted)
        select app_id, day, 0 from jsonb_to_recordset(?::jsonb) as c(app_id text, day date)
@@ -103,16 +114,29 @@ export function countersStatement(counters: { app_id: string; day: string }[]): 
   };
 }
 
-/** Adds the accepted sends to their counters, and removes counter rows this batch made for nothing. */
-export function settleStatements(counters: { app_id: string; day: string }[], accepted: ClaimedSend[]): Statement[] {
+/**
+ * Adds the accepted sends to their counters, each with the quota they were decided under (the
+ * increment fails QUOTA_GUARD if it would pass it), and removes counter rows this batch made for nothing.
+ */
+export function settleStatements(counters: { app_id: string; day: string }[], accepted: ClaimedSend[], locked: boolean): Statement[] {
   const added = new Map<string, number>();
-  for (const send of accepted) added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
+  const quotas = new Map<string, number>();
+  for (const send of accepted) {
+    added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
+    quotas.set(send.request.appId, send.facts.app.dailyQuota);
+  }
+  const counts = counters
+    .map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0, quota: quotas.get(app_id) ?? null }))
+    // Unlocked, the batch made no row, and leaves alone the ones it did not add to.
+    .filter(({ n }) => locked || n > 0);
+  if (counts.length === 0) return [];
   return [
     {
-      sql: `with counts as (select * from ${jsonRows('c', 'app_id text, day date, n int', counters.length)}),
-            added as (update messaging.daily_counts d set accepted = d.accepted + c.n from counts c where c.n > 0 and d.app_id = c.app_id and d.day = c.day returning 1)
+      sql: `with counts as (select * from ${jsonRows('c', 'app_id text, day date, n int, quota int', counts.length)}),
+            added as (insert into messaging.daily_counts as d (app_id, day, accepted, quota) select app_id, day, n, quota from counts where n > 0
+                      on conflict (app_id, day) do update set accepted = d.accepted + excluded.accepted, quota = excluded.quota returning 1)
        delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
-      params: [JSON.stringify(counters.map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0 })))],
+      params: [JSON.stringify(counts)],
     },
   ];
 }

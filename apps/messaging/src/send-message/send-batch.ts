@@ -16,6 +16,7 @@ import {
   heldStatement,
   mediaStatement,
   mediaWanted,
+  QUOTA_GUARD,
   releaseStatements,
   settleStatements,
 } from './send-batch.sql';
@@ -26,22 +27,42 @@ import { replayOutcome, type HeldRow } from './send-replay';
 
 /**
  * One batch of sends (group commit), decided together in one transaction; see SendMessageHandler.
- * Returns each send's outcome by its position in the batch.
+ * Returns each send's outcome by its position in the batch. The D8 counters are read unlocked, so
+ * batches of one app in several replicas do not queue on its counter row; a batch whose count
+ * another batch raised past the quota meanwhile fails the guard and is decided again, locked (ADR 0199).
  */
 export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig, batch: PendingSend[]): Promise<GroupOutcome<SendMessageOutcome>[]> {
+  try {
+    return await decideBatch(runtime, config, batch, false);
+  } catch (error) {
+    if (!isQuotaGuardViolation(error)) throw error;
+    return decideBatch(runtime, config, batch, true);
+  }
+}
+
+function isQuotaGuardViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '23514' && (error as { constraint?: unknown })?.constraint === QUOTA_GUARD;
+}
+
+async function decideBatch(
+  runtime: ServiceRuntime,
+  config: MessagingConfig,
+  batch: PendingSend[],
+  lockCounters: boolean,
+): Promise<GroupOutcome<SendMessageOutcome>[]> {
   const outcomes: GroupOutcome<SendMessageOutcome>[] = new Array(batch.length);
   const sends = batch.map((send, at) => ({ ...send, at }));
   await PipelinedTransaction.run(runtime.em(), async (tx) => {
     const addressed = await address(config, tx, sends);
     // One round trip: the claims, whoever else holds a key, every send's D9 facts and media, and the
-    // D8 counters locked to commit (claims, then counters, each in key order: batches never wait in a circle).
+    // D8 counters (when locked, to commit; claims, then counters, each in key order: batches never wait in a circle).
     const counters = dayCounters(sends);
     const media = mediaWanted(sends);
     const [, heldRows, factRows, counterRows, mediaRows] = await tx.query([
       claimStatement(sends),
       heldStatement(sends),
       factsStatement(addressed),
-      countersStatement(counters),
+      countersStatement(counters, lockCounters),
       ...(media.length > 0 ? [mediaStatement(media)] : []),
     ]);
     const held = new Map(heldRows.map((row) => [rowKey(row.app_id, row.idempotency_key), row as HeldRow]));
@@ -104,7 +125,7 @@ export async function sendBatch(runtime: ServiceRuntime, config: MessagingConfig
       { committedBy: tx },
     );
     const messages = newOutboundMessages(stored.flat());
-    await tx.commit([...appended, ...(messages ? [messages] : []), ...settleStatements(counters, accepted), ...releaseStatements(refused)]);
+    await tx.commit([...appended, ...(messages ? [messages] : []), ...settleStatements(counters, accepted, lockCounters), ...releaseStatements(refused)]);
     accepted.forEach((send) => {
       const body = send.request.body;
       outcomes[send.at] = {

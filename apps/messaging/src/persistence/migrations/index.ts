@@ -5,6 +5,7 @@ import { Migration20261122000300MessageDeadline } from './migration-20261122-000
 import { Migration20261122000400MessagingMedia } from './migration-20261122-0004-media';
 import { Migration20261122000500SendRequestExpiry } from './migration-20261122-0005-send-request-expiry';
 import { Migration20261127000600MessagingBoundedInbox } from './migration-20261127-0006-bounded-inbox';
+import { Migration20261127000700DailyCountQuota } from './migration-20261127-0007-daily-count-quota';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261122000400MessagingMedia', class: Migration20261122000400MessagingMedia },
   { name: 'Migration20261122000500SendRequestExpiry', class: Migration20261122000500SendRequestExpiry },
   { name: 'Migration20261127000600MessagingBoundedInbox', class: Migration20261127000600MessagingBoundedInbox },
+  { name: 'Migration20261127000700DailyCountQuota', class: Migration20261127000700DailyCountQuota },
 ];
