@@ -12,6 +12,9 @@ import { recordResults } from './delivery-results';
 import { DELIVERIES_CHANNEL } from './delivery.records';
 import { disableLongFailing } from './endpoint-health';
 
+/** How long recording waits for more attempts to finish before it writes their results together. */
+const FLUSH_GATHER_MS = 10;
+
 /**
  * Delivers due deliveries: claims them with a lease (`FOR UPDATE SKIP LOCKED`, so replicas share
  * the work), runs many attempts at once over kept-alive connections, and records the results in
@@ -26,6 +29,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private kicked = false;
+  /** The last claim was held back by maxInFlight: finished attempts make room, so a flush claims again. */
+  private short = false;
   private inFlight = 0;
   private readonly finished: AttemptReport[] = [];
   private flushing: Promise<void> | null = null;
@@ -88,6 +93,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         const room = this.maxInFlight - this.inFlight;
         if (room > 0) claimed = await this.claimAndStart(Math.min(room, 200));
+        this.short = room <= 0 || (room < 200 && claimed >= room);
       } catch (error) {
         log('error', 'delivery claim failed', { error: String(error) });
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -177,11 +183,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return rows.length;
   }
 
-  /** Records every finished attempt in one transaction; runs one at a time, batching whatever finished meanwhile. */
+  /**
+   * Records every finished attempt in one transaction; runs one at a time, batching whatever finished
+   * meanwhile, and first waits FLUSH_GATHER_MS so that attempts finishing one by one (a trickle of
+   * deliveries) share a transaction instead of taking one each.
+   */
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.finished.length === 0) return Promise.resolve();
     this.flushing = (async () => {
+      if (this.running) await new Promise((resolve) => setTimeout(resolve, FLUSH_GATHER_MS));
       while (this.finished.length > 0) {
         const batch = this.finished.splice(0, this.finished.length);
         try {
@@ -193,7 +204,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
     })().finally(() => {
       this.flushing = null;
-      this.kick();
+      // Only a claim held back by maxInFlight has anything to gain from the room made: otherwise
+      // every flush cost a claim that found nothing.
+      if (this.short) this.kick();
     });
     return this.flushing;
   }
