@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { WebhookEvent } from './api-types';
 
 /** Request headers as a Fetch `Headers` or a plain object (Node's `req.headers`, any case). */
@@ -102,7 +102,8 @@ function verifySvcSignature(header: string, body: Buffer, secrets: string[]): nu
   if (signatures.length === 0) throw new WebhookVerificationError('malformed_signature', 'Svc-Signature has no v1 signature');
   const t = timestamps[0];
   const matched = secrets.some((secret) => {
-    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`).update(body).digest();
+    // The secret's UTF-8 bytes; a string key, since a Buffer key costs several times the HMAC on Node 24.
+    const expected = createHmac('sha256', secret).update(`${t}.`).update(body).digest();
     return anyEqual(signatures, expected);
   });
   if (!matched) throw new WebhookVerificationError('signature_mismatch', 'no v1 signature matches the secret(s) and body');
@@ -121,7 +122,7 @@ function verifyStandardSignature(header: string, messageId: string | null, times
   if (signatures.length === 0) throw new WebhookVerificationError('malformed_signature', 'webhook-signature has no v1 signature');
   const matched = secrets.some((secret) => {
     const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-    const expected = createHmac('sha256', key).update(`${messageId}.${timestamp}.`).update(body).digest();
+    const expected = createHmac('sha256', createSecretKey(key)).update(`${messageId}.${timestamp}.`).update(body).digest();
     return anyEqual(signatures, expected);
   });
   if (!matched) throw new WebhookVerificationError('signature_mismatch', 'no v1 signature matches the secret(s) and body');
