@@ -55,7 +55,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
 
   // Each replica reads the replies of its own partition only (ADR 0197).
   const replies = await claimReplyPartition({
-    databaseUrl: config.databaseUrl,
+    // The service's own role, as its pool connects: the bootstrap URL is for migrations.
+    databaseUrl: config.serviceDatabaseUrl,
     instanceId: config.instanceId,
     partitions: RPC_TOPIC_PARTITIONS,
     onError: (error) => log('warn', 'reply partition claim connection lost', { error: String((error as Error)?.message ?? error) }),

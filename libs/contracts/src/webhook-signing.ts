@@ -42,15 +42,12 @@ export function standardWebhookSignature(secrets: readonly string[], eventId: st
     throw new Error(`standardWebhookSignature: event id must be printable ASCII without spaces, got ${JSON.stringify(eventId)}`);
   const body = bytesOf(rawBody);
   const prefix = Buffer.from(`${eventId}.${timestampSeconds}.`, 'utf8');
-  return secrets
-    .map(
-      (secret) =>
-        `v1,${createHmac('sha256', createSecretKey(standardWebhookKey(secret)))
-          .update(prefix)
-          .update(body)
-          .digest('base64')}`,
-    )
-    .join(' ');
+  const sign = (secret: string) =>
+    createHmac('sha256', createSecretKey(standardWebhookKey(secret)))
+      .update(prefix)
+      .update(body)
+      .digest('base64');
+  return secrets.map((secret) => `v1,${sign(secret)}`).join(' ');
 }
 
 /** Every signed header of one delivery attempt, both schemes signed at the same `timestampSeconds`. */

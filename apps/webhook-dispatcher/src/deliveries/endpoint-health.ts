@@ -25,7 +25,6 @@ with failed as (
   update webhook_dispatcher.endpoint_health h set failing_since = null, last_success_at = r.last_success_at
     from unnest($4::text[], $5::timestamptz[]) as r(endpoint_id, last_success_at)
    where h.endpoint_id = r.endpoint_id and h.failing_since is not null
-  returning 1
 )
 select endpoint_id, failing_since from failed`;
 
