@@ -246,23 +246,29 @@ export async function rebuildProjectionsFromTopics(
       const drain = async (cursor: Cursor, committed: bigint, appliedUpTo: bigint, inTransaction: boolean): Promise<boolean> => {
         while (cursor.queue.length > 0) {
           const chunk = cursor.queue.slice(0, pageSize);
-          const rows = await query<{ event_id: string }>(`select event_id from ${inbox} where consumer = $1 and event_id = any($2::text[])`, [
-            cursor.consumer.consumer,
-            pgTextArray(chunk.map((q) => q.event.eventId)),
-          ]);
-          const inInbox = new Set(rows.map((r) => r.event_id));
           const deadRows = await query<{ offset: string }>(
             `select "offset" from ${deadLetters} where consumer = $1 and topic = $2 and partition = $3 and "offset" = any($4::text[])`,
             [cursor.consumer.consumer, cursor.plan.topic, cursor.plan.partition, pgTextArray(chunk.map((q) => String(q.offset)))],
           );
           const deadLettered = new Set(deadRows.map((r) => r.offset));
+          const appliedInOrder = (item: Queued) => item.offset <= appliedUpTo && !deadLettered.has(String(item.offset));
+          // Only what the applied offset does not answer is looked up in the inbox (at volume, nothing).
+          const askInbox = chunk.filter((item) => !appliedInOrder(item));
+          const rows =
+            askInbox.length === 0
+              ? []
+              : await query<{ event_id: string }>(`select event_id from ${inbox} where consumer = $1 and event_id = any($2::text[])`, [
+                  cursor.consumer.consumer,
+                  pgTextArray(askInbox.map((q) => q.event.eventId)),
+                ]);
+          const inInbox = new Set(rows.map((r) => r.event_id));
           const toApply: Queued[] = [];
           let settled = 0;
           for (const item of chunk) {
             const key = `${cursor.consumer.consumer}\u0000${item.event.eventId}`;
             if (appliedIds.has(key)) {
               settled++;
-            } else if (inInbox.has(item.event.eventId) || (item.offset <= appliedUpTo && !deadLettered.has(String(item.offset)))) {
+            } else if (appliedInOrder(item) || inInbox.has(item.event.eventId)) {
               appliedIds.add(key);
               toApply.push(item);
               settled++;
