@@ -76,10 +76,12 @@ describe('parseRowInsert', () => {
     expect(
       parseRowInsert(`insert into "s_rebuild_1".apps (app_id, status, data) values (?, 'sandbox', ?::jsonb) on conflict (app_id) do nothing`),
     ).toMatchObject({
-      table: '"s_rebuild_1".apps',
+      table: 's_rebuild_1.apps',
       conflictColumns: null,
     });
     expect(parseRowInsert('insert into r.t values (?)')).toMatchObject({ table: 'r.t', row: '?' });
+    // One table however it is spelled, so that its statements are never reordered.
+    expect(parseRowInsert('insert into "R".T values (?)')).toMatchObject({ table: 'r.t' });
     expect(parseRowInsert(CONSENT)).toMatchObject({ table: 'r.consents', conflictColumns: [0, 1] });
   });
 

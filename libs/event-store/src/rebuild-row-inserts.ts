@@ -6,6 +6,7 @@ import { closingQuote, countBindings, withInlineParameters } from './rebuild-sql
  * the row. `conflictColumns` (an upsert's `do update`) are the row positions of its conflict target.
  */
 interface RowInsertShape {
+  /** Unquoted and lower-cased: two spellings of one table are one table (two tables taken for one only end groups sooner). */
   table: string;
   head: string;
   row: string;
@@ -104,7 +105,7 @@ export function parseRowInsert(template: string): RowInsertShape | null {
     conflictColumns = target[1].split(',').map((c) => columns.indexOf(c.trim()));
     if (conflictColumns.some((i) => i < 0) || splitRow(row).length !== columns.length) return null;
   }
-  return { table, head, row, suffix, conflictColumns };
+  return { table: table.replace(/"/g, '').toLowerCase(), head, row, suffix, conflictColumns };
 }
 
 /** The conflict target's literals of an inlined row `( … )`. */
