@@ -1,9 +1,10 @@
 // First: instruments pg before anything loads it (when traces are exported).
 import '#platform/tracing';
 import 'reflect-metadata';
+import { RPC_TOPIC_PARTITIONS } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
 import { MailSender } from '#platform/mail';
-import { loadBaseConfig, log, runMain, startService } from '#platform/service-kit';
+import { bootstrapServiceSchema, claimReplyPartition, loadBaseConfig, log, runMain, startService } from '#platform/service-kit';
 import { appsConsumer } from './apps/apps.projection';
 import { consoleModule } from './console.module';
 import { loadConsoleSettings } from './console.config';
@@ -20,17 +21,32 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
   const withPort: NodeJS.ProcessEnv = { ...env, PORT: env.CONSOLE_PORT ?? env.PORT };
   const settings = loadConsoleSettings(withPort, env.NODE_ENV === 'production');
   const base = loadBaseConfig('console', 'console', 3002, withPort);
+  const instanceId = `console-${base.instanceId}`;
+  const migrateOnly = base.migrateOnly;
+  // A reply partition of its own beside the gateways' (ADR 0203): on theirs it would fetch every
+  // reply they wait for. The claim connects as the console's role, which a first start creates here
+  // (the service's start would, a moment later).
+  if (!migrateOnly) await bootstrapServiceSchema(base.databaseUrl, base.schema, env.DB_SERVICE_PASSWORD);
+  const replies = migrateOnly
+    ? null
+    : await claimReplyPartition({
+        databaseUrl: base.serviceDatabaseUrl,
+        instanceId,
+        partitions: RPC_TOPIC_PARTITIONS,
+        onError: (error) => log('warn', 'reply partition claim connection lost', { error: String((error as Error)?.message ?? error) }),
+      });
+  if (replies) log('info', 'reply partition claimed', { partition: replies.partition, exclusive: replies.exclusive });
   const rpc = new RpcClient({
     brokers: base.kafkaBrokers,
-    instanceId: `console-${base.instanceId}`,
+    instanceId,
     services: ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'],
     timeoutMs: base.rpcTimeoutMs,
     sealer: settings.secretKeys,
     kafka: base.kafkaSecurity,
     sessionTimeoutMs: base.kafkaSessionTimeoutMs,
+    replyPartition: replies?.partition,
     onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
   });
-  const migrateOnly = base.migrateOnly;
   // Pages call the dispatcher as soon as they are served: the reply consumer joins first.
   if (!migrateOnly) await rpc.connect();
   const service = await startService(
@@ -62,6 +78,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       await mailer.stop();
       await service.close();
       await rpc.close();
+      await replies?.release();
       settings.mail.transport.close();
     },
   };

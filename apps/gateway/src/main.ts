@@ -7,7 +7,7 @@ import { ADMIN_BASE_PATH, isEventOf, RPC_TOPIC_PARTITIONS, TOPICS, type DomainEv
 import type { OutboxRoute } from '#platform/event-store';
 import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
-import { log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trustedProxies } from '#platform/service-kit';
+import { claimReplyPartition, log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trustedProxies } from '#platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
@@ -29,7 +29,6 @@ import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
 import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
 import { RateLimiter } from './rate-limits/rate-limiter';
-import { claimReplyPartition } from './rpc-replies/reply-partition.claim';
 import { TestClockService } from './test-clock/test-clock.service';
 
 /** Gateway events go to gateway.events keyed by app; an API key's hash and display prefix stay in the gateway's own store. */

@@ -19,3 +19,4 @@ export * from './row-values';
 export * from './secret-key-ring';
 export * from './client-address';
 export * from './inbox-retention';
+export * from './reply-partition.claim';

@@ -3,7 +3,7 @@ import { claimReplyPartition, type ReplyPartitionClaim } from './reply-partition
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform_test';
 
-/** Reply partitions claimed by gateway replicas over a real Postgres (session advisory locks). */
+/** Reply partitions claimed by RPC clients (gateway replicas, consoles) over a real Postgres (session advisory locks). */
 describe('claimReplyPartition (real Postgres)', () => {
   const namespace = process.env.KAFKA_NAMESPACE;
   const claims: ReplyPartitionClaim[] = [];

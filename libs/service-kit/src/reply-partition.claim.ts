@@ -3,19 +3,22 @@ import { kafkaNamespace } from '#platform/contracts';
 import { murmur2 } from '#platform/kafka';
 
 export interface ReplyPartitionClaim {
-  /** The reply partition this replica reads and has its replies sent to. */
+  /** The reply partition this client reads and has its replies sent to. */
   partition: number;
-  /** True while this replica holds the partition alone; false when every partition was held and it shares one. */
+  /** True while this client holds the partition alone; false when every partition was held and it shares one. */
   exclusive: boolean;
   /** Gives the partition back (at shutdown). */
   release(): Promise<void>;
 }
 
 /**
- * Claims a reply partition for this gateway replica (ADR 0197): the lowest of `partitions` that no
- * live replica holds, with a session-level advisory lock on a connection kept for the replica's
- * life, so a replica that dies gives its partition back with its connection. With every partition
- * held, the replica shares the one its instance id hashes to, and holds no lock.
+ * Claims a reply partition for an RPC client, a gateway replica or a console (ADR 0197, 0203): the
+ * lowest of `partitions` that no live client holds, with a session-level advisory lock on a
+ * connection kept for the client's life, so a client that dies gives its partition back with its
+ * connection. With every partition held, the client shares the one its instance id hashes to, and
+ * holds no lock. Gateways and consoles claim in one lock space (named as when only gateways
+ * claimed, so older gateways and newer consoles never take the same partition): a client that read
+ * another's partition would fetch and decode every reply meant for the other.
  *
  * Only the spread of the replies depends on the claim, never their delivery: a replica reads its
  * partition and keeps the replies it waits for, so two replicas on one partition (a lost
@@ -27,7 +30,7 @@ export async function claimReplyPartition(options: {
   partitions: number;
   onError?: (error: unknown) => void;
 }): Promise<ReplyPartitionClaim> {
-  const client = new Client({ connectionString: options.databaseUrl, application_name: 'gateway-reply-partition' });
+  const client = new Client({ connectionString: options.databaseUrl, application_name: 'rpc-reply-partition' });
   // A dropped connection releases the lock; this replica keeps reading its partition (see above).
   client.on('error', (error) => options.onError?.(error));
   await client.connect();
