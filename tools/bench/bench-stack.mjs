@@ -62,6 +62,27 @@ export async function withBenchStack(body, { replicas = 1 } = {}) {
   setStackPids(pids);
   /** @type {Awaited<ReturnType<typeof startReplicas>> | null} */
   let extra = null;
+  /** @type {Set<number>} */
+  const frozen = new Set();
+  /**
+   * Stops (SIGSTOP) every process of the named apps until the returned function resumes them: a
+   * diagnostic, to see what the rest of the stack does without their share of the cores. Their
+   * Kafka input waits for them; they catch up once resumed.
+   * @param {string[]} apps
+   */
+  const freeze = (apps) => {
+    const stopped = [...pids].filter(([, app]) => apps.includes(app)).map(([pid]) => pid);
+    for (const pid of stopped) {
+      process.kill(pid, 'SIGSTOP');
+      frozen.add(pid);
+    }
+    return () => {
+      for (const pid of stopped) {
+        process.kill(pid, 'SIGCONT');
+        frozen.delete(pid);
+      }
+    };
+  };
   try {
     if (replicas > 1) {
       extra = await startReplicas({ basePort: BENCH_BASE_PORT, count: replicas, env: benchEnv, tag: BENCH_TAG });
@@ -76,8 +97,10 @@ export async function withBenchStack(body, { replicas = 1 } = {}) {
       publicUrl: `http://127.0.0.1:${BENCH_BASE_PORT}/platform/v1`,
       adminMetricsUrl: `http://127.0.0.1:${BENCH_BASE_PORT + 1}/metrics`,
       admin: adminClient(`http://127.0.0.1:${BENCH_BASE_PORT + 1}/admin/v1`),
+      freeze,
     });
   } finally {
+    for (const pid of frozen) process.kill(pid, 'SIGCONT');
     await stopChildren([...Object.values(children), ...(extra?.started.map((s) => s.child) ?? [])]);
   }
 }

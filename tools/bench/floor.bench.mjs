@@ -2,7 +2,10 @@
  * The distance to the floor: the least a platform must do to accept a message durably
  * (floor-server.mjs: node:http, the JSON body parsed, one kafkajs produce with acks=all to a
  * 6-partition topic, 202) against POST /messages through the whole stack (messages.bench.mjs), on
- * the same broker, loaded the same way, in the same sitting; prints both and their ratio.
+ * the same broker, loaded the same way, in the same sitting; prints both and their ratio. Then
+ * the accept path alone (`bench:messages -- --accept-path-only`: the chat simulator and the webhook
+ * dispatcher stopped while measuring) and its ratio, which says how much of the distance is the
+ * work a send causes after its 202.
  * Closed loop by default (50 connections, each sending when its last answer came: the most each
  * takes); with --rate R both at an even R per second (the p99s at that load).
  * Usage: npm run bench:floor [-- --seconds 20 --connections 50 --rate 0 --users 200]
@@ -47,13 +50,16 @@ const floor = await measureFloor();
 await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
 await admin.disconnect();
 const platform = await measurePlatform();
+const acceptPath = await measurePlatform(['--accept-path-only']);
 
 const throughput = (r) => r.requestsPerSecond ?? r.answeredPerSecond;
 const summary = {
   bench: rate > 0 ? `floor vs POST /messages at ${rate}/s` : 'floor vs POST /messages, closed loop',
   floor: { perSecond: throughput(floor), latencyMs: floor.latencyMs, failed: floor.failed, coresUsed: floor.coresUsed },
   platform: { perSecond: throughput(platform), latencyMs: platform.latencyMs, failed: platform.failed, coresUsed: platform.coresUsed },
+  acceptPathOnly: { perSecond: throughput(acceptPath), latencyMs: acceptPath.latencyMs, failed: acceptPath.failed, coresUsed: acceptPath.coresUsed },
   ratio: rate > 0 ? null : Number((throughput(platform) / throughput(floor)).toFixed(3)),
+  acceptPathRatio: rate > 0 ? null : Number((throughput(acceptPath) / throughput(floor)).toFixed(3)),
 };
 console.log(JSON.stringify(summary, null, 2));
 
@@ -101,10 +107,20 @@ async function measureFloor() {
 
 /**
  * bench:messages with the same load, right after the floor; its last report.
+ * @param {string[]} [more] further bench:messages arguments
  * @returns {Promise<any>}
  */
-async function measurePlatform() {
-  const args = ['--seconds', String(seconds), '--connections', values.connections, '--users', values.users, ...(rate > 0 ? ['--rate', String(rate)] : [])];
+async function measurePlatform(more = []) {
+  const args = [
+    ...more,
+    '--seconds',
+    String(seconds),
+    '--connections',
+    values.connections,
+    '--users',
+    values.users,
+    ...(rate > 0 ? ['--rate', String(rate)] : []),
+  ];
   const child = spawn(process.execPath, [path.join(ROOT, 'tools/bench/messages.bench.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk) => {

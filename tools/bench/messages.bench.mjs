@@ -12,7 +12,10 @@
  * run the bench checks that every accepted send was stored once, handed to the chat product once and
  * its `sent` webhook arrived, that every stream's events are in order on Kafka, and prints how the
  * messaging replicas shared the outbox. `--replicas 1` is the same run and checks on one of each.
- * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1 --rate 0 --warmup 10 --windows 1 --replicas N]
+ * With --accept-path-only the chat simulator and the webhook dispatcher are stopped (SIGSTOP) while
+ * measuring and resumed after: the figure of the accept path alone (HTTP, the RPC to messaging, its
+ * transaction, the relay), without the work each send causes off that path on the same cores.
+ * Usage: npm run bench:messages [-- --users 200 --seconds 20 --connections 50 --apps 1 --rate 0 --warmup 10 --windows 1 --replicas N --accept-path-only]
  * (--warmup: seconds at the same pace before measuring, with --rate; --windows: measurements of
  * `--seconds` each on the same stack after one warm-up, with --rate, each reported, then their p50s and p99s)
  */
@@ -31,12 +34,15 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '10' },
     windows: { type: 'string', default: '1' },
     replicas: { type: 'string' },
+    'accept-path-only': { type: 'boolean', default: false },
   },
 });
+const offPath = values['accept-path-only'] ? ['chat-sim', 'webhook-dispatcher'] : [];
+if (offPath.length > 0 && values.replicas !== undefined) throw new Error('--accept-path-only leaves no webhooks for the replica checks');
 const checked = values.replicas === undefined ? null : await replicaChecks();
 
 await withBenchStack(
-  async ({ publicUrl, admin, adminMetricsUrl, replicas }) => {
+  async ({ publicUrl, admin, adminMetricsUrl, replicas, freeze }) => {
     const apps = [];
     for (let a = 0; a < Number(values.apps); a++) {
       const app = await seedApp(admin, `Sends${a}`);
@@ -57,6 +63,8 @@ await withBenchStack(
       },
     );
 
+    const extra = { recipients: recipients.length, apps: apps.length, ...(offPath.length > 0 ? { stoppedWhileMeasuring: offPath } : {}) };
+    const resume = freeze(offPath);
     const body = (i) =>
       JSON.stringify({ to: { appUserId: recipients[i % recipients.length].appUserId }, type: 'text', text: `bench message ${i}`, clientReference: `b-${i}` });
     if (Number(values.rate) > 0) {
@@ -75,8 +83,9 @@ await withBenchStack(
               body(i),
             ),
         },
-        { recipients: recipients.length, apps: apps.length },
+        extra,
       );
+      resume();
       return;
     }
 
@@ -104,8 +113,9 @@ await withBenchStack(
           },
         ],
       },
-      { recipients: recipients.length, apps: apps.length },
+      extra,
     );
+    resume();
     await checked?.verify({ appIds: apps.map((a) => a.appId), attempted: n, replicas });
   },
   { replicas: Number(values.replicas ?? 1) },
