@@ -59,6 +59,8 @@ export class HttpsReceiver {
   private bodyCheck: ((req: ReceivedRequest) => string[]) | null = null;
   /** What `checkBodies` found wrong so far; waitFor fails while any is here. */
   readonly bodyProblems: string[] = [];
+  private readonly openByPath = new Map<string, number>();
+  private readonly peakByPath = new Map<string, number>();
   private readonly connections = new WeakMap<TLSSocket, Connection>();
   private readonly sockets = new Set<Socket>();
   private readonly waits = new Map<NodeJS.Timeout, () => void>();
@@ -128,6 +130,11 @@ export class HttpsReceiver {
     }
   }
 
+  /** Requests to `path` received and not yet answered or given up by the client, now and at most at once since start. */
+  openRequests(path: string): { now: number; peak: number } {
+    return { now: this.openByPath.get(path) ?? 0, peak: this.peakByPath.get(path) ?? 0 };
+  }
+
   /** Forgets requests, the connection count and the handler (back to the default); open connections stay. */
   clear(): void {
     this.requests.length = 0;
@@ -176,6 +183,7 @@ export class HttpsReceiver {
         servername: connection.servername,
       };
       this.requests.push(record);
+      this.trackOpen(record.path, res);
       if (this.bodyCheck) this.bodyProblems.push(...this.bodyCheck(record).map((problem) => `${record.method} ${record.url}: ${problem}`));
       void this.answer(record, res);
     });
@@ -197,6 +205,14 @@ export class HttpsReceiver {
       if (this.closing || res.destroyed) return;
     }
     res.end(reply.body ?? '');
+  }
+
+  /** Counts a request open from its last byte until its answer is sent or its connection is gone. */
+  private trackOpen(path: string, res: ServerResponse): void {
+    const open = (this.openByPath.get(path) ?? 0) + 1;
+    this.openByPath.set(path, open);
+    this.peakByPath.set(path, Math.max(open, this.peakByPath.get(path) ?? 0));
+    res.once('close', () => this.openByPath.set(path, (this.openByPath.get(path) ?? 1) - 1));
   }
 
   /** A delay that close() cuts short, so a slow answer never outlives the receiver. */

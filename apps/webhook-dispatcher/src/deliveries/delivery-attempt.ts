@@ -12,6 +12,8 @@ export interface ClaimedDelivery {
   eventType: string;
   /** This attempt's number (Svc-Delivery-Attempt). */
   attempt: number;
+  /** When the attempt was due, as claimed (its lateness is the time it started minus this). */
+  dueAt?: Date;
   createdAt: string;
   payload: string | null;
   endpointState: string | null;
@@ -34,9 +36,11 @@ export interface AttemptReport {
 /**
  * One attempt: the URL is checked again (DNS may have changed since registration), the body is
  * signed with the time of this attempt and every live secret (Svc-Signature and the Standard
- * Webhooks headers), and the request goes to the checked address with the 10-second answer limit.
+ * Webhooks headers), and the request goes to the checked address with the 10-second answer limit,
+ * over the endpoint's own connections. With `heldBecause` (the endpoint's lane is open) nothing is
+ * sent: the attempt is held, for that reason.
  */
-export async function attemptDelivery(delivery: ClaimedDelivery, network: WebhookNetwork, clock: Clock): Promise<AttemptReport> {
+export async function attemptDelivery(delivery: ClaimedDelivery, network: WebhookNetwork, clock: Clock, heldBecause?: string): Promise<AttemptReport> {
   const startedAt = clock.now();
   const started = performance.now();
   const report = (result: AttemptResult | null, abandonReason?: string): AttemptReport => ({
@@ -49,6 +53,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, network: Webhoo
   });
   if (delivery.endpointState !== 'enabled' || !delivery.url || !delivery.secret) return report(null, 'the endpoint no longer takes deliveries');
   if (delivery.payload === null) return report(null, 'the payload is past its retention');
+  if (heldBecause !== undefined) return report({ kind: 'held', error: heldBecause });
   const check = await network.checkForDelivery(delivery.url);
   if (!check.ok) return report({ kind: 'refused', error: `${check.code}: ${check.message}` });
   const secrets = [delivery.secret];
@@ -68,6 +73,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, network: Webhoo
       attempt: delivery.attempt,
     }),
     body,
+    pool: delivery.endpointId,
   });
   switch (outcome.kind) {
     case 'response':

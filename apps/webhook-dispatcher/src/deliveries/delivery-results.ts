@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Counter } from 'prom-client';
 import type { AttemptReport } from './delivery-attempt';
-import { decideDelivery, type DeliveryCommand } from './delivery.decider';
+import { decideDelivery, MAX_HELD_SPREAD, type DeliveryCommand } from './delivery.decider';
 import type { DeliveryEvent } from './delivery.state';
 import { healthByEndpoint, recordEndpointHealth, type AttemptOutcome, type FailingEndpoint } from './endpoint-health';
 
@@ -15,9 +15,19 @@ from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6:
 where d.delivery_id = u.delivery_id and d.status = 'pending' and d.attempts = u.attempt`;
 
 const ATTEMPTS_SQL = `
-insert into webhook_dispatcher.delivery_attempts (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms)
-select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[])
+insert into webhook_dispatcher.delivery_attempts (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms, due_at)
+select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::timestamptz[])
 on conflict do nothing`;
+
+/**
+ * Where in [0, MAX_HELD_SPREAD) a held attempt's retry falls: from the delivery and attempt, so
+ * that held deliveries of one endpoint, held together, fall due apart, and a repeat is the same.
+ */
+export function heldSpread(deliveryId: string, attempt: number): number {
+  let hash = 0x811c9dc5;
+  for (const char of `${deliveryId}:${attempt}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  return ((hash >>> 0) / 2 ** 32) * MAX_HELD_SPREAD;
+}
 
 /**
  * Records finished attempts in one transaction, each result decided by the delivery decider: the
@@ -43,12 +53,17 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     response: [] as (number | null)[],
     error: [] as (string | null)[],
     duration: [] as number[],
+    due: [] as (Date | null)[],
   };
   const outcomes: AttemptOutcome[] = [];
   for (const report of reports) {
     const d = report.delivery;
     const command: DeliveryCommand = report.result
-      ? { type: 'RecordAttempt', data: { attempt: d.attempt, result: report.result }, metadata: { now: report.finishedAt } }
+      ? {
+          type: 'RecordAttempt',
+          data: { attempt: d.attempt, result: report.result, ...(report.result.kind === 'held' ? { spread: heldSpread(d.deliveryId, d.attempt) } : {}) },
+          metadata: { now: report.finishedAt },
+        }
       : { type: 'AbandonDelivery', data: { reason: report.abandonReason ?? 'abandoned' }, metadata: { now: report.finishedAt } };
     const [event] = decideDelivery(command, { status: 'pending', attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
     if (!event) continue;
@@ -66,7 +81,9 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     attempts.response.push(report.result.kind === 'response' ? report.result.status : null);
     attempts.error.push(ok ? null : 'error' in event.data ? event.data.error : null);
     attempts.duration.push(report.durationMs);
-    outcomes.push({ endpointId: d.endpointId, at: report.finishedAt, ok });
+    attempts.due.push(d.dueAt ?? null);
+    // A held attempt tells nothing new of the endpoint: its lane was open on what the sent ones showed.
+    if (report.result.kind !== 'held') outcomes.push({ endpointId: d.endpointId, at: report.finishedAt, ok });
   }
   const health = healthByEndpoint(outcomes);
   const client = await pool.connect();
@@ -95,6 +112,7 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
         attempts.response,
         attempts.error,
         attempts.duration,
+        attempts.due,
       ]);
     }
     if (health.size > 0) {

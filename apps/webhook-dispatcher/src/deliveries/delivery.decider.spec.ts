@@ -65,6 +65,38 @@ describe('Webhook delivery decider', () => {
         },
       ]));
 
+  it('an attempt held by its failing endpoint is retried on the schedule, spread by its share', () => {
+    const held = { kind: 'held', error: 'not sent: the endpoint is failing (answered 500)' } as const;
+    spec
+      .given([created])
+      .when({ type: 'RecordAttempt', data: { attempt: 3, result: held, spread: 0.05 }, metadata: { now: new Date(at(70_000)) } })
+      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 3, at: at(70_000), responseStatus: null, error: held.error, nextAttemptAt: at(112_000) } }]);
+    // The spread is bounded, and a sent attempt's retry is never spread.
+    spec
+      .given([created])
+      .when({ type: 'RecordAttempt', data: { attempt: 1, result: held, spread: 5 }, metadata: { now: new Date(at(0)) } })
+      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(0), responseStatus: null, error: held.error, nextAttemptAt: at(11_000) } }]);
+    spec
+      .given([created])
+      .when({ type: 'RecordAttempt', data: { attempt: 1, result: { kind: 'response', status: 500 }, spread: 0.1 }, metadata: { now: new Date(at(0)) } })
+      .then([{ type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(0), responseStatus: 500, error: 'answered 500', nextAttemptAt: at(10_000) } }]);
+  });
+
+  it('a held attempt 24 hours after creation fails the delivery with the reason it was held', () =>
+    spec
+      .given([created])
+      .when({
+        type: 'RecordAttempt',
+        data: { attempt: 22, result: { kind: 'held', error: 'not sent: the endpoint is failing (no answer within 10 s)' }, spread: 0.02 },
+        metadata: { now: new Date(at(24 * HOUR)) },
+      })
+      .then([
+        {
+          type: 'DeliveryFailed',
+          data: { attempt: 22, at: at(24 * HOUR), responseStatus: null, error: 'not sent: the endpoint is failing (no answer within 10 s)' },
+        },
+      ]));
+
   it('the last retry lands on the 24-hour mark', () =>
     spec
       .given([created])

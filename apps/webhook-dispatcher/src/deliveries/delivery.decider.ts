@@ -2,13 +2,27 @@ import { WEBHOOKS } from '#platform/contracts';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delivery.state';
 
-/** What one attempt gave: an answer, no answer in time, a broken connection, or a URL refused at delivery (SSRF). */
+/**
+ * What one attempt gave: an answer, no answer in time, a broken connection, a URL refused at
+ * delivery (SSRF), or nothing sent because the endpoint's lane holds it (the endpoint is failing:
+ * endpoint-lane.decider.ts).
+ */
 export type AttemptResult =
-  { kind: 'response'; status: number } | { kind: 'timeout' } | { kind: 'network'; error: string } | { kind: 'refused'; error: string };
+  | { kind: 'response'; status: number }
+  | { kind: 'timeout' }
+  | { kind: 'network'; error: string }
+  | { kind: 'refused'; error: string }
+  | { kind: 'held'; error: string };
+
+/** A held attempt's retry is due up to this share of its delay later than the schedule, so held retries do not all fall due together. */
+export const MAX_HELD_SPREAD = 0.1;
 
 export type DeliveryCommand =
-  /** `attempt` is the number the request carried (Svc-Delivery-Attempt); `metadata.now` when it ended. */
-  | Command<'RecordAttempt', { attempt: number; result: AttemptResult }>
+  /**
+   * `attempt` is the number the request carried (Svc-Delivery-Attempt); `metadata.now` when it ended.
+   * `spread` (0 to MAX_HELD_SPREAD, from the delivery's id) places a held attempt's retry.
+   */
+  | Command<'RecordAttempt', { attempt: number; result: AttemptResult; spread?: number }>
   /** The endpoint was deleted, disabled or changed its URL: nothing more will be tried. */
   | Command<'AbandonDelivery', { reason: string }>;
 
@@ -31,6 +45,7 @@ export function describeAttempt(result: AttemptResult): { responseStatus: number
       return { responseStatus: null, error: `no answer within ${WEBHOOKS.answerTimeoutMs / 1000} s` };
     case 'network':
     case 'refused':
+    case 'held':
       return { responseStatus: null, error: result.error };
   }
 }
@@ -50,8 +65,10 @@ export function decideDelivery(command: DeliveryCommand, state: DeliveryState): 
       const deadline = Date.parse(state.createdAt) + WEBHOOKS.retryWindowMs;
       const atMs = command.metadata.now.getTime();
       if (!retryable || atMs >= deadline) return [{ type: 'DeliveryFailed', data: { attempt, at, responseStatus, error } }];
+      const spread = result.kind === 'held' ? Math.min(Math.max(command.data.spread ?? 0, 0), MAX_HELD_SPREAD) : 0;
+      const delay = Math.round(retryDelayMs(attempt) * (1 + spread));
       // The last retry lands on the 24-hour mark rather than beyond it.
-      const nextAttemptAt = new Date(Math.min(atMs + retryDelayMs(attempt), deadline)).toISOString();
+      const nextAttemptAt = new Date(Math.min(atMs + delay, deadline)).toISOString();
       return [{ type: 'DeliveryAttemptFailed', data: { attempt, at, responseStatus, error, nextAttemptAt } }];
     }
     case 'AbandonDelivery':

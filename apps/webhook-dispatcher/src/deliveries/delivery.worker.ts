@@ -1,25 +1,32 @@
 import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { Pool } from 'pg';
 import { handlePoolErrors, PgListener } from '#platform/postgres';
 import { log, runWithLogContext, ServiceRuntime } from '#platform/service-kit';
-import { openCredential } from '../endpoints/endpoint-credentials';
 import { WebhookNetwork } from '../network/webhook-network';
 import { attemptDelivery, type AttemptReport, type ClaimedDelivery } from './delivery-attempt';
+import { claimedDelivery } from './claimed-delivery';
 import { CLAIM_SESSION_OPTIONS, CLAIM_SQL, type ClaimRow } from './delivery-claim.sql';
 import { recordResults } from './delivery-results';
 import { DELIVERIES_CHANNEL } from './delivery.records';
 import { disableLongFailing } from './endpoint-health';
+import { EndpointLanes } from './endpoint-lanes';
 
 /** How long recording waits for more attempts to finish before it writes their results together. */
 const FLUSH_GATHER_MS = 10;
+/** Deliveries one claim sends at most, and holds at most. */
+const CLAIM_BATCH = 200;
+/** Endpoints one claim visits at most (the next claim goes on from there). */
+const LANES_PER_CLAIM = 500;
 
 /**
- * Delivers due deliveries: claims them with a lease (`FOR UPDATE SKIP LOCKED`, so replicas share
- * the work), runs many attempts at once over kept-alive connections, and records the results in
- * batches, each one decided by the delivery decider. Woken by commits that add deliveries
- * (LISTEN/NOTIFY), by test-clock jumps and by a one-second poll for retries that fell due.
+ * Delivers due deliveries: claims them fairly across endpoints (round robin over endpoint lanes,
+ * each lane bounded by its plan: endpoint-lane.decider.ts) with a lease (`SKIP LOCKED`, so replicas
+ * share the work), runs many attempts at once over each endpoint's own kept-alive connections,
+ * records at once the attempts an open lane holds, and records the results in batches, each one
+ * decided by the delivery decider. Woken by commits that add deliveries (LISTEN/NOTIFY), by
+ * test-clock jumps, by room made in a full lane, and by a one-second poll for retries that fell due.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -35,18 +42,43 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly finished: AttemptReport[] = [];
   private flushing: Promise<void> | null = null;
   private readonly attemptsTotal: Counter<'outcome'>;
+  private readonly lateness: Histogram<'sent'>;
   readonly maxInFlight: number;
+  private readonly lanes: EndpointLanes;
+  /** The endpoint after which the next claim starts visiting lanes (round robin across claims). */
+  private cursor = '';
+  /** A finished attempt made room in a lane that was full: claim again for what waited on it. */
+  private laneFreed = false;
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(WebhookNetwork) private readonly network: WebhookNetwork,
   ) {
     this.maxInFlight = Number(runtime.config.env.WEBHOOK_MAX_IN_FLIGHT ?? 256);
+    const perEndpoint = Number(runtime.config.env.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT ?? 8);
+    // Probes of failing endpoints never take more than half the slots: the rest stay for endpoints that answer.
+    this.lanes = new EndpointLanes(perEndpoint, Math.max(1, Math.floor(this.maxInFlight / 2)), CLAIM_BATCH);
     this.attemptsTotal = new Counter({
       name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome',
       labelNames: ['outcome'],
       registers: [runtime.metrics.registry],
+    });
+    this.lateness = new Histogram({
+      name: 'webhook_attempt_lateness_seconds',
+      help: 'How long after its due time a delivery attempt started (sent: false for attempts held by a failing endpoint)',
+      labelNames: ['sent'],
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [runtime.metrics.registry],
+    });
+    const lanes = this.lanes;
+    new Gauge({
+      name: 'webhook_endpoint_lanes_open',
+      help: 'Endpoints this replica holds deliveries for, as they keep failing (one probe at a time is sent)',
+      registers: [runtime.metrics.registry],
+      collect() {
+        this.set(lanes.openCount());
+      },
     });
   }
 
@@ -89,18 +121,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async run(): Promise<void> {
     while (this.running) {
       this.kicked = false;
-      let claimed = 0;
+      this.laneFreed = false;
+      let full = false;
       try {
-        const room = this.maxInFlight - this.inFlight;
-        if (room > 0) claimed = await this.claimAndStart(Math.min(room, 200));
-        this.short = room <= 0 || (room < 200 && claimed >= room);
+        // Held deliveries need no slot: a claim runs even when every slot is taken.
+        const room = Math.max(0, this.maxInFlight - this.inFlight);
+        const claimed = await this.claimAndStart(Math.min(room, CLAIM_BATCH));
+        this.short = room < CLAIM_BATCH && claimed.sent >= room;
+        // A full batch means more may be due: claim again at once (if there is room, or to hold).
+        full = (claimed.sent >= CLAIM_BATCH && this.inFlight < this.maxInFlight) || claimed.held >= CLAIM_BATCH;
       } catch (error) {
         log('error', 'delivery claim failed', { error: String(error) });
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       if (!this.running) break;
-      // A full batch means more may be due: claim again at once (if there is room).
-      if (claimed >= 200 && this.inFlight < this.maxInFlight) continue;
+      if (full) continue;
       if (!this.kicked) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 1000);
@@ -114,73 +149,84 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** The stored (sealed) signing secrets of a claimed row, opened with the key ring. */
-  private openSecrets(row: ClaimRow): { secret: string | null; previousSecret: string | null } {
-    const ring = this.runtime.secretKeys;
-    if (!ring) throw new Error('the webhook dispatcher runs with a key ring');
-    const open = (value: string | null) => (value === null ? null : openCredential(ring, row.endpoint_id, 'signing-secret', value));
-    return { secret: open(row.secret), previousSecret: open(row.previous_secret) };
-  }
-
-  private async claimAndStart(limit: number): Promise<number> {
+  private async claimAndStart(limit: number): Promise<{ sent: number; held: number }> {
     const now = this.runtime.clock.now();
-    const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL, [now, limit]);
+    const plans = this.lanes.plans(now);
+    const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL, [
+      now,
+      limit,
+      this.cursor,
+      LANES_PER_CLAIM,
+      this.lanes.maxInFlightPerEndpoint,
+      plans.endpointIds,
+      plans.attempts,
+      plans.holds,
+      CLAIM_BATCH,
+    ]);
+    let sent = 0;
+    let held = 0;
     for (const row of rows) {
-      let secrets: { secret: string | null; previousSecret: string | null };
-      try {
-        secrets = this.openSecrets(row);
-      } catch (error) {
-        // A key missing from SECRETS_KEYS: the delivery waits (its lease runs out and it is claimed again) until the key is back.
-        log('error', 'delivery secret could not be opened', {
-          deliveryId: row.delivery_id,
-          endpointId: row.endpoint_id,
-          error: String((error as Error).message),
-        });
+      if (row.delivery_id === null) {
+        this.cursor = row.next_cursor ?? '';
         continue;
       }
-      const delivery: ClaimedDelivery = {
-        deliveryId: row.delivery_id,
-        appId: row.app_id,
-        endpointId: row.endpoint_id,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        attempt: row.attempts,
-        createdAt: new Date(row.created_at).toISOString(),
-        payload: row.payload,
-        endpointState: row.endpoint_state,
-        url: row.url,
-        ...secrets,
-        previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at).toISOString() : null,
-      };
-      this.inFlight++;
-      // Each attempt's lines carry its app, delivery and event, in a span of the trace that created the
-      // delivery (a retry hours later too); null, not undefined, so that no stored trace means a new one.
-      void runWithLogContext(
-        { appId: delivery.appId, deliveryId: delivery.deliveryId, eventId: delivery.eventId },
-        () =>
-          attemptDelivery(delivery, this.network, this.runtime.clock)
-            .then((report) => {
-              this.finished.push(report);
-              const r = report.result;
-              log('info', 'webhook attempt', {
-                attempt: delivery.attempt,
-                eventType: delivery.eventType,
-                outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned',
-              });
-            })
-            .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
-        row.traceparent ?? null,
-        {
-          name: 'webhook attempt',
-          kind: SpanKind.CLIENT,
-          attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.event_type': delivery.eventType, 'webhook.attempt': delivery.attempt },
-        },
-      ).finally(() => {
-        this.inFlight--;
-        void this.flush();
-      });
+      const delivery = claimedDelivery(row, this.runtime.secretKeys);
+      if (!delivery) continue;
+      this.lateness.observe({ sent: String(!row.held) }, Math.max(0, now.getTime() - delivery.dueAt!.getTime()) / 1000);
+      if (row.held) {
+        held++;
+        this.hold(delivery);
+      } else {
+        sent++;
+        this.start(delivery, row.traceparent);
+      }
     }
-    return rows.length;
+    return { sent, held };
+  }
+
+  /** An attempt the endpoint's open lane holds: nothing is sent, it is recorded with the next results. */
+  private hold(delivery: ClaimedDelivery): void {
+    void attemptDelivery(delivery, this.network, this.runtime.clock, this.lanes.holdReason(delivery.endpointId))
+      .then((report) => {
+        this.finished.push(report);
+        void this.flush();
+      })
+      .catch((error) => log('error', 'holding a delivery attempt failed', { error: String(error) }));
+  }
+
+  private start(delivery: ClaimedDelivery, traceparent: string | null): void {
+    this.inFlight++;
+    const probe = this.lanes.started(delivery.endpointId);
+    let result: AttemptReport['result'] = null;
+    // Each attempt's lines carry its app, delivery and event, in a span of the trace that created the
+    // delivery (a retry hours later too); null, not undefined, so that no stored trace means a new one.
+    void runWithLogContext(
+      { appId: delivery.appId, deliveryId: delivery.deliveryId, eventId: delivery.eventId },
+      () =>
+        attemptDelivery(delivery, this.network, this.runtime.clock)
+          .then((report) => {
+            result = report.result;
+            this.finished.push(report);
+            const r = report.result;
+            log('info', 'webhook attempt', {
+              attempt: delivery.attempt,
+              eventType: delivery.eventType,
+              probe,
+              outcome: r ? (r.kind === 'response' ? `status_${r.status}` : r.kind) : 'abandoned',
+            });
+          })
+          .catch((error) => log('error', 'delivery attempt crashed', { error: String(error) })),
+      traceparent ?? null,
+      {
+        name: 'webhook attempt',
+        kind: SpanKind.CLIENT,
+        attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.event_type': delivery.eventType, 'webhook.attempt': delivery.attempt },
+      },
+    ).finally(() => {
+      this.inFlight--;
+      if (this.lanes.finished(delivery.endpointId, probe, result, this.runtime.clock.now())) this.laneFreed = true;
+      void this.flush();
+    });
   }
 
   /**
@@ -204,9 +250,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
     })().finally(() => {
       this.flushing = null;
-      // Only a claim held back by maxInFlight has anything to gain from the room made: otherwise
-      // every flush cost a claim that found nothing.
-      if (this.short) this.kick();
+      // Only a claim held back by maxInFlight or by a full lane has anything to gain from the room
+      // made: otherwise every flush cost a claim that found nothing.
+      if (this.short || this.laneFreed) this.kick();
     });
     return this.flushing;
   }

@@ -29,7 +29,10 @@ export type HandshakeResult = { ok: true } | { ok: false; error: string };
 export interface WebhookHttpClientOptions {
   /** A PEM CA trusted on top of the default roots (dev and test only: `WEBHOOK_CA_FILE`). */
   extraCaPem?: string | null;
-  /** Connections kept per target (address, port and name); more concurrent posts wait for one. */
+  /**
+   * Connections kept per pool: per endpoint for deliveries (`pool`), per target (address, port and
+   * name) otherwise; more concurrent requests of one pool wait for one.
+   */
   maxSocketsPerTarget?: number;
 }
 
@@ -49,14 +52,17 @@ const DEFAULT_MAX_SOCKETS_PER_TARGET = 10;
 const IDLE_SOCKET_TIMEOUT_MS = 4_000;
 
 /**
- * Pools connections per (address, port, SNI name). Node's https.Agent already puts the servername
- * into its pool key when it differs from the host, but the dispatcher's safety depends on a
- * connection made for one name never carrying another name's request, so the key says it outright.
- * Every other TLS setting is agent-wide (one secure context), so it needs no place in the key.
+ * Pools connections per (address, port, SNI name), and per endpoint when the request names one
+ * (`pool`): endpoints of many apps often share a host (a SaaS receiver), and one app's hanging
+ * endpoint must not hold the connections another app's deliveries wait for. Node's https.Agent
+ * already puts the servername into its pool key when it differs from the host, but the
+ * dispatcher's safety depends on a connection made for one name never carrying another name's
+ * request, so the key says it outright. Every other TLS setting is agent-wide (one secure
+ * context), so it needs no place in the key.
  */
 class TargetAgent extends https.Agent {
-  override getName(options: https.RequestOptions = {}): string {
-    return `${options.host}|${options.port}|${options.servername}`;
+  override getName(options: https.RequestOptions & { pool?: string } = {}): string {
+    return `${options.host}|${options.port}|${options.servername}|${options.pool ?? ''}`;
   }
 }
 
@@ -67,6 +73,7 @@ type Exchange =
 
 interface ExchangeArgs {
   method: 'GET' | 'POST';
+  pool?: string;
   target: DeliveryTarget;
   path: string;
   headers: Record<string, string>;
@@ -97,8 +104,18 @@ export class WebhookHttpClient {
     });
   }
 
-  /** POSTs `body` as is (the signature covers these exact bytes). Defaults: 10 s, JSON content type. */
-  async post(args: { target: DeliveryTarget; url: string; headers: Record<string, string>; body: Buffer; timeoutMs?: number }): Promise<AttemptOutcome> {
+  /**
+   * POSTs `body` as is (the signature covers these exact bytes). Defaults: 10 s, JSON content type.
+   * `pool` names the connection pool (the endpoint): requests of one pool share its connections.
+   */
+  async post(args: {
+    target: DeliveryTarget;
+    url: string;
+    headers: Record<string, string>;
+    body: Buffer;
+    timeoutMs?: number;
+    pool?: string;
+  }): Promise<AttemptOutcome> {
     const request = this.requestLine(args.target, args.url);
     if ('error' in request) return { kind: 'network', error: request.error, durationMs: 0 };
     const headers = mergeHeaders({ 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, args.headers);
@@ -108,6 +125,7 @@ export class WebhookHttpClient {
       path: request.path,
       headers,
       body: args.body,
+      pool: args.pool,
       timeoutMs: args.timeoutMs ?? DEFAULT_POST_TIMEOUT_MS,
     });
     if (result.kind !== 'response') return result;
@@ -202,6 +220,8 @@ export class WebhookHttpClient {
         try {
           req = https.request({
             agent: this.agent,
+            // Read by TargetAgent.getName only.
+            ...(args.pool ? { pool: args.pool } : {}),
             host: target.address,
             port: target.port,
             // SNI, and the name the certificate is verified against (Node checks `servername`, not

@@ -8,6 +8,7 @@ import { sealCredentialsMigration } from './migration-20261126-0005-seal-credent
 import { Migration20261127000600WebhookDispatcherBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261127000700DeliveryRetention } from './migration-20261127-0007-delivery-retention';
 import { Migration20261127000800PublicEventSources } from './migration-20261127-0008-public-event-sources';
+import { Migration20261129000900EndpointLanes } from './migration-20261129-0009-endpoint-lanes';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -20,5 +21,6 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261127000600WebhookDispatcherBoundedInbox', class: Migration20261127000600WebhookDispatcherBoundedInbox },
     { name: 'Migration20261127000700DeliveryRetention', class: Migration20261127000700DeliveryRetention },
     { name: 'Migration20261127000800PublicEventSources', class: Migration20261127000800PublicEventSources },
+    { name: 'Migration20261129000900EndpointLanes', class: Migration20261129000900EndpointLanes },
   ];
 }
