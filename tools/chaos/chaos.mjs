@@ -5,15 +5,21 @@
  * message checked (sent, in the inbox once, its `sent` webhook once). One table row per scenario;
  * exit 1 when any scenario lost, duplicated or gave up a send.
  *
+ * `noisy-neighbour` adds an app of its own that sends at `--noisy-rate` while one of its endpoints
+ * answers 500 and the other hangs: the campaign's apps must lose nothing and their `sent` webhooks
+ * arrive within 2 s of the send's acceptance (p99).
+ *
  * Usage: npm run chaos [-- --scenarios kill-messaging,broker-stop --seconds 10 --warmup 5 --rate 60
- *   --fault-seconds 10 --drain-seconds 120 --port 6500 --apps 4 --users 15 --json report.json]
+ *   --fault-seconds 10 --drain-seconds 120 --port 6500 --apps 4 --users 15 --noisy-rate 25 --json report.json]
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ChaosStack, WEBHOOK_HOST } from './chaos-stack.mjs';
 import { checkDeliveries, WebhookLog } from './delivery-check.mjs';
 import { allReady, injectFault, scenarioNames } from './fault-scenarios.mjs';
+import { NoisyNeighbour } from './noisy-neighbour.mjs';
 import { SendLoad } from './send-load.mjs';
+import { percentile } from '../bench/latency.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -26,6 +32,7 @@ const { values: opts } = parseArgs({
     port: { type: 'string', default: '6500' },
     apps: { type: 'string', default: '4' },
     users: { type: 'string', default: '15' },
+    'noisy-rate': { type: 'string', default: '25' },
     json: { type: 'string' },
   },
 });
@@ -39,6 +46,8 @@ const TARGET_SERVE_AGAIN_MS = 10_000;
 const TARGET_READY_MS = 5_000;
 const TARGET_AFTER_BROKER_MS = 5_000;
 const serveAgainTarget = (scenario) => (scenario === 'broker-stop' ? TARGET_AFTER_BROKER_MS : TARGET_SERVE_AGAIN_MS);
+/** Beside a noisy neighbour, the other apps' send (accepted) → `sent` webhook, at the 99th percentile. */
+const TARGET_QUIET_WEBHOOK_P99_MS = 2_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
@@ -58,6 +67,13 @@ const COLUMNS = [
       r.serveAgainMs === null
         ? 'never'
         : `${(r.serveAgainMs / 1000).toFixed(1)} s${r.serveAgainTargetMet ? '' : ` (> ${serveAgainTarget(r.scenario) / 1000} s)`}`,
+  ],
+  [
+    'quiet webhooks p99',
+    (r) =>
+      r.quietWebhookP99Ms === undefined
+        ? ''
+        : `${(r.quietWebhookP99Ms / 1000).toFixed(1)} s${r.quietWebhookP99Ms <= TARGET_QUIET_WEBHOOK_P99_MS ? '' : ` (> ${TARGET_QUIET_WEBHOOK_P99_MS / 1000} s)`}`,
   ],
   [
     'restarted app ready',
@@ -85,10 +101,12 @@ try {
   await stack.start();
   const { recipients, keys } = await seed(stack, Number(opts.apps), Number(opts.users));
   const webhooks = new WebhookLog(stack.receiver);
+  const neighbour = scenarios.includes('noisy-neighbour') ? new NoisyNeighbour(stack) : null;
+  await neighbour?.seed(Number(opts.users));
   const rows = [];
   for (const name of scenarios) {
     if (!(await allReady(stack, 120_000))) throw new Error(`the stack is not ready before ${name}`);
-    rows.push(await runScenario(name, { recipients, keys, webhooks }));
+    rows.push(await runScenario(name, { recipients, keys, webhooks, neighbour }));
     printRow(rows.at(-1));
   }
   const report = {
@@ -100,9 +118,10 @@ try {
   };
   console.log(`\n${table(rows)}`);
   if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
-  const failed = rows.filter((r) => r.lost > 0 || r.duplicated > 0 || r.gaveUp > 0);
+  const late = (r) => r.quietWebhookP99Ms !== undefined && !(r.quietWebhookP99Ms <= TARGET_QUIET_WEBHOOK_P99_MS);
+  const failed = rows.filter((r) => r.lost > 0 || r.duplicated > 0 || r.gaveUp > 0 || late(r));
   exitCode = failed.length > 0 ? 1 : 0;
-  if (failed.length > 0) console.log(`\nFAILED: ${failed.map((r) => r.scenario).join(', ')} lost, duplicated or gave up sends`);
+  if (failed.length > 0) console.log(`\nFAILED: ${failed.map((r) => r.scenario).join(', ')} lost, duplicated or gave up sends, or delivered webhooks late`);
 } catch (error) {
   console.error(`chaos: ${error.stack ?? error}`);
 } finally {
@@ -110,12 +129,13 @@ try {
 }
 process.exit(exitCode);
 
-async function runScenario(name, { recipients, keys, webhooks }) {
+async function runScenario(name, { recipients, keys, webhooks, neighbour }) {
   const load = new SendLoad({ publicUrl: stack.publicUrl, recipients, rate: Number(opts.rate) });
   log(`${name}: load at ${opts.rate}/s`);
   load.start();
   await sleep(Number(opts.warmup) * 1000);
-  const fault = await injectFault(name, stack, { faultSeconds: Number(opts['fault-seconds']) });
+  const noisy = neighbour ? { neighbour, webhooks, rate: Number(opts['noisy-rate']) } : undefined;
+  const fault = await injectFault(name, stack, { faultSeconds: Number(opts['fault-seconds']), noisy });
   log(`${name}: fault over after ${((fault.faultEnd - fault.faultStart) / 1000).toFixed(1)} s`);
   // A send begun after the fault's end and accepted: the platform serves again.
   const servedAgain = () =>
@@ -128,7 +148,13 @@ async function runScenario(name, { recipients, keys, webhooks }) {
   if (!(await allReady(stack, 120_000))) log(`${name}: not every app is ready after the load`);
   log(`${name}: checking ${load.sends.filter((s) => s.outcome === 'accepted').length} accepted messages`);
   const check = await checkDeliveries({ stack, webhooks, sends: load.sends, keys, deadlineMs: Number(opts['drain-seconds']) * 1000 });
+  if (name === 'noisy-neighbour') await neighbour.stop(webhooks);
   const count = (outcome) => load.sends.filter((s) => s.outcome === outcome).length;
+  // Sends accepted from the fault's start on: their `sent` webhook's delay after the 202 (a missing one is lost, counted above).
+  const quietLatencies = load.sends
+    .filter((s) => s.outcome === 'accepted' && s.endedAt >= fault.faultStart && webhooks.firstSentAt.has(s.messageId))
+    .map((s) => webhooks.firstSentAt.get(s.messageId) - s.endedAt)
+    .sort((a, b) => a - b);
   const serveAgainMs = servedAgain() === Infinity ? null : servedAgain() - fault.faultEnd;
   return {
     scenario: name,
@@ -143,6 +169,14 @@ async function runScenario(name, { recipients, keys, webhooks }) {
     serveAgainTargetMet: serveAgainMs !== null && serveAgainMs <= serveAgainTarget(name),
     faultMs: fault.faultEnd - fault.faultStart,
     restartedReadyMs: fault.readyAgainAt ? fault.readyAgainAt - fault.faultEnd : undefined,
+    ...(name === 'noisy-neighbour'
+      ? {
+          quietWebhookP99Ms: percentile(quietLatencies, 99),
+          quietWebhookP50Ms: percentile(quietLatencies, 50),
+          noisySends: neighbour.sent,
+          hangingPeakOpenRequests: stack.receiver.openRequests(neighbour.paths.hanging).peak,
+        }
+      : {}),
     retriedSends: load.sends.filter((s) => s.attempts > 1).length,
     maxAttempts: Math.max(0, ...load.sends.map((s) => s.attempts)),
     lastAnswersOfFailedSends: tally(load.sends.filter((s) => s.outcome !== 'accepted').map((s) => s.last)),

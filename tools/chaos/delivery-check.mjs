@@ -20,7 +20,12 @@ export class WebhookLog {
   constructor(receiver) {
     this.receiver = receiver;
     this.sent = new Map(); // messageId → [eventId per delivery]
+    this.firstSentAt = new Map(); // messageId → when its first `sent` webhook arrived
+    /** A scenario's own answers for some requests (a noisy app's endpoints); undefined leaves a request to the log. */
+    this.override = null;
     receiver.respond((req) => {
+      const overridden = this.override?.(req);
+      if (overridden) return overridden;
       if (req.method !== 'POST') return undefined;
       try {
         const event = JSON.parse(req.rawBody.toString('utf8'));
@@ -28,6 +33,7 @@ export class WebhookLog {
           const ids = this.sent.get(event.data.id) ?? [];
           ids.push(event.id);
           this.sent.set(event.data.id, ids);
+          if (!this.firstSentAt.has(event.data.id)) this.firstSentAt.set(event.data.id, req.receivedAt);
         }
       } catch {
         // not an event of ours

@@ -9,11 +9,24 @@ import { APP_NAMES } from './chaos-stack.mjs';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function scenarioNames() {
-  return [...APP_NAMES.map((app) => `kill-${app}`), 'broker-stop', 'postgres-restart', 'postgres-stop'];
+  return [...APP_NAMES.map((app) => `kill-${app}`), 'broker-stop', 'postgres-restart', 'postgres-stop', 'noisy-neighbour'];
 }
 
-/** Resolves with { faultStart, faultEnd, readyAgainAt? }; `faultSeconds` is how long a stop lasts. */
-export async function injectFault(name, stack, { faultSeconds }) {
+/**
+ * Resolves with { faultStart, faultEnd, readyAgainAt? }; `faultSeconds` is how long a stop lasts.
+ * The noisy neighbour's endpoints keep failing after its fault window, until the scenario stops it.
+ * @param {string} name
+ * @param {any} stack
+ * @param {{ faultSeconds: number, noisy?: { neighbour: import('./noisy-neighbour.mjs').NoisyNeighbour, webhooks: any, rate: number } }} options
+ */
+export async function injectFault(name, stack, { faultSeconds, noisy }) {
+  if (name === 'noisy-neighbour') {
+    if (!noisy) throw new Error('the noisy-neighbour scenario needs its neighbour seeded');
+    const faultStart = Date.now();
+    noisy.neighbour.start(noisy.webhooks, noisy.rate);
+    await sleep(faultSeconds * 1000);
+    return { faultStart, faultEnd: Date.now() };
+  }
   if (name.startsWith('kill-')) {
     const app = name.slice('kill-'.length);
     if (!APP_NAMES.includes(app)) throw new Error(`unknown app in scenario ${name}`);
