@@ -71,11 +71,14 @@ with recursive after_cursor(endpoint_id, n) as (
   (select delivery_id, next_attempt_at as due_at, true as held, lane_order
    from offered where rank > attempts order by rank, lane_order limit $9)
 ), locked as (
-  select d.delivery_id
-  from webhook_dispatcher.deliveries d
-  join picked p on p.delivery_id = d.delivery_id
-  where d.status = 'pending' and (d.lease_until is null or d.lease_until < clock_timestamp())
-  for update of d skip locked
+  -- Each picked delivery by its key (a join could be planned as a walk of every pending delivery).
+  select l.delivery_id
+  from picked p
+  cross join lateral (
+    select d.delivery_id from webhook_dispatcher.deliveries d
+    where d.delivery_id = p.delivery_id and d.status = 'pending' and (d.lease_until is null or d.lease_until < clock_timestamp())
+    for update of d skip locked
+  ) l
 ), claimed as (
   update webhook_dispatcher.deliveries d
   set attempts = d.attempts + 1, lease_until = clock_timestamp() + interval '${LEASE_SECONDS} seconds', last_attempt_at = $1
