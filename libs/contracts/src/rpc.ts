@@ -24,6 +24,8 @@ export interface RpcError {
   code: ErrorCode;
   message?: string;
   details?: ErrorDetail[];
+  /** For a 429: the seconds the gateway puts in Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 export type RpcReply<R = unknown> = { ok: true; result: R } | { ok: false; error: RpcError };
