@@ -25,8 +25,10 @@ import { RouteNotFoundFilter } from './http/not-found.filter';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { referenceRoutes } from './openapi/reference-routes';
 import { ListenStreams } from './listen/listen-streams';
+import { FinishedKeys } from './idempotency/finished-keys';
 import { createPublicPipeline } from './public-api/public-api.pipeline';
 import { publicRoutes } from './public-api/public-routes';
+import { ReplayWhenLimited } from './public-api/replay-when-limited';
 import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { TestClockService } from './test-clock/test-clock.service';
@@ -150,6 +152,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     keys: keyCache,
     apps: appCache,
     limiter: limiters[0],
+    replays: new ReplayWhenLimited(new FinishedKeys(), runtime.clock, { ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst }),
     authFailures: limiters[1],
     trustedProxies: trustedProxies(config.trustedProxies),
     clock: runtime.clock,

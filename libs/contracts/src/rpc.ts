@@ -9,7 +9,8 @@ export interface RpcCaller {
 
 /**
  * A request on `<service>.rpc`: one topic per service, the operation named inside. The W3C trace
- * context of the caller's span travels as the Kafka message's `traceparent`/`tracestate` headers.
+ * context of the caller's span travels as the Kafka message's `traceparent`/`tracestate` headers,
+ * and the caller's app id as `RPC_APP_ID_HEADER`.
  */
 export interface RpcRequest<P = unknown> {
   op: string;
@@ -19,11 +20,19 @@ export interface RpcRequest<P = unknown> {
   deadline?: number;
 }
 
+/**
+ * The Kafka header naming the app a request is made for (`caller.appId`), absent for internal calls:
+ * servers share their slots between apps by it without parsing the request first (ADR 0206).
+ */
+export const RPC_APP_ID_HEADER = 'svc-app-id';
+
 /** A domain error carried back to the gateway, which turns it into the error envelope. */
 export interface RpcError {
   code: ErrorCode;
   message?: string;
   details?: ErrorDetail[];
+  /** For a 429: the seconds the gateway puts in Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 export type RpcReply<R = unknown> = { ok: true; result: R } | { ok: false; error: RpcError };

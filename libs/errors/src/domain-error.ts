@@ -31,11 +31,21 @@ export class DomainError extends Error {
   }
 
   toRpcError(): RpcError {
-    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+    };
   }
 
   static fromRpcError(error: RpcError): DomainError {
-    return new DomainError(error.code, error.message, error.details);
+    const domain = new DomainError(error.code, error.message, error.details);
+    // A service's 429 keeps its Retry-After on the way back (a whole number of seconds, at least 1).
+    if (typeof error.retryAfterSeconds === 'number' && Number.isFinite(error.retryAfterSeconds)) {
+      domain.retryAfterSeconds = Math.max(1, Math.ceil(error.retryAfterSeconds));
+    }
+    return domain;
   }
 }
 

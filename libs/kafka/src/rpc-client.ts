@@ -4,6 +4,7 @@ import type { Consumer } from 'kafkajs';
 import { firstValueFrom, timeout } from 'rxjs';
 import {
   kafkaNamespace,
+  RPC_APP_ID_HEADER,
   rpcTopic,
   type RpcCaller,
   type RpcOperationName,
@@ -192,6 +193,8 @@ export class RpcClient {
     // The service continues the caller's trace: the current span's W3C context as Kafka headers.
     const headers: Record<string, string> = {};
     propagation.inject(context.active(), headers);
+    // The server shares its slots between apps by this header, read before the request is parsed (ADR 0206).
+    if (caller.appId) headers[RPC_APP_ID_HEADER] = caller.appId;
     const sealer = this.options.sealer;
     const request: RpcRequest = { op, caller, payload: sealer ? sealFields(payload, 'request', sealer) : payload, deadline: Date.now() + timeoutMs };
     const started = performance.now();

@@ -1,6 +1,9 @@
-import { ServerKafka, type KafkaOptions } from '@nestjs/microservices';
-import type { Consumer } from 'kafkajs';
+import { KafkaHeaders, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { RPC_APP_ID_HEADER, type RpcReply } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 import { coalesceSends } from './coalescing-send';
+import { defaultSlotLimits, FairSlots, type FairSlotsLimits } from './fair-slots';
 import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
@@ -10,10 +13,19 @@ import { prepareKafkaJs } from './kafka-client';
 const CLOSE_DRAIN_MS = 5_000;
 /** Request topics a server remembers the handler route of (it subscribes to one or two). */
 const MAX_REMEMBERED_ROUTES = 64;
+/** The Retry-After of a request refused over its app's waiting list: a queue of one slot share drains in well under a second. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** One request as Nest's handleMessage takes it. */
+type RequestMessage = { topic: string; partition: number; message: KafkaMessage; heartbeat: EachBatchPayload['heartbeat']; pause: EachBatchPayload['pause'] };
 
 export interface RpcServerLimits {
   /** Requests handled at once by this process, over all partitions (RPC_MAX_IN_FLIGHT). */
   maxInFlight: number;
+  /** How the slots are shared between apps (RPC_MAX_IN_FLIGHT_PER_APP, RPC_MAX_WAITING_PER_APP); defaultSlotLimits otherwise. */
+  slots?: Partial<Omit<FairSlotsLimits, 'maxInFlight'>>;
+  /** A request refused at once because its app's waiting list was full. */
+  onRefused?: () => void;
   onError?: (error: unknown) => void;
   /** Requests left after each batch, per partition (the consumer lag gauge). */
   onLag?: (topic: string, partition: number, lag: number) => void;
@@ -37,14 +49,19 @@ export interface RpcServerLimits {
  * - replies produced in the same tick go out in one Produce request;
  * - with `commitEveryMs`, request offsets are committed on an interval (OffsetCommitter), not
  *   after every batch, which at moderate rates is one OffsetCommit per request;
- * - a consumer that kafkajs will not restart after a crash is replaced by a new one.
+ * - a consumer that kafkajs will not restart after a crash is replaced by a new one;
+ * - the slots are shared fairly between the apps requests are made for (FairSlots, by the
+ *   `RPC_APP_ID_HEADER` header): an app holds at most its share, freed slots go to the apps in
+ *   turn, and a request over its app's waiting list is answered at once with 429 rate_limited and a
+ *   Retry-After instead of being queued (ADR 0206). A waiting request's offset may be committed too.
  * Request order within a partition carries no meaning (requests are independent commands; the
  * services' transactions and locks order what must be ordered).
  */
 export class RpcKafkaServer extends ServerKafka {
-  private inFlight = 0;
+  private readonly slots: FairSlots<RequestMessage>;
   private readonly handling = new Set<Promise<unknown>>();
-  private readonly waiting: (() => void)[] = [];
+  /** Batches waiting for the total of waiting requests to fall below its bound. */
+  private readonly waitingForRoom: (() => void)[] = [];
   private closing = false;
   private restarts = 0;
   private assigned: PartitionAssignment = {};
@@ -59,6 +76,7 @@ export class RpcKafkaServer extends ServerKafka {
   ) {
     super(options);
     prepareKafkaJs();
+    this.slots = new FairSlots(defaultSlotLimits(limits.maxInFlight, limits.slots));
   }
 
   override async start(callback: () => void): Promise<void> {
@@ -148,36 +166,50 @@ export class RpcKafkaServer extends ServerKafka {
       ...(this.options.run ?? {}),
       ...(this.limits.commitEveryMs !== undefined ? { autoCommit: false } : {}),
       eachBatch: async ({ batch, heartbeat, pause }) => {
-        // Returns once every request of the batch has a slot, not when all are answered: the next
-        // fetch must not wait for the slowest request of this one (a send waits for its batch's
-        // commit), or requests arriving meanwhile would sit in Kafka instead of joining the next batch.
+        // Returns once every request of the batch has a slot or a place in its app's queue, not when
+        // all are answered: the next fetch must not wait for the slowest request of this one (a send
+        // waits for its batch's commit), or requests arriving meanwhile would sit in Kafka instead of
+        // joining the next batch. Only a full set of queues holds the fetch back.
         for (const message of batch.messages) {
-          await this.slot();
-          const handled = this.handleMessage({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause })
-            .catch((error: unknown) => this.limits.onError?.(error))
-            .finally(() => {
-              this.handling.delete(handled);
-              this.release();
-            });
-          this.handling.add(handled);
+          while (this.slots.full) await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+          const request = { topic: batch.topic, partition: batch.partition, message, heartbeat, pause };
+          const app = appOf(message);
+          const offer = this.slots.offer(app, request);
+          if (offer === 'run') this.run(app, request);
+          else if (offer === 'refuse') this.refuse(message);
         }
         this.limits.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
       },
     });
   }
 
-  private async slot(): Promise<void> {
-    if (this.inFlight < this.limits.maxInFlight) {
-      this.inFlight += 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  private run(app: string | null, request: RequestMessage): void {
+    const handled = this.handleMessage(request)
+      .catch((error: unknown) => this.limits.onError?.(error))
+      .finally(() => {
+        this.handling.delete(handled);
+        const next = this.slots.release(app);
+        if (next) this.run(next.app, next.item);
+        if (!this.slots.full) for (const resume of this.waitingForRoom.splice(0)) resume();
+      });
+    this.handling.add(handled);
   }
 
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.inFlight -= 1;
+  /** Answers a request over its app's waiting list at once, as the caller's 429, without handling it. */
+  private refuse(message: KafkaMessage): void {
+    const correlationId = headerText(message.headers?.[KafkaHeaders.CORRELATION_ID]);
+    const replyTopic = headerText(message.headers?.[KafkaHeaders.REPLY_TOPIC]);
+    // Without a reply address it is an event, which nobody waits on.
+    if (!correlationId || !replyTopic) return;
+    this.limits.onRefused?.();
+    const busy = DomainError.rateLimited(
+      `The service is busy with this app's requests; retry after ${BUSY_RETRY_AFTER_SECONDS} second.`,
+      BUSY_RETRY_AFTER_SECONDS,
+    );
+    const reply: RpcReply = { ok: false, error: busy.toRpcError() };
+    const replyPartition = headerText(message.headers?.[KafkaHeaders.REPLY_PARTITION]);
+    // Nest's own reply path (sendMessage never throws here); no handler ran, so there is no context.
+    void this.sendMessage({ id: correlationId, response: reply, isDisposed: true }, replyTopic, replyPartition ?? undefined, correlationId, undefined as never);
   }
 
   private async restartConsumer(crashed: Consumer): Promise<void> {
@@ -197,4 +229,15 @@ export class RpcKafkaServer extends ServerKafka {
       await this.restartConsumer(consumer);
     }
   }
+}
+
+/** The app a request is made for, from the header the RPC client adds; null for an internal call. */
+function appOf(message: KafkaMessage): string | null {
+  return headerText(message.headers?.[RPC_APP_ID_HEADER]) || null;
+}
+
+function headerText(value: Buffer | string | (Buffer | string)[] | undefined): string | null {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (first === undefined) return null;
+  return Buffer.isBuffer(first) ? first.toString('utf8') : first;
 }

@@ -53,6 +53,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
       },
       {
         maxInFlight: runtime.config.rpcMaxInFlight,
+        slots: { maxInFlightPerApp: runtime.config.rpcMaxInFlightPerApp, maxWaitingPerApp: runtime.config.rpcMaxWaitingPerApp },
+        onRefused: () => runtime.metrics.rpcServerRefused.inc(),
         // Request offsets of a service whose operations are safe to run again are committed once a
         // second instead of after every batch (about one OffsetCommit per request at moderate rates).
         commitEveryMs: options.rpcOpsSafeToRerun ? 1000 : undefined,

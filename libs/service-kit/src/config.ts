@@ -28,6 +28,10 @@ export interface BaseConfig {
   rpcTimeoutMs: number;
   /** Gateway requests a service handles at once (RPC_MAX_IN_FLIGHT, default 64). */
   rpcMaxInFlight: number;
+  /** Of those, the most one app's requests hold at once (RPC_MAX_IN_FLIGHT_PER_APP, default half of them). */
+  rpcMaxInFlightPerApp: number;
+  /** One app's requests waiting for a slot; one more is answered 429 at once (RPC_MAX_WAITING_PER_APP, default RPC_MAX_IN_FLIGHT). */
+  rpcMaxWaitingPerApp: number;
   /**
    * Session of the service's consumer groups (KAFKA_SESSION_TIMEOUT_MS): how long a killed replica
    * holds its partitions, so how long its replacement waits to be ready. The broker must allow it
@@ -61,6 +65,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
   } catch (error) {
     throw error instanceof KafkaSecurityError ? new ConfigError(error.message) : error;
   }
+  const rpcMaxInFlight = positiveInteger(env, 'RPC_MAX_IN_FLIGHT', 64);
   return {
     serviceName,
     schema,
@@ -76,7 +81,9 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     appUserIdSecret,
     docsUrl: env.DOCS_URL ?? 'https://docs.example.com/platform',
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
-    rpcMaxInFlight: positiveInteger(env, 'RPC_MAX_IN_FLIGHT', 64),
+    rpcMaxInFlight,
+    rpcMaxInFlightPerApp: Math.min(rpcMaxInFlight, positiveInteger(env, 'RPC_MAX_IN_FLIGHT_PER_APP', Math.max(1, Math.floor(rpcMaxInFlight / 2)))),
+    rpcMaxWaitingPerApp: positiveInteger(env, 'RPC_MAX_WAITING_PER_APP', rpcMaxInFlight),
     kafkaSessionTimeoutMs: sessionTimeout(env),
     migrateOnly: migrateOnly === 'true',
     env,

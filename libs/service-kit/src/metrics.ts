@@ -17,6 +17,8 @@ export class ServiceMetrics {
   readonly rpcServerWait: Histogram<'op'>;
   /** A service's RPC requests from the start of their handling to the reply. */
   readonly rpcServerDuration: Histogram<'op' | 'outcome'>;
+  /** A service's RPC requests answered 429 at once because their app's waiting list was full (ADR 0206). */
+  readonly rpcServerRefused: Counter;
   readonly kafkaConsumerLag: Gauge<'consumer' | 'topic' | 'partition'>;
   /** Rows deleted past their retention (inbox, dead letters, a service's own tables), by table. */
   readonly rowsPruned: Counter<'table'>;
@@ -70,6 +72,11 @@ export class ServiceMetrics {
       help: 'RPC requests from the start of their handling to the reply, by operation and outcome (ok, refused, expired)',
       labelNames: ['op', 'outcome'],
       buckets: stepBuckets,
+      registers: [this.registry],
+    });
+    this.rpcServerRefused = new Counter({
+      name: 'rpc_server_refused_total',
+      help: "RPC requests answered 429 rate_limited without being handled: their app's waiting list for a slot was full",
       registers: [this.registry],
     });
     this.kafkaConsumerLag = new Gauge({

@@ -1,4 +1,4 @@
-import type { RpcCaller } from '#platform/contracts';
+import type { RpcCaller, SendAcceptance } from '#platform/contracts';
 import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
@@ -51,6 +51,8 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
           });
           return held ? { status: 202, body: held.acceptance, headers: { 'Idempotent-Replayed': 'true' } } : null;
         },
+        // Messaging claims the key in the transaction that creates the message, at the same time.
+        recordedAt: (result) => Date.parse((result.body as SendAcceptance).createdAt),
       },
       handle: async (ctx) => {
         const body = ctx.body as SendMessageDto;

@@ -17,13 +17,15 @@ import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
 import { PATH_ID_MAX_LENGTH, type PublicResult, type PublicRoute } from './public-route';
-import { replayInsteadOfRefusal } from './replay-when-limited';
+import type { ReplayWhenLimited } from './replay-when-limited';
 
 export interface PublicPipelineDeps {
   routes: PublicRoute[];
   keys: ApiKeyCache;
   apps: AppAccessCache;
   limiter: RateLimiter;
+  /** Replays of keys this replica answered, for limited requests (step 4): never a call to a service. */
+  replays: ReplayWhenLimited;
   /** Failed authentication per client address (DESIGN section 3, step 4), checked before any key lookup. */
   authFailures: RateLimiter;
   trustedProxies: BlockList;
@@ -107,7 +109,8 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       const rate = await deps.limiter.take(app.appId);
       res.setHeader('RateLimit-Remaining', String(rate.remaining));
       if (!rate.allowed) {
-        const replay = await replayInsteadOfRefusal(match.route, req, res, caller, deps.bodyTimeoutMs);
+        // A refused request makes no call to any service: a replay comes from this replica's own record.
+        const replay = await deps.replays.answer(match.route, req, res, app.appId, deps.bodyTimeoutMs);
         if (replay) {
           deps.metrics.idempotencyReplays.inc();
           sendJson(res, replay.status, replay.body, replay.headers);
@@ -138,6 +141,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
         held ??
         (await match.route.handle({ requestId, params: match.params, query: url.searchParams, headers: req.headers, body, key, app, caller, idempotency }));
       if (result.stream) return await result.stream(res);
+      if (idempotency) deps.replays.remember(match.route, app.appId, idempotency, result);
       if (result.headers?.['Idempotent-Replayed'] === 'true') {
         deps.metrics.idempotencyReplays.inc();
         // A replay is not charged (step 4).

@@ -66,6 +66,10 @@ export interface PublicRoute<B = any> {
    * before the body is validated: the holder's answer (a replay), a thrown 409 or 422, or null for
    * a free key.
    */
-  idempotent?: { heldKey: (caller: RpcCaller, appId: string, idempotency: { key: string; bodyHash: string }) => Promise<PublicResult | null> };
+  idempotent?: {
+    heldKey: (caller: RpcCaller, appId: string, idempotency: { key: string; bodyHash: string }) => Promise<PublicResult | null>;
+    /** When the key's record began, read from a 2xx answer: the gateway's copy of it (FinishedKeys) ends 24 h later, as the record does. */
+    recordedAt: (result: PublicResult) => number;
+  };
   handle: (ctx: PublicContext<B>) => Promise<PublicResult>;
 }
