@@ -53,7 +53,8 @@ export async function withBenchStack(body, { replicas = 1 } = {}) {
   await client.query(`drop database if exists ${DB} with (force)`);
   await client.query(`create database ${DB}`);
   await client.end();
-  benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace('bench_');
+  // Named after the database, so a bench beside another (BENCH_DATABASE) never deletes the other's topics.
+  benchEnv.KAFKA_NAMESPACE = await freshKafkaNamespace(`${DB}_`);
   measureMachineScore();
   // BENCH_REQUEST_STAGES=1: messaging logs each call it handles, so the paced bench can split every send into its hops.
   const appEnv = process.env.BENCH_REQUEST_STAGES ? { messaging: { LOG_LEVEL: 'debug' } } : {};
