@@ -8,9 +8,10 @@ import { evolveEndpointLane, initialEndpointLane, type EndpointLaneEvent, type E
  *   endpoint holds at most that many connections and worker slots.
  * - Every failure in a row halves that bound: a struggling endpoint is pressed less.
  * - After OPEN_AFTER_FAILURES failures in a row the lane is open (the endpoint is failing): one
- *   attempt at a time probes it, and its other due deliveries are held, that is recorded as attempts
- *   that were not sent and retried on the spec's schedule like failed ones. A failing endpoint thus
- *   neither takes the worker's slots nor makes its own deliveries' attempts late.
+ *   attempt at a time probes it, at most one every PROBE_EVERY_MS, and its other due deliveries are
+ *   held, that is recorded as attempts that were not sent and retried on the spec's schedule like
+ *   failed ones. A failing endpoint thus neither takes the worker's slots and claims nor makes its
+ *   own deliveries' attempts late.
  * - An answer that is not a retryable failure (a 2xx, or a 4xx that ends its delivery) shows the
  *   endpoint up: the lane is whole again.
  * Probes of open lanes share a budget of the replica's slots (`probesAvailable`), so that many
@@ -19,6 +20,8 @@ import { evolveEndpointLane, initialEndpointLane, type EndpointLaneEvent, type E
 
 /** Failures in a row after which a lane holds all but one probe attempt. */
 export const OPEN_AFTER_FAILURES = 5;
+/** An open lane's next probe starts this long after its last failure at the earliest. */
+export const PROBE_EVERY_MS = 1_000;
 
 export type EndpointLaneCommand = Command<
   'PlanClaim',
@@ -41,7 +44,8 @@ export function decideEndpointLane(command: EndpointLaneCommand, state: Endpoint
     case 'PlanClaim': {
       const { inFlight, maxInFlight, probesAvailable } = command.data;
       if (isLaneOpen(state)) {
-        const attempts = probesAvailable ? Math.max(0, 1 - inFlight) : 0;
+        const probeDue = state.lastFailureAt === null || command.metadata.now.getTime() - Date.parse(state.lastFailureAt) >= PROBE_EVERY_MS;
+        const attempts = probesAvailable && probeDue ? Math.max(0, 1 - inFlight) : 0;
         return [{ type: 'LaneClaimPlanned', data: { attempts, holdRest: true } }];
       }
       const bound = Math.max(1, Math.floor(maxInFlight / 2 ** state.failuresInARow));

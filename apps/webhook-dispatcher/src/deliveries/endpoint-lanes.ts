@@ -68,9 +68,10 @@ export class EndpointLanes {
     if (before <= 1) this.inFlight.delete(endpointId);
     else this.inFlight.set(endpointId, before - 1);
     if (probe) this.probes--;
-    const event = laneEventOf(result);
+    const event = laneEventOf(result, now);
     if (event) this.apply(endpointId, event);
-    return wasFull;
+    // An open lane's next probe waits its turn: its end makes no room worth a claim of its own.
+    return wasFull && !isLaneOpen(this.state(endpointId));
   }
 
   /** Open lanes now (a gauge). */
@@ -102,8 +103,8 @@ export class EndpointLanes {
 }
 
 /** What a sent attempt's result tells of its endpoint; nothing for an abandoned or held one. */
-function laneEventOf(result: AttemptResult | null): EndpointLaneEvent | null {
+function laneEventOf(result: AttemptResult | null, at: Date): EndpointLaneEvent | null {
   if (!result || result.kind === 'held') return null;
   if (result.kind === 'response' && !isRetryableStatus(result.status)) return { type: 'LaneAttemptAnswered', data: {} };
-  return { type: 'LaneAttemptFailed', data: { error: describeAttempt(result).error } };
+  return { type: 'LaneAttemptFailed', data: { error: describeAttempt(result).error, at: at.toISOString() } };
 }
