@@ -56,10 +56,13 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
+# The launcher every start path shares: the apps' heap and malloc settings (docs/adr/0206).
+COPY deploy/start-app.sh ./deploy/
 USER node
 # Public ports of the apps (gateway 3000 + admin 3001, messaging 3010, consent 3020, media 3030,
 # profile 3040, webhook-dispatcher 3050, chat-sim 3060, console 3002); each app listens on $PORT.
 EXPOSE 3000 3001 3002 3010 3020 3030 3040 3050 3060
 STOPSIGNAL SIGTERM
-# `exec` so node is PID 1's direct replacement and receives SIGTERM (graceful shutdown in runMain).
-CMD ["/bin/sh", "-c", "exec node \"dist/apps/${APP}/src/main.js\""]
+# `exec` (here and in the launcher) so node is PID 1's direct replacement and receives SIGTERM
+# (graceful shutdown in runMain).
+CMD ["/bin/sh", "-c", "exec /bin/sh deploy/start-app.sh node \"dist/apps/${APP}/src/main.js\""]

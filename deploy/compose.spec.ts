@@ -120,6 +120,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it("leaves each app the image's command, so deploy/start-app.sh and its memory settings apply", () => {
+    for (const app of APPS) expect({ app, command: services[app].command, entrypoint: services[app].entrypoint }).toEqual({ app });
+  });
+
   it('pins every image it pulls (a tag that is not latest, or a digest)', () => {
     for (const [name, service] of Object.entries(services).filter(([, s]) => !s.build)) {
       const image: string = service.image;
@@ -287,5 +291,16 @@ describe('Dockerfile', () => {
     expect(cmd?.args).toMatch(/dist\/apps\/\$\{APP\}\/src\/main\.js/);
     const app = runtime.body.find((i) => i.keyword === 'ARG' && i.args.startsWith('APP='))?.args.slice('APP='.length);
     expect(APPS).toContain(app);
+  });
+
+  it('starts the app through deploy/start-app.sh, which the runtime stage carries, so the image bounds its memory as every stack does', () => {
+    const cmd = runtime.body.filter((i) => i.keyword === 'CMD').pop();
+    expect(cmd?.args).toMatch(/deploy\/start-app\.sh node \\?"?dist\/apps\/\$\{APP\}\/src\/main\.js/);
+    expect(runtime.body.some((i) => i.keyword === 'COPY' && /^deploy\/start-app\.sh\s+\.\/deploy\/$/.test(i.args))).toBe(true);
+    // The build context leaves deploy/ out but for the launcher (the last matching line decides).
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((line) => /^!?deploy(\/start-app\.sh)?\/?$/.test(line.trim()));
+    expect(ignored.pop()).toBe('!deploy/start-app.sh');
   });
 });

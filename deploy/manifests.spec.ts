@@ -237,6 +237,15 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
     }
   });
 
+  it("leaves every container (Deployments and Jobs) the image's command, so deploy/start-app.sh and its memory settings apply", () => {
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        const where = `${workload.kind}/${workload.metadata.name} ${container.name}`;
+        expect({ where, command: container.command, args: container.args }).toEqual({ where });
+      }
+    }
+  });
+
   it('runs the one platform image, pinned to a version or digest (never latest, never untagged)', () => {
     for (const workload of workloads) {
       for (const container of containersOf(workload)) {

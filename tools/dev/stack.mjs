@@ -37,6 +37,9 @@ export function appLogFile(tag, app, logDir = LOG_DIR) {
   return path.join(logDir, `${tag}-${app}.log`);
 }
 
+/** Every app starts through it: the runtime settings (heap, malloc arenas) the image uses too. */
+export const APP_LAUNCHER = path.join(ROOT, 'deploy/start-app.sh');
+
 /** `append`: a restart adds to the log, so the lines before a crash stay readable. */
 export function spawnApp(app, { port, env, logDir, tag, append = false }) {
   mkdirSync(logDir, { recursive: true });
@@ -44,9 +47,10 @@ export function spawnApp(app, { port, env, logDir, tag, append = false }) {
   // request at the gateway) cost this process a wake-up, a read and a write besides the app's own.
   // Each start begins the file afresh: appended to, a day of benches grew the gateway's past 100 MB.
   const log = openSync(appLogFile(tag, app, logDir), append ? 'a' : 'w');
-  // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a benchmark.
+  // STACK_NODE_ARGS: extra Node flags for every app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a
+  // benchmark; they come after the launcher's own, so they win. The launcher execs node: the pid stays the app's.
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extra, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const child = spawn('/bin/sh', [APP_LAUNCHER, process.execPath, ...extra, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
     stdio: ['ignore', log, log],

@@ -28,7 +28,8 @@ export function spawnApp(app: string, port: number, options: { logName: string; 
   const logDir = path.join(ROOT, '.data/logs');
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${options.logName}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  // Through the launcher every start path shares (its heap and malloc settings); it execs node, so the pid is the app's.
+  const child = spawn('/bin/sh', [path.join(ROOT, 'deploy/start-app.sh'), process.execPath, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...(options.env ?? {}), PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import { recordResults } from './delivery-results';
 import { DELIVERIES_CHANNEL } from './delivery.records';
 import { disableLongFailing } from './endpoint-health';
 import { EndpointLanes } from './endpoint-lanes';
+import { HeldBacklog } from './held-backlog';
 
 /** How long recording waits for more attempts to finish before it writes their results together. */
 const FLUSH_GATHER_MS = 10;
@@ -19,6 +20,8 @@ const FLUSH_GATHER_MS = 10;
 const CLAIM_BATCH = 200;
 /** Endpoints one claim visits at most (the next claim goes on from there). */
 const LANES_PER_CLAIM = 500;
+/** Held attempts claimed and not yet recorded, at most (held-backlog.ts). */
+const MAX_UNRECORDED_HOLDS = 2 * CLAIM_BATCH;
 
 /**
  * Delivers due deliveries: claims them fairly across endpoints (round robin over endpoint lanes,
@@ -49,6 +52,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private cursor = '';
   /** A finished attempt made room in a lane that was full: claim again for what waited on it. */
   private laneFreed = false;
+  private readonly held = new HeldBacklog(MAX_UNRECORDED_HOLDS, CLAIM_BATCH);
+  /** The reports of held attempts, so that their recording makes room in `held`. */
+  private readonly heldReports = new WeakSet<AttemptReport>();
+  /** The last claim held less than a claim may, for want of room: a recording makes room, so a flush claims again. */
+  private holdsWaited = false;
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -126,10 +134,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         // Held deliveries need no slot: a claim runs even when every slot is taken.
         const room = Math.max(0, this.maxInFlight - this.inFlight);
-        const claimed = await this.claimAndStart(Math.min(room, CLAIM_BATCH));
+        const holdRoom = this.held.room();
+        const claimed = await this.claimAndStart(Math.min(room, CLAIM_BATCH), holdRoom);
         this.short = room < CLAIM_BATCH && claimed.sent >= room;
+        this.holdsWaited = holdRoom < CLAIM_BATCH && claimed.held >= holdRoom;
         // A full batch means more may be due: claim again at once (if there is room, or to hold).
-        full = (claimed.sent >= CLAIM_BATCH && this.inFlight < this.maxInFlight) || claimed.held >= CLAIM_BATCH;
+        full = (claimed.sent >= CLAIM_BATCH && this.inFlight < this.maxInFlight) || (claimed.held >= CLAIM_BATCH && this.held.room() > 0);
       } catch (error) {
         log('error', 'delivery claim failed', { error: String(error) });
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -149,7 +159,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async claimAndStart(limit: number): Promise<{ sent: number; held: number }> {
+  private async claimAndStart(limit: number, holdLimit: number): Promise<{ sent: number; held: number }> {
     const now = this.runtime.clock.now();
     const plans = this.lanes.plans(now);
     const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL, [
@@ -161,7 +171,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       plans.endpointIds,
       plans.attempts,
       plans.holds,
-      CLAIM_BATCH,
+      holdLimit,
     ]);
     let sent = 0;
     let held = 0;
@@ -186,12 +196,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** An attempt the endpoint's open lane holds: nothing is sent, it is recorded with the next results. */
   private hold(delivery: ClaimedDelivery): void {
+    this.held.claimed(1);
     void attemptDelivery(delivery, this.network, this.runtime.clock, this.lanes.holdReason(delivery.endpointId))
       .then((report) => {
+        this.heldReports.add(report);
         this.finished.push(report);
         void this.flush();
       })
-      .catch((error) => log('error', 'holding a delivery attempt failed', { error: String(error) }));
+      .catch((error) => {
+        this.held.recorded(1);
+        log('error', 'holding a delivery attempt failed', { error: String(error) });
+      });
   }
 
   private start(delivery: ClaimedDelivery, traceparent: string | null): void {
@@ -247,12 +262,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
           // The leases run out and the deliveries are attempted again: nothing is lost, a receiver may see a repeat.
           log('error', 'recording delivery results failed', { error: String(error), count: batch.length });
         }
+        this.held.recorded(batch.filter((report) => this.heldReports.delete(report)).length);
       }
     })().finally(() => {
       this.flushing = null;
-      // Only a claim held back by maxInFlight or by a full lane has anything to gain from the room
-      // made: otherwise every flush cost a claim that found nothing.
-      if (this.short || this.laneFreed) this.kick();
+      // Only a claim held back by maxInFlight, a full lane or the held backlog has anything to gain
+      // from the room made: otherwise every flush cost a claim that found nothing.
+      if (this.short || this.laneFreed || this.holdsWaited) this.kick();
     });
     return this.flushing;
   }
