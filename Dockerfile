@@ -56,7 +56,7 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
-# The launcher every start path shares: the apps' heap and malloc settings (docs/adr/0206).
+# The launcher every start path shares: the apps' heap and malloc settings (docs/adr/0207).
 COPY deploy/start-app.sh ./deploy/
 USER node
 # Public ports of the apps (gateway 3000 + admin 3001, messaging 3010, consent 3020, media 3030,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Starts one app with the runtime settings every start path shares: `npm start`, the test and bench
 # stacks (tools/dev/stack.mjs, libs/testing) and the image (Dockerfile, so docker-compose and the
-# Kubernetes manifests too). Why these values: docs/adr/0206-apps-run-with-a-bounded-heap.md.
+# Kubernetes manifests too). Why these values: docs/adr/0207-apps-run-with-a-bounded-heap.md.
 #
 #   deploy/start-app.sh NODE [NODE_FLAGS...] dist/apps/<app>/src/main.js
 #

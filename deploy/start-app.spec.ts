@@ -1,5 +1,5 @@
 /**
- * deploy/start-app.sh, the one place the apps' runtime settings live (docs/adr/0206-apps-run-with-a-bounded-heap.md):
+ * deploy/start-app.sh, the one place the apps' runtime settings live (docs/adr/0207-apps-run-with-a-bounded-heap.md):
  * it bounds V8's heap and glibc's arenas, lets flags given after it win, and every start path of
  * the repository (the dev, test and bench stacks and the image) goes through it.
  */
