@@ -63,9 +63,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(WebhookNetwork) private readonly network: WebhookNetwork,
   ) {
     this.maxInFlight = Number(runtime.config.env.WEBHOOK_MAX_IN_FLIGHT ?? 256);
-    const perEndpoint = Number(runtime.config.env.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT ?? 16);
     // Probes of failing endpoints never take more than half the slots: the rest stay for endpoints that answer.
-    this.lanes = new EndpointLanes(perEndpoint, Math.max(1, Math.floor(this.maxInFlight / 2)), CLAIM_BATCH);
+    this.lanes = new EndpointLanes(network.endpointMaxInFlight, Math.max(1, Math.floor(this.maxInFlight / 2)), CLAIM_BATCH);
     this.attemptsTotal = new Counter({
       name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome',

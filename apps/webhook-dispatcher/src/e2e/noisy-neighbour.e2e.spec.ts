@@ -14,7 +14,7 @@ import {
 } from '#platform/testing';
 
 /** The test stack's bound on attempts at once to one endpoint (WEBHOOK_ENDPOINT_MAX_IN_FLIGHT's default). */
-const ENDPOINT_MAX_IN_FLIGHT = 16;
+const ENDPOINT_MAX_IN_FLIGHT = 32;
 /** Longer than the 10 s answer limit: every attempt to the hanging endpoint times out. */
 const HANG_MS = 30_000;
 

@@ -3,6 +3,8 @@ import { webhookNetworkConfig } from '../url-safety/dev-hosts';
 import { dnsHostResolver } from '../url-safety/host-resolver';
 import { UrlSafety, type UrlCheck } from '../url-safety/url-safety';
 
+const DEFAULT_ENDPOINT_MAX_IN_FLIGHT = 32;
+
 /**
  * The dispatcher's only way out to the internet: every URL is checked (SSRF rules, DNS resolved,
  * every address judged) and the request goes to the checked address. Deliveries to one host that
@@ -15,12 +17,17 @@ export class WebhookNetwork {
   constructor(
     readonly urlSafety: UrlSafety,
     readonly http: WebhookHttpClient,
+    /** Attempts at once to one endpoint that answers, and its connections (WEBHOOK_ENDPOINT_MAX_IN_FLIGHT, per replica). */
+    readonly endpointMaxInFlight = DEFAULT_ENDPOINT_MAX_IN_FLIGHT,
   ) {}
 
   static fromEnv(env: NodeJS.ProcessEnv, production: boolean): WebhookNetwork {
     const config = webhookNetworkConfig(env, production);
     const resolver = dnsHostResolver({ servers: config.dnsServers, timeoutMs: 1500 });
-    return new WebhookNetwork(new UrlSafety({ resolver, devHosts: config.devHosts }), new WebhookHttpClient({ extraCaPem: config.extraCaPem }));
+    const perEndpoint = Number(env.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT ?? DEFAULT_ENDPOINT_MAX_IN_FLIGHT);
+    // Each endpoint's pool holds as many connections as its lane lets attempts run, so none waits for one.
+    const http = new WebhookHttpClient({ extraCaPem: config.extraCaPem, maxSocketsPerTarget: perEndpoint });
+    return new WebhookNetwork(new UrlSafety({ resolver, devHosts: config.devHosts }), http, perEndpoint);
   }
 
   /** The check for a delivery: concurrent checks of one URL share the lookup. */
