@@ -14,7 +14,8 @@
  * Each app's memory (RSS, V8 heap, external) is printed at the start and the end.
  * Targets: quiet p99 ≤ 2 s and ≤ 1.5× its no-noise p99; retry lateness p99 ≤ 10 s; 0 messaging
  * calls per refused send; every app ≤ 256 MB RSS.
- * Usage: npm run bench:neighbours [-- --seconds 60 --noisy-rate 25 --quiet-rate 2 --soak-minutes 10 --pending 100000]
+ * The defaults give the quiet app 600 sends a phase, so that its p99 is not one or two sends.
+ * Usage: npm run bench:neighbours [-- --seconds 120 --noisy-rate 25 --quiet-rate 5 --soak-minutes 10 --pending 100000]
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -28,9 +29,9 @@ import { counterTotal, stackMemory, watchMemory } from './memory-report.mjs';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '60' },
+    seconds: { type: 'string', default: '120' },
     'noisy-rate': { type: 'string', default: '25' },
-    'quiet-rate': { type: 'string', default: '2' },
+    'quiet-rate': { type: 'string', default: '5' },
     'soak-minutes': { type: 'string', default: '0' },
     pending: { type: 'string', default: '0' },
   },
