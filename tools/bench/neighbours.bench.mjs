@@ -23,9 +23,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, seedPublicEvents, watchMachine, withBenchStack } from './bench-stack.mjs';
+import { atEvenPace, benchEnv, BENCH_BASE_PORT, seedApp, seedPublicEvents, watchMachine, withBenchStack } from './bench-stack.mjs';
 import { percentile } from './latency.mjs';
 import { counterTotal, stackMemory, watchMemory } from './memory-report.mjs';
+import { seedRecipients } from './seed-recipients.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -101,16 +102,7 @@ try {
     const appWithRecipients = async (name, count) => {
       const app = await seedApp(admin, name);
       await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 100_000_000 });
-      const recipients = await inParallel(
-        Array.from({ length: count }, (_, i) => i),
-        4,
-        async (i) => {
-          const user = await admin('POST', '/users', { orgId: app.orgId, email: `${name.toLowerCase()}-${i}-${Date.now()}@example.test` });
-          await admin('POST', `/apps/${app.appId}/testers`, { userId: user.id });
-          await admin('POST', `/sim/users/${user.id}/apps/${app.appId}/accept-tester`);
-          return (await admin('POST', `/sim/users/${user.id}/messages`, { appId: app.appId, type: 'text', text: 'hi' })).appUserId;
-        },
-      );
+      const recipients = await seedRecipients(admin, app, count, name.toLowerCase());
       return { ...app, recipients };
     };
     const register = async (app, url) => {

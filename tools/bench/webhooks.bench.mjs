@@ -16,8 +16,9 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../dev/stack.mjs';
-import { atEvenPace, benchEnv, BENCH_BASE_PORT, inParallel, seedApp, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
+import { atEvenPace, benchEnv, BENCH_BASE_PORT, seedApp, watchMachine, withBenchStack, seedPublicEvents } from './bench-stack.mjs';
 import { percentile } from './latency.mjs';
+import { seedRecipients } from './seed-recipients.mjs';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '4000' }, rate: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' } },
@@ -100,16 +101,7 @@ try {
     await db.end();
 
     // 2. End to end at a steady rate: POST /messages → message.status `sent` at the receiver.
-    const recipients = await inParallel(
-      Array.from({ length: 100 }, (_, i) => i),
-      8,
-      async (i) => {
-        const user = await admin('POST', '/users', { orgId, email: `hook-bench-${i}-${Date.now()}@example.test` });
-        await admin('POST', `/apps/${appId}/testers`, { userId: user.id });
-        await admin('POST', `/sim/users/${user.id}/apps/${appId}/accept-tester`);
-        return (await admin('POST', `/sim/users/${user.id}/messages`, { appId, type: 'text', text: 'hi' })).appUserId;
-      },
-    );
+    const recipients = await seedRecipients(admin, { orgId, appId }, 100, 'hook-bench');
     for (const endpoint of endpoints.slice(1)) await api('DELETE', `/webhooks/${endpoint.id}`, key);
     const sentAt = new Map();
     const answeredAt = new Map();
