@@ -24,7 +24,7 @@ describe('RPC slots shared between apps (real Kafka)', () => {
       kafka,
       topics.map((name) => ({ name, partitions: 6, config: {} })),
     );
-    // Four slots: by default one app holds at most two, and at most four of its requests wait.
+    // Four slots: one app holds at most two (by default), and at most four of its requests wait.
     const server = new RpcKafkaServer(
       {
         client: kafkaClientConfig(`test-rpc-server-${randomBytes(3).toString('hex')}`, BROKERS),
@@ -34,7 +34,7 @@ describe('RPC slots shared between apps (real Kafka)', () => {
         run: { partitionsConsumedConcurrently: 6 },
         postfixId: '',
       },
-      { maxInFlight: 4 },
+      { maxInFlight: 4, slots: { maxWaitingPerApp: 4 } },
     );
     let openGate = () => {};
     const gate = new Promise<void>((resolve) => (openGate = resolve));

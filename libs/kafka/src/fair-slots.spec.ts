@@ -6,14 +6,14 @@ function offerAll(slots: FairSlots<string>, app: string | null, count: number, p
 }
 
 describe('FairSlots (a service’s request slots shared between apps)', () => {
-  it('defaults to half the slots per app, as many waiting per app, and four times as many waiting in all', () => {
-    expect(defaultSlotLimits(64)).toEqual({ maxInFlight: 64, maxInFlightPerApp: 32, maxWaitingPerApp: 64, maxWaiting: 256 });
-    expect(defaultSlotLimits(1)).toEqual({ maxInFlight: 1, maxInFlightPerApp: 1, maxWaitingPerApp: 1, maxWaiting: 4 });
+  it('defaults to half the slots per app, four times as many waiting per app, and sixteen times as many waiting in all', () => {
+    expect(defaultSlotLimits(64)).toEqual({ maxInFlight: 64, maxInFlightPerApp: 32, maxWaitingPerApp: 256, maxWaiting: 1024 });
+    expect(defaultSlotLimits(1)).toEqual({ maxInFlight: 1, maxInFlightPerApp: 1, maxWaitingPerApp: 4, maxWaiting: 16 });
     expect(defaultSlotLimits(8, { maxInFlightPerApp: 20, maxWaitingPerApp: 2 })).toEqual({
       maxInFlight: 8,
       maxInFlightPerApp: 8,
       maxWaitingPerApp: 2,
-      maxWaiting: 32,
+      maxWaiting: 128,
     });
   });
 
@@ -53,7 +53,7 @@ describe('FairSlots (a service’s request slots shared between apps)', () => {
   });
 
   it('refuses a request over its app’s waiting list, and only that app’s', () => {
-    const slots = new FairSlots<string>(defaultSlotLimits(4));
+    const slots = new FairSlots<string>({ maxInFlight: 4, maxInFlightPerApp: 2, maxWaitingPerApp: 4, maxWaiting: 16 });
     const burst = offerAll(slots, 'app_noisy', 10);
     expect(burst).toEqual(['run', 'run', 'wait', 'wait', 'wait', 'wait', 'refuse', 'refuse', 'refuse', 'refuse']);
     expect([slots.busy, slots.waiting]).toEqual([2, 4]);

@@ -12,13 +12,18 @@ export interface FairSlotsLimits {
 /** What becomes of an offered request: it starts now, waits for a slot, or is refused at once. */
 export type SlotOffer = 'run' | 'wait' | 'refuse';
 
-/** The defaults for a server of `maxInFlight` slots: half of them per app, as many waiting per app, four times as many waiting in all. */
+/**
+ * The defaults for a server of `maxInFlight` slots: half of them per app; four times as many waiting
+ * per app (above the request burst the gateway admits for one app: 200 by default, so such a burst
+ * is never refused); sixteen times as many waiting in all, so one app's waiting list never holds the
+ * fetch back for the others.
+ */
 export function defaultSlotLimits(maxInFlight: number, overrides: Partial<Omit<FairSlotsLimits, 'maxInFlight'>> = {}): FairSlotsLimits {
   return {
     maxInFlight,
     maxInFlightPerApp: Math.min(maxInFlight, overrides.maxInFlightPerApp ?? Math.max(1, Math.floor(maxInFlight / 2))),
-    maxWaitingPerApp: overrides.maxWaitingPerApp ?? maxInFlight,
-    maxWaiting: overrides.maxWaiting ?? 4 * maxInFlight,
+    maxWaitingPerApp: overrides.maxWaitingPerApp ?? 4 * maxInFlight,
+    maxWaiting: overrides.maxWaiting ?? 16 * maxInFlight,
   };
 }
 

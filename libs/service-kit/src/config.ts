@@ -30,7 +30,11 @@ export interface BaseConfig {
   rpcMaxInFlight: number;
   /** Of those, the most one app's requests hold at once (RPC_MAX_IN_FLIGHT_PER_APP, default half of them). */
   rpcMaxInFlightPerApp: number;
-  /** One app's requests waiting for a slot; one more is answered 429 at once (RPC_MAX_WAITING_PER_APP, default RPC_MAX_IN_FLIGHT). */
+  /**
+   * One app's requests waiting for a slot; one more is answered 429 at once (RPC_MAX_WAITING_PER_APP,
+   * default four times RPC_MAX_IN_FLIGHT: above the request burst the gateway lets an app make, so a
+   * burst it admits is never refused here).
+   */
   rpcMaxWaitingPerApp: number;
   /**
    * Session of the service's consumer groups (KAFKA_SESSION_TIMEOUT_MS): how long a killed replica
@@ -83,7 +87,7 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     rpcTimeoutMs: Number(env.RPC_TIMEOUT_MS ?? 5000),
     rpcMaxInFlight,
     rpcMaxInFlightPerApp: Math.min(rpcMaxInFlight, positiveInteger(env, 'RPC_MAX_IN_FLIGHT_PER_APP', Math.max(1, Math.floor(rpcMaxInFlight / 2)))),
-    rpcMaxWaitingPerApp: positiveInteger(env, 'RPC_MAX_WAITING_PER_APP', rpcMaxInFlight),
+    rpcMaxWaitingPerApp: positiveInteger(env, 'RPC_MAX_WAITING_PER_APP', 4 * rpcMaxInFlight),
     kafkaSessionTimeoutMs: sessionTimeout(env),
     migrateOnly: migrateOnly === 'true',
     env,
