@@ -10,10 +10,10 @@
  * This process supervises the apps (tools/dev/supervisor.mjs) and keeps .data/run/stack-<tag>.json
  * naming itself and each app's current pid until it is stopped (Ctrl-C, SIGTERM, `npm stop`).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { build } from '../build/build.mjs';
 import { ensureInfra } from '../infra/infra.mjs';
 import { freshKafkaNamespace } from '../infra/kafka-namespace.mjs';
 import { pidFile, recordStack, stopRecordedStack } from './recorded-stack.mjs';
@@ -99,9 +99,9 @@ console.log('starting infrastructure (Kafka, S3Proxy, Postgres, SMTP sink)…');
 await ensureInfra({ quiet: true });
 if (opts['fresh-namespace'] !== undefined) env.KAFKA_NAMESPACE = await freshKafkaNamespace(opts['fresh-namespace']);
 if (!opts['skip-build']) {
-  console.log('building…');
-  const build = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  console.log('building (npm run build)…');
+  const status = build();
+  if (status !== 0) process.exit(status);
 }
 let stopping = false;
 /** @type {Record<string, import('node:child_process').ChildProcess>} */
@@ -164,6 +164,7 @@ console.log(`
 Business Messaging Platform is running.
 
   Public API   ${publicUrl}
+  Reference    ${publicUrl}/docs   (the OpenAPI document: ${publicUrl}/openapi.json)
   Admin API    ${adminUrl}   (Authorization: Bearer ${ADMIN_TOKEN})
   Console      ${consoleUrl}${demo ? `   (sign in as ${DEMO_OWNER}; the link: GET ${adminUrl}/mail?to=${DEMO_OWNER})` : ''}${demoLines}
   Logs         .data/logs/${TAG}-<app>.log

@@ -28,8 +28,8 @@ run('lint', bin('eslint'), ['.']);
 run('format', bin('prettier'), ['--check', ...FORMATTED]);
 const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
 const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
-run('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
-run('API description (docs/openapi.json)', process.execPath, ['tools/build/write-api-docs.mjs']);
+// The build `npm run build` and `npm start` run: the compile, the API document and the reference renderer.
+run('build', process.execPath, ['tools/build/build.mjs']);
 if (fs.readFileSync(DOCUMENT, 'utf8') !== documentBefore) {
   process.stdout.write('docs/openapi.json was out of date with the code; the build rewrote it: commit it.\n');
   process.exit(1);
