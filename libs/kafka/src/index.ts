@@ -1,4 +1,5 @@
 export * from './kafka-client';
+export * from './kafka-log-levels';
 export * from './topics';
 export * from './event-validator';
 export * from './inbox-consumer';

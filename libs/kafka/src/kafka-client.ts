@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { kafkaLogLevel, type KafkaLineLevel } from './kafka-log-levels';
 import type { KafkaSecurity } from './kafka-security';
 import { stopKafkaJsIdleTimerLoop } from './request-queue-timer.patch';
 import { growEncoderBuffersFromPool } from './encoder-buffers.patch';
@@ -30,8 +31,8 @@ export function parseBrokers(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** kafkajs log lines as one-line JSON on stderr, warnings and errors only. */
-type KafkaLogSink = (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
+/** kafkajs log lines as one-line JSON on stderr, warnings and errors only, at the level they deserve (kafka-log-levels.ts). */
+type KafkaLogSink = (level: KafkaLineLevel, msg: string, fields: Record<string, unknown>) => void;
 let sink: KafkaLogSink = (level, msg, fields) => process.stderr.write(JSON.stringify({ level, msg, ...fields }) + '\n');
 
 /** Sends kafkajs' warnings and errors to the service's logger (same JSON lines, time, service and context as the rest). */
@@ -43,15 +44,8 @@ function kafkaLogCreator() {
   return ({ namespace, level, log }: LogEntry) => {
     if (level > logLevel.WARN) return;
     const { message, ...extra } = log;
-    // Rebalances and leader moves are routine; they are not worth a line each.
-    if (
-      /The group is rebalancing|There is no leader for this topic-partition|Limiting retries for the idempotent producer/i.test(String(message)) &&
-      level === logLevel.WARN
-    )
-      return;
-    // Leadership moves right after topic creation; kafkajs retries them by itself.
-    if (/not the leader for that topic-partition|There is no leader/i.test(String((extra as { error?: string }).error ?? ''))) return;
-    sink(level === logLevel.ERROR ? 'error' : 'warn', String(message), { source: `kafkajs.${namespace}`, ...extra });
+    const meant = kafkaLogLevel({ level: level === logLevel.ERROR ? 'error' : 'warn', message: String(message), error: (extra as { error?: unknown }).error });
+    if (meant) sink(meant, String(message), { source: `kafkajs.${namespace}`, ...extra });
   };
 }
 

@@ -7,7 +7,7 @@ import { RPC_OPERATION_NAMES, rpcTopic, type RpcService } from '#platform/contra
 import { kafkaClientConfig, KeyHashPartitioner, RpcDispatcher, RpcKafkaServer } from '#platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
-import { MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
+import { kafkaTroubleLevel, MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
 
 export interface StartServiceOptions {
   runtime: ServiceRuntime;
@@ -60,7 +60,8 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
         commitEveryMs: options.rpcOpsSafeToRerun ? 1000 : undefined,
         onLag: (topic, partition, lag) =>
           runtime.metrics.kafkaConsumerLag.set({ consumer: `${runtime.config.serviceName}.rpc`, topic, partition: String(partition) }, lag),
-        onError: (error) => log('error', 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
+        onError: (error) =>
+          log(kafkaTroubleLevel(error), 'rpc server error', { service: runtime.config.serviceName, error: String((error as Error)?.message ?? error) }),
       },
     );
     runtime.trackMembership(() => server.member);

@@ -13,6 +13,7 @@ import {
   createKafka,
   ensureTopics,
   InboxConsumer,
+  isTransientKafkaError,
   KafkaHealth,
   KeyHashPartitioner,
   setKafkaLogSink,
@@ -193,7 +194,7 @@ export class ServiceRuntime {
       schema: c.schema,
       databaseUrl: c.serviceDatabaseUrl,
       producer: this.producer,
-      onError: (error) => log('error', 'outbox relay error', { service: c.serviceName, error: String(error) }),
+      onError: (error) => log(kafkaTroubleLevel(error), 'outbox relay error', { service: c.serviceName, error: String(error) }),
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
       tracer: exportTracer(),
     });
@@ -250,8 +251,12 @@ export class ServiceRuntime {
         this.waiter.notify(event);
       },
       onError: (error, context) => {
-        this.metrics.consumerErrors.inc({ consumer: name });
-        log('error', 'consumer error', { ...context, error: String((error as Error)?.message ?? error) });
+        // A consumer that crashed with the broker gone or its coordinator not found yet is rebuilt
+        // and carries on once Kafka answers: a warning while that lasts. Only a consumer that keeps
+        // failing for RESTARTS_BEFORE_ERROR rebuilds, or an event that fails to apply, is an error.
+        const recovering = isRecoveringConsumer(error, context);
+        if (!recovering) this.metrics.consumerErrors.inc({ consumer: name });
+        log(recovering ? 'warn' : 'error', 'consumer error', { ...context, error: String((error as Error)?.message ?? error) });
       },
     });
     this.handledTypes.set(spec.name, new Set(consumer.types));
@@ -291,7 +296,7 @@ export class ServiceRuntime {
         onEvent,
         fromBeginning,
         sessionTimeoutMs: c.kafkaSessionTimeoutMs,
-        onError: (error) => log('error', 'broadcast consumer error', { consumer: name, error: String((error as Error)?.message ?? error) }),
+        onError: (error) => log(kafkaTroubleLevel(error), 'broadcast consumer error', { consumer: name, error: String((error as Error)?.message ?? error) }),
       }),
     );
   }
@@ -348,4 +353,23 @@ export class ServiceRuntime {
       true,
     );
   }
+}
+
+/** Rebuilds of a crashed consumer after which its failure is logged as an error (about 20 s of a broker away). */
+const RESTARTS_BEFORE_ERROR = 10;
+
+/** A consumer's crash, rebuild or offset commit failing for a reason a rebuild recovers from (not an event that failed to apply). */
+function isRecoveringConsumer(error: unknown, context: Record<string, unknown>): boolean {
+  const infrastructure = context.crashed === true || context.committing === true || typeof context.restart === 'number';
+  const restarts = typeof context.restart === 'number' ? context.restart : 0;
+  return infrastructure && restarts < RESTARTS_BEFORE_ERROR && isTransientKafkaError(error);
+}
+
+/**
+ * The level of a Kafka client's failure: a warning when it is a moment the client recovers from by
+ * itself (the broker restarting, a coordinator moving: isTransientKafkaError), an error otherwise.
+ * What does not recover shows in the alerts (the outbox's oldest age, consumer lag, readiness).
+ */
+export function kafkaTroubleLevel(error: unknown): 'warn' | 'error' {
+  return isTransientKafkaError(error) ? 'warn' : 'error';
 }
