@@ -1,6 +1,6 @@
 /**
  * ./docker-compose.yml and ./Dockerfile, checked statically: no Docker engine runs where the tests
- * do (docs/adr/0110-compose-and-dockerfile-checked-statically.md). The stack is Kafka in KRaft mode,
+ * do (docs/adr/0110-deployment-files-tested-without-a-cluster.md). The stack is Kafka in KRaft mode,
  * Postgres, MinIO and every app of apps/, each long-running service with a health check and
  * dependencies that wait for health; the apps get every variable they read (or are listed below with
  * the reason they do not), under the names .env.example documents; the image is multi-stage on a

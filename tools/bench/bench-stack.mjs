@@ -280,7 +280,7 @@ function gcPauses(text) {
  * The pauses each service's event loop took for garbage collection between two readings: how many a
  * second and their mean, by kind. A scavenge in the gateway or messaging stops every send there for
  * its length, and the slowest sends of a window line up with them
- * (docs/adr/0073-v8-default-heap-and-gc-settings.md).
+ * (docs/performance-history.md, "Memory and garbage collection").
  */
 function gcPauseReport(before, after, seconds) {
   if (!before || !after) return undefined;

@@ -54,7 +54,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   await runtime.init();
 
-  // Each replica reads the replies of its own partition only (ADR 0197).
+  // Each replica reads the replies of its own partition only (ADR 0203).
   const replies = await claimReplyPartition({
     // The service's own role, as its pool connects: the bootstrap URL is for migrations.
     databaseUrl: config.serviceDatabaseUrl,

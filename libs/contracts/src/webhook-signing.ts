@@ -22,7 +22,7 @@ export function signatureHeader(secrets: readonly string[], timestampSeconds: nu
   const body = bytesOf(rawBody);
   const prefix = Buffer.from(`${timestampSeconds}.`, 'utf8');
   // A string key is its UTF-8 bytes. Keys go to createHmac as strings or KeyObjects, never Buffers: on
-  // Node 24 a Buffer key costs about five times the whole HMAC of a webhook body (ADR 0200).
+  // Node 24 a Buffer key costs about five times the whole HMAC of a webhook body (ADR 0148).
   const signatures = secrets.map((secret) => `v1=${createHmac('sha256', secret).update(prefix).update(body).digest('hex')}`);
   return [`t=${timestampSeconds}`, ...signatures].join(',');
 }

@@ -4,7 +4,7 @@ import type { Consumer } from 'kafkajs';
  * Default session of the services' consumer groups (inbox consumers and RPC servers;
  * KAFKA_SESSION_TIMEOUT_MS overrides it). Below Kafka's default broker minimum
  * (group.min.session.timeout.ms, 6 s), which the platform's brokers lower:
- * docs/adr/0154-short-consumer-group-sessions.md.
+ * docs/adr/0155-kafka-client-configuration-and-recovery.md.
  */
 export const GROUP_SESSION_TIMEOUT_MS = 3_000;
 

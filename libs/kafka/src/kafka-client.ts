@@ -73,8 +73,8 @@ const defaultSocketFactory = (require('kafkajs/src/network/socketFactory') as ()
  * default. Requests here are small and several share a connection (produce requests while the last
  * is unanswered, a heartbeat or offset commit beside a fetch); with Nagle on, each such write may
  * wait for the acknowledgement of the one before. At 100 and 500 sends/s it made no difference
- * beyond the run-to-run noise (docs/adr/0036-kafka-connections-without-nagle.md), so this is about
- * never waiting on an ACK timer.
+ * beyond the run-to-run noise, so this is about never waiting on an ACK timer
+ * (docs/adr/0155-kafka-client-configuration-and-recovery.md).
  */
 export const noDelaySocketFactory: ISocketFactory = (options) => {
   const socket = defaultSocketFactory(options);

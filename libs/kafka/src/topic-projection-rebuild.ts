@@ -124,7 +124,7 @@ export async function planTopicRebuild(admin: Admin, spec: TopicProjectionRebuil
  * Rebuilds a service's projections that other services' topics feed: reads the topics from `from`
  * with a throwaway consumer group, applies the live consumers' own handlers to fresh copies of the
  * tables (`<schema>_rebuild_<ts>`), and swaps the copies in while the service keeps consuming and
- * serving (docs/adr/0112-projections-rebuilt-from-topics-with-live-handlers.md).
+ * serving (docs/adr/0202-projections-rebuilt-from-topics.md).
  *
  * The copies must hold exactly what the live consumers applied, and the live inbox and applied
  * offsets say what that is: an event is applied when its id is in the consumer's inbox or its offset

@@ -61,7 +61,7 @@ export function inboxRetentionJob(args: { schema: string; em: () => EntityManage
 export const REBUILD_LEFTOVER_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * Drops the service's kept rebuild leftovers (`<schema>_old_<ms>`, owned by the service's role; ADR 0194) a week
+ * Drops the service's kept rebuild leftovers (`<schema>_old_<ms>`, owned by the service's role; ADR 0189) a week
  * after the rebuild, counting each schema in `rows_pruned_total{table="<schema>_old"}`. Their names
  * carry the operator's wall-clock time, so age is measured by the wall clock, not the service's.
  */

@@ -12,7 +12,7 @@ export interface ReplyPartitionClaim {
 }
 
 /**
- * Claims a reply partition for an RPC client, a gateway replica or a console (ADR 0197, 0203): the
+ * Claims a reply partition for an RPC client, a gateway replica or a console (ADR 0203): the
  * lowest of `partitions` that no live client holds, with a session-level advisory lock on a
  * connection kept for the client's life, so a client that dies gives its partition back with its
  * connection. With every partition held, the client shares the one its instance id hashes to, and

@@ -24,7 +24,7 @@ export class SealedValueError extends Error {}
  * so a value copied to another row or field does not open there.
  */
 export class SecretKeyRing {
-  /** The keys as KeyObjects for the ciphers: on Node 24 a Buffer key costs several times a whole seal or open (ADR 0200). */
+  /** The keys as KeyObjects for the ciphers: on Node 24 a Buffer key costs several times a whole seal or open (ADR 0148). */
   private readonly cipherKeys: ReadonlyMap<string, KeyObject>;
 
   private constructor(

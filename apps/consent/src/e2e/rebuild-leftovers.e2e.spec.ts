@@ -1,6 +1,6 @@
 /**
  * Tables a rebuild replaced and the operator kept (`replay projections --keep-old`) are a leftover
- * the service itself drops a week later (ADR 0194): the kept schema is owned by the
+ * the service itself drops a week later (ADR 0189): the kept schema is owned by the
  * service's role, and consent drops every one of its `consent_old_<ms>` schemas older than a week,
  * counting each in `rows_pruned_total{table="consent_old"}`.
  */

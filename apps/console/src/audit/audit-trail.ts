@@ -41,7 +41,7 @@ export interface AuditEntry {
  * Records who changed what through the console, once the owning service accepted the change. Its
  * request id is the correlation id of the service's own events, so the two can be joined. A change
  * refused by the service is not recorded; one accepted just before the console stops may lack its
- * line (docs/adr/0186-console-audit-after-the-owning-service.md).
+ * line (docs/adr/0185-console-changes-through-the-owning-services.md).
  */
 @Injectable()
 export class AuditTrail {

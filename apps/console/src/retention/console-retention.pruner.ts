@@ -6,7 +6,7 @@ const EVERY_MS = 10 * 60 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * How long the console keeps what grows with people's visits (docs/adr/0189-console-retention.md):
+ * How long the console keeps what grows with people's visits (docs/adr/0189-retention.md):
  * nothing past the moment it can no longer change an answer. A sent email's row stays 30 days so a
  * redriven event of that age finds its Message-ID taken and sends nothing twice.
  */

@@ -17,10 +17,10 @@ export interface KeyAuthenticationDeps {
 
 /**
  * Step 2 of the pipeline: the API key of a request, charged to its client address while unknown
- * (docs/adr/0146-failed-authentication-limited-per-address.md). Requests with the same key from the same
+ * (docs/adr/0146-api-key-authentication.md). Requests with the same key from the same
  * address while one of them is being charged and looked up wait for it and are not charged
  * themselves: a burst of a key this replica has not seen yet costs the address one attempt, not one
- * per request (docs/adr/0195-one-charge-per-key-check-in-flight.md). Each then reads the key cache
+ * per request (docs/adr/0146-api-key-authentication.md). Each then reads the key cache
  * itself, which knows whether an answer is still current after a revocation.
  */
 export function createKeyAuthentication(deps: KeyAuthenticationDeps): (req: IncomingMessage, res: ServerResponse) => Promise<ApiKeyRecord> {

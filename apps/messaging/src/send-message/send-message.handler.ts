@@ -29,7 +29,7 @@ const MAX_SENDS_PER_BATCH = 100;
 export class SendMessageHandler implements OnModuleInit {
   // One batch at a time: a second one beside it mostly waits on the first's D8 counter rows (one
   // app's sends all share a row) and splits the load into smaller, costlier batches
-  // (docs/adr/0066-sends-decided-in-shared-batches.md).
+  // (docs/adr/0199-sends-decided-in-shared-batches.md).
   private readonly sends = new GroupCommit<PendingSend, SendMessageOutcome>((batch) => sendBatch(this.runtime, this.config, batch), {
     maxBatch: MAX_SENDS_PER_BATCH,
     maxConcurrent: 1,

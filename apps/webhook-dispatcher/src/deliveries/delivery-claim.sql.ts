@@ -107,7 +107,8 @@ select null, null, null, null, null, null, null, null, null, null, null, null, n
  * vacuum. An index scan marks the dead entries it meets as dead in the index (Postgres'
  * kill_prior_tuple), and every later scan, bitmap scans too, skips them; a bitmap scan never marks
  * them, so a claim planned as one would visit every delivery finished since the last vacuum, on
- * every claim. Measured: docs/adr/0093-delivery-claim-as-index-scan.md.
+ * every claim (docs/adr/0204-webhook-deliveries-scheduled-per-endpoint-lane.md; measured in
+ * docs/performance-history.md, "Webhook delivery").
  */
 export const CLAIM_SESSION_OPTIONS = '-c enable_bitmapscan=off';
 

@@ -5,7 +5,7 @@ const BATCH = 5000;
 
 /**
  * Deletes finished deliveries created before `before` with their attempts, then the public events
- * older than that which no delivery waits for (WEBHOOKS.recordRetentionMs, ADR 0191), a batch per
+ * older than that which no delivery waits for (WEBHOOKS.recordRetentionMs, ADR 0189), a batch per
  * statement, oldest first. A delivery still pending stays (and so does its event). Returns the
  * rows deleted per table.
  */

@@ -11,7 +11,7 @@ import {
   type HttpsReceiver,
 } from '#platform/testing';
 
-/** Finished deliveries, their attempts and their events' records go 30 days after they were made (ADR 0191). */
+/** Finished deliveries, their attempts and their events' records go 30 days after they were made (ADR 0189). */
 let receiver: HttpsReceiver;
 beforeAll(async () => {
   receiver = await startWebhookReceiver(0);
