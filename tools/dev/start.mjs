@@ -54,7 +54,7 @@ const DEMO_OWNER = 'owner@demo.example';
 const adminUrl = `http://localhost:${BASE_PORT + 1}/admin/v1`;
 
 /**
- * An admin API call; the parsed JSON answer (the admin API's own shapes, see DESIGN section 8).
+ * An admin API call; the parsed JSON answer (the admin API's own shapes, see architecture section 8).
  * @param {string} method
  * @param {string} route
  * @param {unknown} [body]

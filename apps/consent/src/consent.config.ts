@@ -3,7 +3,7 @@ import { ConfigError, type BaseConfig } from '#platform/service-kit';
 /** Settings of the consent service beyond the base ones (`.env.example` documents them). */
 export interface ConsentConfig {
   appUserIdSecret: string;
-  /** HMAC key of opt-in link tokens (DESIGN D16). */
+  /** HMAC key of opt-in link tokens (D16). */
   optInLinkSecret: string;
   /** Base of the chat product's business-profile pages: links are `{base}/{handle}?optin={token}`. */
   profileBaseUrl: string;

@@ -12,7 +12,7 @@ import { endpointDisabledConsumer } from './endpoint-alerts/endpoint-disabled.co
 import { consoleMigrations } from './persistence/migrations';
 
 /**
- * The developer console (DESIGN section 11): the people behind an app. It owns members, sign-ins
+ * The developer console (architecture section 11): the people behind an app. It owns members, sign-ins
  * and the emails sent to people; what it changes elsewhere (webhook endpoints, deliveries) goes
  * through the owning services over RPC, with their rules. It publishes no events yet.
  */

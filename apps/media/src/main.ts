@@ -8,7 +8,7 @@ import { userMediaConsumer } from './inbound/user-media.consumer';
 import { MediaModule } from './media.module';
 import { mediaMigrations } from './persistence/migrations';
 
-/** Media events go to media.events keyed by mediaId (DESIGN section 2): one file's events stay in order. */
+/** Media events go to media.events keyed by mediaId (architecture section 2): one file's events stay in order. */
 export function mediaOutboxRoute(event: DomainEvent): OutboxRoute {
   return { topic: TOPICS.mediaEvents, key: (event.data as { mediaId: string }).mediaId, aggregateType: 'media' };
 }

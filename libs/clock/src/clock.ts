@@ -1,6 +1,6 @@
 /**
  * The only source of time for services. Deciders never read it: handlers pass `now` in the command's
- * metadata. With CLOCK_MODE=test the offset can be moved forward for every service at once (DESIGN section 7).
+ * metadata. With CLOCK_MODE=test the offset can be moved forward for every service at once (architecture section 7).
  */
 export abstract class Clock {
   abstract now(): Date;

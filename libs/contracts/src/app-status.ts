@@ -1,4 +1,4 @@
-/** App status values (DESIGN D18). The access ladder is sandbox → internal_live → public_live. */
+/** App status values (D18). The access ladder is sandbox → internal_live → public_live. */
 export const APP_STATUSES = ['sandbox', 'internal_live', 'public_live', 'suspended', 'rejected'] as const;
 export type AppStatus = (typeof APP_STATUSES)[number];
 

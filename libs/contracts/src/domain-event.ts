@@ -1,5 +1,5 @@
 /**
- * The envelope of every domain event on a Kafka topic (DESIGN section 2).
+ * The envelope of every domain event on a Kafka topic (architecture section 2).
  * The Kafka key is the aggregate whose order matters; headers repeat eventId, type and correlationId, and carry the W3C traceparent.
  */
 export interface DomainEvent<Type extends string = string, Data = unknown> {

@@ -79,7 +79,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
 }
 
-/** One failing field of an invalid_request error (DESIGN section 3, step 7). */
+/** One failing field of an invalid_request error (architecture section 3, step 7). */
 export interface ErrorDetail {
   /** JSON-pointer-ish path of the field, e.g. `to.appUserId`. */
   field: string;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { takeRandomBytes } from './random-pool';
 
-/** Id prefixes (DESIGN D1). */
+/** Id prefixes (D1). */
 export const ID_PREFIX = {
   message: 'msg_',
   media: 'med_',
@@ -90,7 +90,7 @@ export function derivedUuidv7(nowMs: number, seed: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Request id: `req_` + 24 base62 chars (DESIGN section 3). */
+/** Request id: `req_` + 24 base62 chars (architecture section 3). */
 export function newRequestId(): string {
   return ID_PREFIX.request + randomBase62(24);
 }
@@ -98,7 +98,7 @@ export function newRequestId(): string {
 export const APP_USER_ID_PATTERN = /^u_[0-9A-Za-z]{22}$/;
 
 /**
- * appUserId (DESIGN D2): `u_` + the first 22 base62 chars of HMAC-SHA256(secret, appId:userId).
+ * appUserId (D2): `u_` + the first 22 base62 chars of HMAC-SHA256(secret, appId:userId).
  * Stable, unlinkable across apps, computable by any service that holds the secret.
  */
 export function appUserIdFor(secret: string, appId: string, userId: string): string {

@@ -1,4 +1,4 @@
-/** DESIGN D10: what a media file is, by its MIME type. */
+/** D10: what a media file is, by its MIME type. */
 export type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'other';
 
 export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'document', 'other'];

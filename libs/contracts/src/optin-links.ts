@@ -1,4 +1,4 @@
-/** POST /optin-links's rules (spec, Endpoints; DESIGN D16), for the gateway's DTO and the console's form alike. */
+/** POST /optin-links's rules (spec, Endpoints; D16), for the gateway's DTO and the console's form alike. */
 export const OPTIN_LINK_REF_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 export const OPTIN_LINK_MIN_DAYS = 1;
 export const OPTIN_LINK_MAX_DAYS = 90;

@@ -46,7 +46,7 @@ export interface CommonOperations {
 export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'received', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-/** POST /messages as the gateway passes it after its own checks (DESIGN section 3): the validated body and the key's context. */
+/** POST /messages as the gateway passes it after its own checks (architecture section 3): the validated body and the key's context. */
 export interface SendMessageCall {
   appId: string;
   keyEnvironment: KeyEnvironment;

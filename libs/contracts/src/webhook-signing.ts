@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 
 /**
- * The wire format of a signed webhook delivery (DESIGN 6 and 11), shared by the dispatcher and by
+ * The wire format of a signed webhook delivery (architecture sections 6 and 11), shared by the dispatcher and by
  * anything else that must sign exactly as a delivery is signed.
  */
 
@@ -9,7 +9,7 @@ import { createHmac, createSecretKey } from 'node:crypto';
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /**
- * The `Svc-Signature` value (DESIGN 6): `t=<t>,v1=<hex>[,v1=<hex>]`, one v1 per secret in the order
+ * The `Svc-Signature` value (architecture section 6): `t=<t>,v1=<hex>[,v1=<hex>]`, one v1 per secret in the order
  * given (the new secret first during rotation), no spaces.
  *
  * v1 is the lowercase hex HMAC-SHA256 of `<t>.` followed by the raw body bytes, keyed with the
@@ -28,7 +28,7 @@ export function signatureHeader(secrets: readonly string[], timestampSeconds: nu
 }
 
 /**
- * The `webhook-signature` value of the Standard Webhooks specification (DESIGN 11):
+ * The `webhook-signature` value of the Standard Webhooks specification (architecture section 11):
  * `v1,<base64>[ v1,<base64>]`, one per secret in the order given (new first during rotation).
  *
  * Each is the base64 HMAC-SHA256 of `<eventId>.<t>.` followed by the raw body bytes, keyed with the

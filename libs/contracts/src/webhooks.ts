@@ -11,7 +11,7 @@ export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 export const LISTEN_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed'] as const satisfies readonly PublicEventType[];
 export type ListenEventType = (typeof LISTEN_EVENT_TYPES)[number];
 
-/** Limits and timings of webhooks (spec Limits, DESIGN section 6 and D20–D26). */
+/** Limits and timings of webhooks (spec Limits, architecture section 6 and D20–D26). */
 export const WEBHOOKS = {
   maxEndpointsPerApp: 5,
   /** The old secret keeps signing beside the new one this long after a rotation. */
@@ -32,7 +32,7 @@ export const WEBHOOKS = {
   maxUrlLength: 2048,
 } as const;
 
-/** The 422 refusals of a webhook URL (spec, Endpoint registration 4; DESIGN section 6). */
+/** The 422 refusals of a webhook URL (spec, Endpoint registration 4; architecture section 6). */
 export const WEBHOOK_URL_REFUSAL_CODES = [
   'webhook_url_https_required',
   'webhook_url_port_not_allowed',
@@ -78,7 +78,7 @@ export interface PublicEventData {
     status: 'sent' | 'delivered' | 'read' | 'failed';
     timestamp: string;
     clientReference?: string;
-    /** Why it failed (DESIGN D4); only with status failed. */
+    /** Why it failed (D4); only with status failed. */
     reason?: MessageFailureReason;
   };
   'consent.updated': { appUserId: string; status: ConsentStatus; source?: ConsentSource; ref?: string; reason?: ConsentReason };

@@ -14,7 +14,7 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
   data: Data;
 }
 
-/** Context every append carries into the envelope (DESIGN section 2). */
+/** Context every append carries into the envelope (architecture section 2). */
 export interface AppendMeta {
   now: Date;
   appId: string | null;

@@ -51,7 +51,7 @@ export const OUTBOX_SHARDS = 16;
 export const OUTBOX_SHARD_SQL = `(hashtext(aggregate_id) & ${OUTBOX_SHARDS - 1})`;
 
 /**
- * Publishes outbox rows to Kafka in commit order (DESIGN section 2). Every replica of a service runs
+ * Publishes outbox rows to Kafka in commit order (architecture section 2). Every replica of a service runs
  * one; they share the work by shard (docs/adr/0192-outbox-relays-share-the-outbox-by-shard.md). Each
  * batch takes, under transaction-scoped advisory locks, every shard with waiting rows that no other
  * relay holds, then reads those shards' oldest rows: one relay per shard at a time keeps per-key

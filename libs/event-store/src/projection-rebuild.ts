@@ -79,7 +79,7 @@ interface Snapshot {
 
 /**
  * Rebuilds a service's projections from its event store into fresh tables and swaps them in while the
- * service keeps writing (DESIGN: event store is the truth;
+ * service keeps writing (the event store is the truth, architecture section 2;
  * docs/adr/0111-projections-rebuilt-from-the-event-store.md).
  *
  * Positions are allocated at insert, not at commit, so reading `position > last` alone can miss an event

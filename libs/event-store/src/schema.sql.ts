@@ -1,5 +1,5 @@
 /**
- * DDL of the event-sourcing tables every service keeps in its own schema (DESIGN section 2).
+ * DDL of the event-sourcing tables every service keeps in its own schema (architecture section 2).
  * - events: append-only store; unique (stream_id, stream_version) gives optimistic concurrency.
  * - outbox: Debezium-style rows written in the same transaction as the events; the relay deletes
  *   them once Kafka has acknowledged them.

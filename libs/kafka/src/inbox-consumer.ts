@@ -37,7 +37,7 @@ const MAX_EVENTS_PER_TRANSACTION = 100;
 const COMMIT_EVERY_MS = 500;
 
 /**
- * An idempotent consumer (DESIGN section 2): events are applied in a fresh MikroORM context, in a
+ * An idempotent consumer (architecture section 2): events are applied in a fresh MikroORM context, in a
  * transaction that records `(consumer, eventId)` in the inbox together with the effects; offsets
  * are resolved only after that commit, and committed to Kafka together at most every 500 ms (a
  * restart re-reads those events, and the inbox skips them). A Kafka batch is applied in one transaction (one inbox

@@ -26,7 +26,7 @@ export async function generateTypes(document) {
 
 async function main() {
   const check = process.argv.includes('--check');
-  if (!existsSync(DOCUMENT)) throw new Error(`${path.relative(root, DOCUMENT)} is missing: the build writes it (DESIGN 11)`);
+  if (!existsSync(DOCUMENT)) throw new Error(`${path.relative(root, DOCUMENT)} is missing: the build writes it (architecture section 11)`);
   const fresh = await generateTypes(JSON.parse(readFileSync(DOCUMENT, 'utf8')));
   const relative = path.relative(root, OUTPUT);
   if (check) {

@@ -3,7 +3,7 @@ import { log } from './logger';
 
 /**
  * A time-driven job of a service (sweeps, pruning): run every `everyMs` and whenever the test clock
- * jumps, so due work happens as if the time had passed (DESIGN section 7). Runs never overlap and
+ * jumps, so due work happens as if the time had passed (architecture section 7). Runs never overlap and
  * none is lost: a call while a run is under way makes that run go round once more. A failing run
  * is logged and retried at the next call.
  */

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { ClockMode } from '#platform/clock';
 import { GROUP_SESSION_TIMEOUT_MS, kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '#platform/kafka';
 
-/** Configuration every service reads from its environment (DESIGN section 9; `.env.example` documents it). */
+/** Configuration every service reads from its environment (architecture section 9; `.env.example` documents it). */
 export interface BaseConfig {
   serviceName: string;
   /** Postgres schema the service owns; its role is `svc_<schema>`. */

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { quoteIdent } from '#platform/event-store';
 
 /**
- * Creates the service's role and schema if missing (DESIGN section 1: one role per service that can
+ * Creates the service's role and schema if missing (architecture section 1: one role per service that can
  * touch only its own schema). Runs with the admin connection; safe to run from many replicas at once.
  */
 export async function bootstrapServiceSchema(adminUrl: string, schema: string, password?: string): Promise<void> {

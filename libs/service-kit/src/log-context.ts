@@ -17,7 +17,7 @@ import { randomHex } from '#platform/contracts';
 import { exportTracer } from './trace-export';
 
 /**
- * Request-scoped fields every log line carries, and the W3C trace context (DESIGN: observability).
+ * Request-scoped fields every log line carries, and the W3C trace context (docs/adr/0169-traces.md).
  * Both live in the OpenTelemetry context (one AsyncLocalStorage): the libraries below service-kit
  * (event-store, kafka) read and write `traceparent` through the OpenTelemetry API alone, and the
  * logger's mixin reads the fields and the span context of the current unit of work.

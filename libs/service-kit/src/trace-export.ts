@@ -7,7 +7,7 @@ import { otlpTracesUrl } from '#platform/tracing';
 export { otlpTracesUrl };
 
 /**
- * Spans that leave the process (DESIGN section 9: OTEL_EXPORTER_OTLP_ENDPOINT). Off unless the
+ * Spans that leave the process (architecture section 9: OTEL_EXPORTER_OTLP_ENDPOINT). Off unless the
  * standard variables name a collector: then each unit of work that runWithLogContext starts with a
  * span name (HTTP request, RPC request, applied event, webhook attempt, outbox publish, transaction)
  * is a real span exported over OTLP/HTTP (JSON) in batches. Ids, parents and propagation are the

@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
-/** S3 settings (DESIGN section 9: S3_*; `.env.example` documents them). */
+/** S3 settings (architecture section 9: S3_*; `.env.example` documents them). */
 export interface S3Config {
   /** Endpoint the services use; empty for AWS itself. */
   endpoint: string | undefined;

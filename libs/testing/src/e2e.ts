@@ -129,7 +129,7 @@ export async function createTestUser(orgId: string): Promise<{ id: string; orgId
   return expectStatus(await admin('POST', '/users', { orgId, email: `${unique('user')}@example.test` }), 201).body;
 }
 
-/** The user's appUserId for the app (DESIGN D2), from the admin API. */
+/** The user's appUserId for the app (D2), from the admin API. */
 export async function appUserIdOf(appId: string, userId: string): Promise<string> {
   return expectStatus(await admin('GET', `/apps/${appId}/users/${userId}`), 200).body.appUserId;
 }

@@ -16,7 +16,7 @@ export interface TestCertificates {
   keyPem: string;
 }
 
-/** Names every leaf covers; DESIGN 6 pins hooks.local.test (and friends) to local ports in dev and test. */
+/** Names every leaf covers; architecture section 6 pins hooks.local.test (and friends) to local ports in dev and test. */
 export const TEST_CERT_NAMES = ['*.local.test', 'hooks.local.test', 'localhost'];
 
 const BUNDLE_FILE = 'test-certs.json';

@@ -5,7 +5,7 @@ import { createS3Client, loadS3Config } from '#platform/storage';
 import { admin, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText, type TestApp } from '#platform/testing';
 
 /**
- * chat-sim's side of the handoff (DESIGN D3/D4), driven by putting MessageHandedOver on
+ * chat-sim's side of the handoff (D3/D4), driven by putting MessageHandedOver on
  * chat.outbound directly, as messaging will: delivered to the inbox, or refused and said so.
  * And what users send: text and media, published on chat.user-events with the bytes in S3.
  */

@@ -8,7 +8,7 @@ import { relationshipStreamId } from './relationship.stream';
 /**
  * Consumes chat.outbound: each handed-over message lands in the user's inbox, unless the user has
  * stopped or blocked the app since, or the account is no longer active. Then the chat product
- * refuses it and says so on chat.user-events (DESIGN D4).
+ * refuses it and says so on chat.user-events (D4).
  *
  * A slice of handoffs takes two round trips however many messages it holds: the users' accounts
  * and the relationship streams are read with `begin` and the inbox record, and the refusals (stream

@@ -88,7 +88,7 @@ describe('Relationship decider (chat product side)', () => {
     it('accepting while blocked is refused', () => spec.given([sent, invited, blocked]).when(cmd('AcceptTesterInvitation')).thenThrows('invalid_transition'));
   });
 
-  describe('handoff (DESIGN D4)', () => {
+  describe('handoff (D4)', () => {
     it('delivers when the user let the app in', () => spec.given([sent]).when(handOver()).then([]));
     it('refuses after a stop', () =>
       spec

@@ -29,7 +29,7 @@ export function decideRelationship(command: RelationshipCommand, state: Relation
   const { userId, appId, account } = command.data;
   const pair = { userId, appId };
 
-  // The platform hands over whatever it decided; the chat product has the last word (DESIGN D4).
+  // The platform hands over whatever it decided; the chat product has the last word (D4).
   if (command.type === 'HandOverMessage') {
     if (account !== 'active')
       return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'recipient_unavailable' } }];

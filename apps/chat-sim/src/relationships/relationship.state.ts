@@ -4,7 +4,7 @@ import type { UserAppEvent } from '#platform/contracts';
  * What the chat product knows about one user and one app (stream `relationship-<userId>:<appId>`):
  * its events are the user's actions towards the app, published on chat.user-events. The platform's
  * consent is decided by the consent service; this state only lets the chat product refuse what its
- * own UI would not allow, and refuse handoffs after a stop or block (DESIGN D4).
+ * own UI would not allow, and refuse handoffs after a stop or block (D4).
  */
 export type RelationshipEvent = UserAppEvent;
 

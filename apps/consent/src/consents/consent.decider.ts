@@ -35,7 +35,7 @@ function updated(state: Known, next: ConsentSnapshot): ConsentUpdated {
   };
 }
 
-/** DESIGN D5: from nothing or opted_out, these sources opt in; blocked must be unblocked first. */
+/** D5: from nothing or opted_out, these sources opt in; blocked must be unblocked first. */
 function optIn(state: Known, source: ConsentSource, ref: string | null, now: Date): ConsentEvent[] {
   const current = state.consent;
   if (current?.status === 'blocked') throw refuse('The user blocked this app; only unblocking moves on from there.');

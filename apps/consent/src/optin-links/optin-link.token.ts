@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What an opt-in link token carries (DESIGN D16): app, ref and expiry, signed by the platform. */
+/** What an opt-in link token carries (D16): app, ref and expiry, signed by the platform. */
 export interface OptInLinkClaims {
   appId: string;
   linkId: string;

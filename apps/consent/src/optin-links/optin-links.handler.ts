@@ -7,7 +7,7 @@ import { CONSENT_CONFIG, type ConsentConfig } from '../consent.config';
 import { AppView } from '../persistence/app-view.entity';
 import { readOptInLinkClaims, signOptInLink } from './optin-link.token';
 
-/** DESIGN D16: default lifetime of a link. */
+/** D16: default lifetime of a link. */
 export const DEFAULT_LINK_DAYS = 30;
 
 /**

@@ -11,7 +11,7 @@ import { RouteTable } from '../http/route-table';
 import { validateBody } from '../http/validate-body';
 import type { AdminRoute } from './admin-route';
 
-/** Admin API (DESIGN section 8): route → admin token → body → validation → handler, same envelope as the public API. */
+/** Admin API (architecture section 8): route → admin token → body → validation → handler, same envelope as the public API. */
 export function createAdminPipeline(deps: { routes: AdminRoute[]; adminToken: string; docsUrl: string; basePath: string }) {
   const table = new RouteTable(deps.routes);
   const expected = createHash('sha256').update(deps.adminToken).digest();

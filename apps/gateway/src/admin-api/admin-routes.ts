@@ -195,7 +195,7 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
     ...mailRoutes(deps.mailSinkUrl),
   ];
 
-  // DESIGN section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.
+  // architecture section 7: the clock routes exist only with CLOCK_MODE=test; elsewhere they are route_not_found.
   const testClock = deps.testClock;
   if (testClock) {
     routes.push(

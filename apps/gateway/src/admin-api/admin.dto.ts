@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { SCOPES, USER_STATUSES, VERIFICATION_STATUSES } from '#platform/contracts';
 
-/** Bodies of the admin API (DESIGN section 8). */
+/** Bodies of the admin API (architecture section 8). */
 export class CreateOrgDto {
   @IsString() @Length(1, 200) name!: string;
   @IsBoolean() allowsExternalBusinesses!: boolean;

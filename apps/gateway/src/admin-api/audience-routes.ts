@@ -16,7 +16,7 @@ export interface AudienceDeps {
 const isSimAppAction = (action: string): action is SimAppAction => (SIM_APP_ACTIONS as readonly string[]).includes(action);
 
 /**
- * Testers and the simulator's user actions (DESIGN section 8). chat-sim records what the user did
+ * Testers and the simulator's user actions (architecture section 8). chat-sim records what the user did
  * and publishes it; the call returns once the consent service has applied it, with the consent that
  * resulted, or with the platform's refusal (an expired link, say), so tests need no sleeps.
  */

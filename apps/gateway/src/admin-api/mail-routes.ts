@@ -1,7 +1,7 @@
 import { DomainError } from '#platform/errors';
 import type { AdminRoute } from './admin-route';
 
-/** One email the local sink caught, as `GET /admin/v1/mail` lists it (DESIGN 11). */
+/** One email the local sink caught, as `GET /admin/v1/mail` lists it (architecture section 11). */
 export interface CaughtMail {
   id: string;
   to: string[];

@@ -6,7 +6,7 @@ import type { RpcClient } from '#platform/kafka';
 export type Settled = Omit<SettledUserActions, 'events'>;
 
 /**
- * Admin and simulator calls return once the platform has taken their effect in (DESIGN section 8):
+ * Admin and simulator calls return once the platform has taken their effect in (architecture section 8):
  * consent has applied the chat events (or refused them: the refusal is the answer), and messaging
  * has applied both the chat events and the consent events they caused, and media has registered
  * the files users sent. Each service skips the types

@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBase64, IsIn, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
 import { CHAT_MESSAGE_TYPES, type ChatMessageType } from '#platform/contracts';
 
-/** Bodies of the admin API's tester and simulator calls (DESIGN section 8). */
+/** Bodies of the admin API's tester and simulator calls (architecture section 8). */
 export class InviteTesterDto {
   @IsString() @Length(1, 64) userId!: string;
 }

@@ -3,7 +3,7 @@ import { KEY_PREFIXES, randomBase62, type KeyEnvironment } from '#platform/contr
 
 const KEY_PATTERN = /^qk_(sb|live)_[0-9A-Za-z]{32}$/;
 
-/** `qk_sb_`/`qk_live_` + 32 base62 characters (DESIGN section 3). */
+/** `qk_sb_`/`qk_live_` + 32 base62 characters (architecture section 3). */
 export function generateApiKey(environment: KeyEnvironment): string {
   return KEY_PREFIXES[environment] + randomBase62(32);
 }

@@ -23,7 +23,7 @@ export interface BodyReadOptions {
 }
 
 /**
- * DESIGN section 3, step 5: 413 over 1 MiB (checked on Content-Length first and while streaming),
+ * architecture section 3, step 5: 413 over 1 MiB (checked on Content-Length first and while streaming),
  * 415 for a body that is not application/json, 400 invalid_json for one that does not parse, 400
  * invalid_request for one nested too deep or too wide, 408 for one that does not arrive in time.
  * A refusal that leaves bytes unread closes the connection after the answer.

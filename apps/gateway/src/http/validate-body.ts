@@ -6,7 +6,7 @@ import { DomainError } from '#platform/errors';
 export type DtoClass<T> = new () => T;
 
 /**
- * DESIGN section 3, step 7: class-validator with unknown properties rejected; every failing field is
+ * architecture section 3, step 7: class-validator with unknown properties rejected; every failing field is
  * listed in `details` as `{field, issue}` with dotted paths such as `to.appUserId`.
  */
 export function validateBody<T extends object>(dto: DtoClass<T>, body: unknown): T {

@@ -7,7 +7,7 @@ import { MAX_LISTEN_STREAMS_PER_APP, type ListenStreams } from './listen-streams
 
 /**
  * GET /listen (scope webhooks:manage, sandbox keys only): the app's public events as they happen,
- * as Server-Sent Events, for `platformctl listen` (DESIGN section 11). The session is opened before
+ * as Server-Sent Events, for `platformctl listen` (architecture section 11). The session is opened before
  * the stream starts, so a refusal is an ordinary error answer.
  */
 export function listenRoutes(deps: { rpc: RpcClient; streams: ListenStreams }): PublicRoute[] {

@@ -46,7 +46,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const EXAMPLE_REQUEST_ID = 'req_01JD3QE3H6K9N2Q5T8W1Z4C7';
 
 /**
- * Refusals the pipeline gives every route, whatever it is (DESIGN section 3); request_timeout and
+ * Refusals the pipeline gives every route, whatever it is (architecture section 3); request_timeout and
  * headers_too_large come from the HTTP parser's limits, before any route is known.
  */
 const PIPELINE_ERRORS: readonly ErrorCode[] = [

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { log } from '#platform/service-kit';
 import type { OpenApiDocument } from './openapi-document';
 
-/** A GET that needs no key: the API's own description (DESIGN 11). */
+/** A GET that needs no key: the API's own description (architecture section 11). */
 export interface ReferenceRoute {
   path: string;
   handle: (req: IncomingMessage, res: ServerResponse) => void;

@@ -2,7 +2,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsDefined, IsInt, IsString, Length, Min } from 'class-validator';
 
 /**
- * POST /media (spec; DESIGN D10). The MIME type list and the per-kind limits are the media service's
+ * POST /media (spec; D10). The MIME type list and the per-kind limits are the media service's
  * rules (415 unsupported_media_type, 413 media_too_large); here only the shape.
  */
 @JSONSchema({

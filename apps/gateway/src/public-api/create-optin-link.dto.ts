@@ -2,7 +2,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { OPTIN_LINK_MAX_DAYS, OPTIN_LINK_MIN_DAYS, OPTIN_LINK_REF_PATTERN } from '#platform/contracts';
 
-/** POST /optin-links: both optional (spec, Endpoints; expiresInDays defaults to 30, DESIGN D16). */
+/** POST /optin-links: both optional (spec, Endpoints; expiresInDays defaults to 30, D16). */
 @JSONSchema({ title: 'CreateOptInLinkRequest', examples: [{ ref: 'spring-campaign', expiresInDays: 30 }] })
 export class CreateOptInLinkDto {
   /** Echoed in consent.updated when a user opts in through the link. */

@@ -2,7 +2,7 @@ import { randomBase62 } from '#platform/contracts';
 import { api, createTestApp, expectStatus, http, inParallel, type HttpResult } from '#platform/testing';
 
 /**
- * Anonymous traffic stops at the gate (DESIGN section 3, step 4): failed authentication is limited per
+ * Anonymous traffic stops at the gate (architecture section 3, step 4): failed authentication is limited per
  * client address before the key is looked up, so a flood of random keys never reaches Postgres, while
  * a key already known valid keeps working from the same address. The test stack trusts 127.0.0.1 as a
  * proxy (TRUSTED_PROXIES), so each test is a client of its own address through X-Forwarded-For.

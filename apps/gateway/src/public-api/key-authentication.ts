@@ -9,7 +9,7 @@ import type { RateLimiter } from '../rate-limits/rate-limiter';
 
 export interface KeyAuthenticationDeps {
   keys: ApiKeyCache;
-  /** Failed authentication per client address (DESIGN section 3, step 4), checked before any key lookup. */
+  /** Failed authentication per client address (architecture section 3, step 4), checked before any key lookup. */
   authFailures: RateLimiter;
   trustedProxies: BlockList;
   clock: Clock;

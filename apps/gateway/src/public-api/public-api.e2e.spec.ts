@@ -1,6 +1,6 @@
 import { admin, api, createTestApp, eventually, expectStatus, http, publicUrl, type TestApp } from '#platform/testing';
 
-/** Every gateway refusal through real HTTP against the running stack (DESIGN section 3). */
+/** Every gateway refusal through real HTTP against the running stack (architecture section 3). */
 function expectEnvelope(result: { status: number; body: any; headers: Headers }, status: number, code: string, type: string) {
   expect({ status: result.status, code: result.body?.error?.code }).toEqual({ status, code });
   expect(result.body.error.type).toBe(type);

@@ -26,7 +26,7 @@ export interface PublicPipelineDeps {
   limiter: RateLimiter;
   /** Replays of keys this replica answered, for limited requests (step 4): never a call to a service. */
   replays: ReplayWhenLimited;
-  /** Failed authentication per client address (DESIGN section 3, step 4), checked before any key lookup. */
+  /** Failed authentication per client address (architecture section 3, step 4), checked before any key lookup. */
   authFailures: RateLimiter;
   trustedProxies: BlockList;
   clock: Clock;
@@ -39,7 +39,7 @@ export interface PublicPipelineDeps {
 }
 
 /**
- * The gateway pipeline of DESIGN section 3, in its order: route → key → app status, environment,
+ * The gateway pipeline of architecture section 3, in its order: route → key → app status, environment,
  * scope → rate limit → body (size, type, JSON) → validation → the owning service.
  */
 export function createPublicPipeline(deps: PublicPipelineDeps) {

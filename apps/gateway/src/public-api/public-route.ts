@@ -60,7 +60,7 @@ export interface PublicRoute<B = any> {
   query?: QuerySpec;
   doc: RouteDoc;
   /**
-   * Needs an Idempotency-Key (DESIGN section 3, step 6). The owning service keeps the key's record
+   * Needs an Idempotency-Key (architecture section 3, step 6). The owning service keeps the key's record
    * in the transaction that carries out the request, and answers a replay, 409 or 422 itself;
    * `heldKey` asks it who holds the key when the body fails validation, since the key is looked up
    * before the body is validated: the holder's answer (a replay), a thrown 409 or 422, or null for

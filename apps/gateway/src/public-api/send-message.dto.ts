@@ -65,7 +65,7 @@ export class RecipientDto {
 
 const MEDIA_TYPES = ['image', 'video', 'audio', 'file'];
 
-/** POST /messages body (spec, Endpoints; DESIGN D11). Unknown properties are refused by the pipeline. */
+/** POST /messages body (spec, Endpoints; D11). Unknown properties are refused by the pipeline. */
 @JSONSchema({
   title: 'SendMessageRequest',
   description:

@@ -5,7 +5,7 @@ import type { RpcClient } from '#platform/kafka';
 import { pollUntil, type ServiceRuntime } from '#platform/service-kit';
 
 /**
- * The Stripe-style test clock (DESIGN section 7): the new offset is an event on gateway.events that
+ * The Stripe-style test clock (architecture section 7): the new offset is an event on gateway.events that
  * every process follows; the call returns once every service reports the new time.
  */
 export class TestClockService {

@@ -18,7 +18,7 @@ export interface MediaRow {
   created_at: DbTimestamp;
 }
 
-/** The app's media by id; another app's looks absent (DESIGN section 4). */
+/** The app's media by id; another app's looks absent (architecture section 3). */
 export async function findMedia(em: EntityManager, appId: string, mediaId: string): Promise<MediaRow | null> {
   const [row]: MediaRow[] = await em.execute(
     `select media_id, app_id, source, kind, mime_type, file_name, size, object_key, status, created_at from media.media where media_id = ? and app_id = ?`,

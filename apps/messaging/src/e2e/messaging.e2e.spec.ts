@@ -145,7 +145,7 @@ describe('messaging through HTTP (e2e)', () => {
       expect(again.body).toEqual(first.body);
       await eventually(async () => (await simInbox(userId, app.appId)).length === 1);
       expectError(await sendMessage(app.sandboxKey, { ...body, text: 'different' }, key), 422, 'idempotency_key_reused');
-      // The key is looked up before the body is validated (DESIGN section 3, step 6 before 7).
+      // The key is looked up before the body is validated (architecture section 3, step 6 before 7).
       expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text' }, key), 422, 'idempotency_key_reused');
       expect((await simInbox(userId, app.appId)).filter((m) => m.text === 'once')).toHaveLength(1);
     });

@@ -15,7 +15,7 @@ interface DueRow {
 }
 
 /**
- * DESIGN D4: a message handed to the chat product and not delivered within 30 days fails as
+ * D4: a message handed to the chat product and not delivered within 30 days fails as
  * `expired`. Runs every minute and whenever the test clock jumps (BackgroundJob). The decider has the last word, so
  * a receipt that lands between the query and the command wins, and two replicas sweeping at once
  * only conflict on the stream version, never fail a message twice.

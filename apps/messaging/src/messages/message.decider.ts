@@ -15,7 +15,7 @@ export type MessageCommand =
   | Command<'ExpireMessage', { handedOverAt: string }>
   | Command<'RecordInboundMessage', MessageReceived['data']>;
 
-/** DESIGN D4: a message the chat product has not delivered within 30 days fails as `expired`. */
+/** D4: a message the chat product has not delivered within 30 days fails as `expired`. */
 export const MESSAGE_DELIVERY_DEADLINE_MS = 30 * 24 * 3600 * 1000;
 
 export function decideMessage(command: MessageCommand, state: MessageState): MessageEvent[] {
@@ -26,7 +26,7 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       const { businessInitiated } = checkSend(d.type, d.facts, command.metadata.now);
       const recipient = d.facts.recipient!;
       const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
-      // DESIGN D3: accepted and handed over to the chat product in the same decision.
+      // D3: accepted and handed over to the chat product in the same decision.
       return [
         { type: 'MessageAccepted', data: { ...status, userId: recipient.userId, type: d.type, text: d.text, media: d.media, businessInitiated } },
         { type: 'MessageSent', data: status },

@@ -1,10 +1,10 @@
 import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, UserStatus } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 
-/** DESIGN D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
+/** D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
 export const BUSINESS_INITIATED_CAP = 3;
 
-/** DESIGN D6: the reply window lasts 24 h from the user's last message; D7 counts over the same span. */
+/** D6: the reply window lasts 24 h from the user's last message; D7 counts over the same span. */
 export const REPLY_WINDOW_MS = 24 * 3600 * 1000;
 
 /** D6: open while less than 24 h have passed since the user's last message (closed at exactly 24 h). */
@@ -40,7 +40,7 @@ export type MediaFacts =
 
 /**
  * What the send rules look at, loaded by the handler from messaging's projections. The rules are
- * pure: the same facts always give the same verdict (DESIGN section 5).
+ * pure: the same facts always give the same verdict (architecture section 5).
  */
 export interface SendFacts {
   keyEnvironment: KeyEnvironment;
@@ -67,7 +67,7 @@ const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = 
   file: ['document', 'other'],
 };
 
-/** DESIGN D9: the send checks in their order; the first that fails is the answer. Returns whether the send is business-initiated. */
+/** D9: the send checks in their order; the first that fails is the answer. Returns whether the send is business-initiated. */
 export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): { businessInitiated: boolean } {
   const { app, recipient } = facts;
   const email = facts.addressedBy === 'email';

@@ -1,6 +1,6 @@
 import { derivedUuidv7, type ChatMessageType, type DomainEvent, type MessageHandedOver, type OutboundMediaFile } from '#platform/contracts';
 
-/** DESIGN D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
+/** D3: the handoff to the chat product goes out through the outbox, in the same transaction. */
 export function handover(events: DomainEvent[], appId: string, media: OutboundMediaFile[]): DomainEvent {
   const accepted = events.find((e) => e.type === 'MessageAccepted')!;
   const sent = events.find((e) => e.type === 'MessageSent')!;

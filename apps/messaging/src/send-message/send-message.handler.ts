@@ -36,7 +36,7 @@ export class SendMessageHandler implements OnModuleInit {
   });
   /**
    * The sends this process has under way, by app and key: a twin from another request arriving
-   * meanwhile is 409 idempotency_in_progress (422 with another body), as DESIGN section 3 answers a
+   * meanwhile is 409 idempotency_in_progress (422 with another body), as architecture section 3 answers a
    * running request, and no batch ever holds two sends of one key. The same request again (a
    * redelivery: its offset was not committed when a server stopped) is answered by the run under
    * way, as a replay. A twin in another process waits in the claim statement for the first to
@@ -73,7 +73,7 @@ export class SendMessageHandler implements OnModuleInit {
   }
 
   /**
-   * Who holds a key, for a request the gateway refuses before it is sent (an invalid body): DESIGN
+   * Who holds a key, for a request the gateway refuses before it is sent (an invalid body): architecture
    * section 3 looks the key up (step 6) before it validates the body (step 7), so a key held by
    * another body is 422 whatever this body is, and a running twin 409. `held` is the replay of the
    * holder's acceptance, or null for a free key.

@@ -17,7 +17,7 @@ export interface HeldRow {
   client_reference: string | null;
 }
 
-/** A running twin's answer (DESIGN section 3): the same body is in progress, another body reuses the key. */
+/** A running twin's answer (architecture section 3): the same body is in progress, another body reuses the key. */
 export function twinRefusal(runningBodyHash: string, bodyHash: string): DomainError {
   return new DomainError(runningBodyHash === bodyHash ? 'idempotency_in_progress' : 'idempotency_key_reused');
 }

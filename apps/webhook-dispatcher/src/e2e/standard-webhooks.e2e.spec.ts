@@ -17,7 +17,7 @@ import {
 import { Webhook } from 'standardwebhooks';
 
 /**
- * DESIGN 11: every delivery also carries the Standard Webhooks headers, so a receiver can verify it
+ * architecture section 11: every delivery also carries the Standard Webhooks headers, so a receiver can verify it
  * with the `standardwebhooks` library as well as with Stripe's `constructEvent`, from the same
  * `whsec_` secret. Each check runs the libraries themselves on the bytes and headers received.
  */

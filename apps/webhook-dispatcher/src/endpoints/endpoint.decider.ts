@@ -3,7 +3,7 @@ import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveEndpoint, initialEndpointState, type EndpointEvent, type EndpointState } from './endpoint.state';
 
-/** What a handshake gave (DESIGN D22); run by the handler before deciding, since it is I/O. */
+/** What a handshake gave (D22); run by the handler before deciding, since it is I/O. */
 export type HandshakeResult = { ok: true } | { ok: false; error: string };
 
 export type EndpointCommand =

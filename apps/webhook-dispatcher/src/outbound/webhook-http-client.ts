@@ -8,7 +8,7 @@ import tls from 'node:tls';
 
 /**
  * Where one delivery goes. `address` was resolved from `hostname` and checked against the SSRF rules
- * by the caller (DESIGN 6); the client connects to exactly `address:port` and never resolves
+ * by the caller (architecture section 6); the client connects to exactly `address:port` and never resolves
  * `hostname` again, so a DNS answer that changes between check and connect (rebinding) cannot
  * redirect the request. `hostname` is still what TLS (SNI, certificate) and HTTP (Host) see.
  */
@@ -133,7 +133,7 @@ export class WebhookHttpClient {
   }
 
   /**
-   * The subscription handshake (api-spec, Events): GET the URL with `svc.mode=subscribe`,
+   * The subscription handshake (D22): GET the URL with `svc.mode=subscribe`,
    * `svc.verify_token` and `svc.challenge` appended to its own query. It succeeds only on 200 with
    * the challenge as the body. One trailing line break (`\n` or `\r\n`) is forgiven, since `echo`,
    * `print` and many templates add one and it cannot change which challenge was answered; any

@@ -37,7 +37,7 @@ function isPublicSource(event: DomainEvent): event is EventOf<PublicSourceType> 
 
 const STATUS_OF = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' } as const;
 
-/** `evt_` id of the public event a domain event becomes: the same on every replay of a topic (DESIGN section 6). */
+/** `evt_` id of the public event a domain event becomes: the same on every replay of a topic (architecture section 6). */
 export function publicEventId(domainEvent: Pick<DomainEvent, 'eventId' | 'occurredAt'>): string {
   return derivedId(ID_PREFIX.event, Date.parse(domainEvent.occurredAt), `public:${domainEvent.eventId}`);
 }

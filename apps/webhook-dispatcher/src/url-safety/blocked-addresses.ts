@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses a webhook delivery may never connect to (DESIGN section 6, SSRF). The rules
+ * Which IP addresses a webhook delivery may never connect to (architecture section 6, SSRF). The rules
  * work on the address bytes rather than on text, so every spelling of one address is judged alike.
  */
 

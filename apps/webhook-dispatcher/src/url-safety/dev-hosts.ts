@@ -9,7 +9,7 @@ export interface DevHostPin {
 }
 
 /**
- * Switches that weaken the SSRF defence so tests can reach local receivers (DESIGN section 6).
+ * Switches that weaken the SSRF defence so tests can reach local receivers (architecture section 6).
  * All three are dev and test only.
  */
 export interface WebhookNetworkConfig {

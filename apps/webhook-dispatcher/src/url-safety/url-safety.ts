@@ -44,7 +44,7 @@ function hostNameProblem(name: string): string | null {
 }
 
 /**
- * Decides whether the platform may send a webhook to a URL (DESIGN section 6, SSRF). Called at
+ * Decides whether the platform may send a webhook to a URL (architecture section 6, SSRF). Called at
  * registration and again before every delivery, because what a name resolves to can change
  * between the two; the delivery then connects to `target.address` only.
  */

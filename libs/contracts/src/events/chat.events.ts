@@ -87,7 +87,7 @@ export interface TesterInvitationAccepted {
   type: 'TesterInvitationAccepted';
   data: { userId: string; appId: string };
 }
-/** DESIGN D4: why the chat product refused a handed-over message. */
+/** D4: why the chat product refused a handed-over message. */
 export const DELIVERY_REFUSAL_REASONS = ['consent_revoked', 'recipient_unavailable'] as const;
 export type DeliveryRefusalReason = (typeof DELIVERY_REFUSAL_REASONS)[number];
 /** The chat product refused a message at handoff (the user stopped or blocked the app, or the account is gone). */
@@ -121,7 +121,7 @@ export interface OutboundMediaFile {
   size: number;
 }
 
-/** `chat.outbound`: the platform hands a message to the chat product for delivery (DESIGN D3). Keyed by userId. */
+/** `chat.outbound`: the platform hands a message to the chat product for delivery (D3). Keyed by userId. */
 export interface MessageHandedOver {
   type: 'MessageHandedOver';
   data: {
@@ -188,7 +188,7 @@ export const CHAT_USER_EVENT_SCHEMAS: Record<ChatUserEvent['type'], JsonSchema> 
   TesterInvitationAccepted: userApp(),
   MessageDeliveryRefused: userApp({
     messageId: str('The app message that was not delivered.'),
-    reason: oneOf('Why (DESIGN D4).', DELIVERY_REFUSAL_REASONS),
+    reason: oneOf('Why (D4).', DELIVERY_REFUSAL_REASONS),
   }),
 };
 

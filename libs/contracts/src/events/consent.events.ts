@@ -48,7 +48,7 @@ export interface TesterAccepted {
 
 export type ConsentEvent = AppUserIdentified | ConsentUpdated | TesterInvited | TesterAccepted;
 
-const appUser = { appUserId: str("The user's id within the app (`u_…`, DESIGN D2)."), userId: str('The chat user (`usr_…`); never shown to apps.') };
+const appUser = { appUserId: str("The user's id within the app (`u_…`, D2)."), userId: str('The chat user (`usr_…`); never shown to apps.') };
 
 export const CONSENT_EVENT_SCHEMAS: Record<ConsentEvent['type'], JsonSchema> = {
   AppUserIdentified: record(appUser),

@@ -51,7 +51,7 @@ export type MediaEvent = MediaUploadRequested | MediaUploadVerified | MediaUploa
 
 const fileData = {
   mediaId: str('The media (`med_…`).'),
-  kind: oneOf('Kind by MIME type (DESIGN D10).', MEDIA_KINDS),
+  kind: oneOf('Kind by MIME type (D10).', MEDIA_KINDS),
   mimeType: str('Content type, as declared by the app or sent by the user.'),
   fileName: str('File name.'),
   size: int('Bytes, as declared.', { minimum: 0 }),

@@ -9,7 +9,7 @@ export interface MessageMediaFile {
   size: number;
 }
 
-/** DESIGN D4: why a message failed. */
+/** D4: why a message failed. */
 export const MESSAGE_FAILURE_REASONS = ['consent_revoked', 'recipient_unavailable', 'expired'] as const;
 export type MessageFailureReason = (typeof MESSAGE_FAILURE_REASONS)[number];
 
@@ -35,7 +35,7 @@ export interface MessageAccepted {
     businessInitiated: boolean;
   };
 }
-/** Handed to the chat product on chat.outbound (DESIGN D3): message.status `sent`. */
+/** Handed to the chat product on chat.outbound (D3): message.status `sent`. */
 export interface MessageSent {
   type: 'MessageSent';
   data: StatusData;
@@ -87,12 +87,12 @@ export const MESSAGING_EVENT_SCHEMAS: Record<MessagingEvent['type'], JsonSchema>
     type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
     text: nullableStr('Text, or the caption of a media message.'),
     media: arrayOf('Files of a media message.', record(mediaFile)),
-    businessInitiated: bool('Sent while the reply window was closed (DESIGN D7).'),
+    businessInitiated: bool('Sent while the reply window was closed (D7).'),
   }),
   MessageSent: record(statusData),
   MessageDelivered: record(statusData),
   MessageRead: record(statusData),
-  MessageFailed: record({ ...statusData, reason: oneOf('Why (DESIGN D4).', MESSAGE_FAILURE_REASONS) }),
+  MessageFailed: record({ ...statusData, reason: oneOf('Why (D4).', MESSAGE_FAILURE_REASONS) }),
   MessageReceived: record({
     messageId: str('The inbound message (`msg_…`), as the chat product named it.'),
     appUserId: str('The sender within the app (`u_…`).'),

@@ -1,6 +1,6 @@
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every resource the public API answers with
- * (spec, "Resources and their fields"; DESIGN D20, D21b, D23). The OpenAPI document is built from
+ * (spec, "Resources and their fields"; D20, D21b, D23). The OpenAPI document is built from
  * these and the request DTOs; the end-to-end suite validates every answer it gets against the
  * document, so a field a service adds, renames or makes nullable without changing these fails it.
  * Each schema carries one example, shown in the reference and checked against the schema. Long because

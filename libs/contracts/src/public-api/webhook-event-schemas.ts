@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the public webhook events (spec, Events; DESIGN D4, D26): the envelope and each
+ * JSON Schemas of the public webhook events (spec, Events; D4, D26): the envelope and each
  * type's data, exactly as receivers get them. The OpenAPI document's `webhooks` section is built from
  * these, and the end-to-end receivers validate every body they get against it.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Idempotency records of POST /messages (DESIGN section 3, step 6): one per (app, key), holding the
+ * Idempotency records of POST /messages (architecture section 3, step 6): one per (app, key), holding the
  * body hash, the state (in_progress while the request runs, done with the stored 2xx answer) and a
  * lease, so a gateway that died mid-request does not block its key for 24 hours.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Token buckets shared by every gateway replica (DESIGN section 3, step 4): per app and per client
+ * Token buckets shared by every gateway replica (architecture section 3, step 4): per app and per client
  * address of failed authentication. Replicas lease tokens in blocks through `lease_rate_tokens`, one
  * round trip that refills the bucket by the database's clock, so replica clocks never matter.
  * Unlogged: a bucket lost in a crash restarts full, which is what an idle bucket would be anyway.
