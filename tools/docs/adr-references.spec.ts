@@ -9,13 +9,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', '.data', '.git', 'coverage']);
+// Dot-directories hold tools' caches and data (.git, .data, .nx), not the repository's text.
+const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', 'coverage']);
 const TEXT_FILE = /\.(ts|js|mjs|cjs|md|json|ya?ml|sh)$|^Dockerfile$|^\.env/;
 
 function textFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) return SKIPPED_DIRECTORIES.has(entry.name) ? [] : textFiles(full);
+    if (entry.isDirectory()) return SKIPPED_DIRECTORIES.has(entry.name) || entry.name.startsWith('.') ? [] : textFiles(full);
     return entry.isFile() && TEXT_FILE.test(entry.name) ? [full] : [];
   });
 }
