@@ -1,6 +1,6 @@
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { DomainError } from '#platform/errors';
-import { evolveMembership, initialMembershipState, type MembershipEvent, type MembershipState } from './membership.state';
+import { evolveMembership, initialMembershipState, type Invitation, type MembershipEvent, type MembershipState } from './membership.state';
 
 /** An invitation link works for 7 days, once. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -14,6 +14,9 @@ export type MembershipCommand =
   | Command<'InviteMember', { appId: string; email: string; tokenHash: string; by: string }>
   /** The invitation link was followed by someone proving the address it was sent to. */
   | Command<'AcceptInvitation', { appId: string; tokenHash: string }>
+  /** `by` ends the invitation waiting for `email`: its link stops working. */
+  | Command<'WithdrawInvitation', { appId: string; email: string; by: string }>
+  | Command<'MakeOwner', { appId: string; email: string; by: string }>
   | Command<'RemoveMember', { appId: string; email: string; by: string }>;
 
 function requireOwner(state: MembershipState, by: string): void {
@@ -23,9 +26,30 @@ function requireOwner(state: MembershipState, by: string): void {
   if (role !== 'owner') throw new DomainError('insufficient_scope', 'Only owners change who is a member.');
 }
 
+/** The address's invitations that nothing has ended yet (one, unless the stream predates replacements). */
+function waitingInvitations(state: MembershipState, email: string, now: Date): string[] {
+  return Object.entries(state.invitations)
+    .filter(([, i]) => i.email === email && !i.accepted && !i.withdrawn && !i.predatesRemoval && now.getTime() < new Date(i.expiresAt).getTime())
+    .map(([hash]) => hash);
+}
+
+/** Why an invitation cannot be accepted now, in the words its refusal page shows; null if it can. */
+function whyNotAcceptable(state: MembershipState, tokenHash: string, invitation: Invitation, now: Date): string | null {
+  if (invitation.accepted) return 'This invitation was accepted already. Sign in with your email address to open the app.';
+  if (invitation.withdrawn) return 'An owner of the app withdrew this invitation. Ask them for a new one if you still need access.';
+  if (state.newestInvitation[invitation.email] !== tokenHash)
+    return 'A newer invitation was sent to this address, so this link no longer works. Use the newest one.';
+  if (invitation.predatesRemoval) return 'This address was removed from the app after this invitation was sent, so it no longer works.';
+  if (now.getTime() >= new Date(invitation.expiresAt).getTime()) return 'This invitation has expired: its link works for 7 days. Ask for a new one.';
+  if (state.members[invitation.by] !== 'owner') return 'The person who sent this invitation is no longer an owner of the app, so it no longer works.';
+  return null;
+}
+
 /**
  * Membership rules: the creator is the first owner; owners invite (7-day single-use links, at most
- * MAX_PENDING_INVITATIONS waiting) and remove members; the last owner cannot be removed.
+ * MAX_PENDING_INVITATIONS sent and unanswered; a new one replaces the address's earlier one), withdraw
+ * invitations, make members owners and remove members; the last owner cannot be removed. An invitation
+ * is accepted only while nothing has ended it (docs/adr/0208-console-invitations-end.md).
  */
 export function decideMembership(command: MembershipCommand, state: MembershipState): MembershipEvent[] {
   const now = command.metadata.now;
@@ -41,18 +65,37 @@ export function decideMembership(command: MembershipCommand, state: MembershipSt
       const pending = Object.values(state.invitations).filter((i) => !i.accepted && new Date(i.expiresAt).getTime() > now.getTime());
       if (pending.length >= MAX_PENDING_INVITATIONS) throw new DomainError('invalid_transition', 'Too many invitations are waiting for an answer.');
       const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS).toISOString();
-      return [{ type: 'MemberInvited', data: { appId, email, tokenHash, expiresAt, by } }];
+      const replaced = waitingInvitations(state, email, now).map((earlier): MembershipEvent => ({
+        type: 'InvitationReplaced',
+        data: { appId, email, tokenHash: earlier, by },
+      }));
+      return [...replaced, { type: 'MemberInvited', data: { appId, email, tokenHash, expiresAt, by } }];
     }
     case 'AcceptInvitation': {
       const { appId, tokenHash } = command.data;
       const invitation = state.invitations[tokenHash];
       if (!invitation) throw new DomainError('not_found', 'This invitation is not known.');
-      if (invitation.accepted) throw new DomainError('invalid_transition', 'This invitation was accepted already.');
-      if (now.getTime() >= new Date(invitation.expiresAt).getTime()) throw new DomainError('invalid_transition', 'This invitation has expired.');
+      const refusal = whyNotAcceptable(state, tokenHash, invitation, now);
+      if (refusal) throw new DomainError('invalid_transition', refusal);
       const accepted: MembershipEvent = { type: 'InvitationAccepted', data: { appId, email: invitation.email, tokenHash } };
-      // Invited twice and accepted once already: the first acceptance made the member.
+      // A member already (joined another way): accepting only uses up the link.
       if (state.members[invitation.email]) return [accepted];
       return [accepted, { type: 'MemberAdded', data: { appId, email: invitation.email, role: 'member', by: null } }];
+    }
+    case 'WithdrawInvitation': {
+      const { appId, email, by } = command.data;
+      requireOwner(state, by);
+      const waiting = waitingInvitations(state, email, now);
+      if (waiting.length === 0) throw new DomainError('not_found', `No invitation to ${email} is waiting.`);
+      return waiting.map((hash) => ({ type: 'InvitationWithdrawn', data: { appId, email, tokenHash: hash, by } }));
+    }
+    case 'MakeOwner': {
+      const { appId, email, by } = command.data;
+      requireOwner(state, by);
+      const role = state.members[email];
+      if (!role) throw new DomainError('not_found', `${email} is not a member.`);
+      if (role === 'owner') throw new DomainError('invalid_transition', `${email} is an owner already.`);
+      return [{ type: 'MemberRoleChanged', data: { appId, email, role: 'owner', by } }];
     }
     case 'RemoveMember': {
       const { appId, email, by } = command.data;
