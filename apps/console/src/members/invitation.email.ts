@@ -12,12 +12,12 @@ export function invitationEmail(to: string, appName: string, invitedBy: string, 
       '',
       `Accept: ${link}`,
       '',
-      'The link works once, for 7 days, and signs you in with this address.',
+      'The link works once, for 7 days, and signs you in with this address. A newer invitation to this address replaces it.',
     ].join('\n'),
     html: [
       `<p>${escapeHtml(invitedBy)} invites you to ${escapeHtml(appName)} in the developer console.</p>`,
       `<p><a href="${link}">Accept the invitation</a></p>`,
-      '<p>The link works once, for 7 days, and signs you in with this address.</p>',
+      '<p>The link works once, for 7 days, and signs you in with this address. A newer invitation to this address replaces it.</p>',
     ].join('\n'),
   };
 }

@@ -66,6 +66,14 @@ export class MembersHandler {
     return { appId: invitation.app_id, cookieToken, expiresAt };
   }
 
+  async withdraw(appId: string, by: string, email: string): Promise<void> {
+    await this.decide(appId, { type: 'WithdrawInvitation', data: { appId, email, by }, metadata: { now: this.runtime.clock.now() } });
+  }
+
+  async makeOwner(appId: string, by: string, email: string): Promise<void> {
+    await this.decide(appId, { type: 'MakeOwner', data: { appId, email, by }, metadata: { now: this.runtime.clock.now() } });
+  }
+
   async remove(appId: string, by: string, email: string): Promise<void> {
     await this.decide(appId, { type: 'RemoveMember', data: { appId, email, by }, metadata: { now: this.runtime.clock.now() } });
   }

@@ -11,6 +11,12 @@ export function auditLine(entry: AuditEntry): string {
       return `${who} invited ${String(d.email)}`;
     case 'InvitationAccepted':
       return `${String(d.email)} accepted the invitation`;
+    case 'InvitationReplaced':
+      return `${who} replaced the earlier invitation of ${String(d.email)}`;
+    case 'InvitationWithdrawn':
+      return `${who} withdrew the invitation of ${String(d.email)}`;
+    case 'MemberRoleChanged':
+      return d.role === 'owner' ? `${who} made ${String(d.email)} an owner` : `${who} made ${String(d.email)} a ${String(d.role)}`;
     case 'MemberRemoved':
       return `${who} removed ${String(d.email)}`;
     case 'ConsoleChangeMade':
