@@ -13,6 +13,7 @@ import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
 import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
+import { InvitationLinkController } from './web/invitation-link.controller';
 import { MembersController } from './web/members.controller';
 import { WebhookDeliveriesController } from './web/webhook-deliveries.controller';
 import { WebhooksController } from './web/webhooks.controller';
@@ -29,6 +30,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
     controllers: [
       ConsoleController,
       MembersController,
+      InvitationLinkController,
       ApiKeysController,
       WebhooksController,
       WebhookDeliveriesController,

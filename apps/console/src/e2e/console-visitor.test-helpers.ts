@@ -67,3 +67,23 @@ export async function signedInVisitor(email: string): Promise<Visitor> {
     return used.status === 303 ? visitor : null;
   }, 20_000);
 }
+
+/** The invitation links emailed to `address`, newest first, once at least `count` arrived. */
+export async function invitationLinks(address: string, count = 1): Promise<string[]> {
+  return eventually(async () => {
+    const links = (await mailTo(address)).map((m: { text: string }) => /\/invitations\/[A-Za-z0-9_-]+/.exec(m.text)?.[0]).filter(Boolean);
+    return links.length >= count ? links : null;
+  }, 15_000);
+}
+
+/** Opens an invitation link and accepts it, as the person it was sent to would. */
+export async function acceptInvitation(visitor: Visitor, link: string) {
+  const confirm = await visitor.request('GET', link);
+  return visitor.request('POST', link, { csrf: csrfOf(confirm.body) });
+}
+
+/** Sends one of the members page's forms (`action` under /apps/<appId>/) with the session's CSRF token. */
+export async function membersForm(visitor: Visitor, appId: string, action: string, email: string) {
+  const list = await visitor.request('GET', `/apps/${appId}/members`);
+  return visitor.request('POST', `/apps/${appId}/${action}`, { csrf: csrfOf(list.body), email });
+}

@@ -47,8 +47,8 @@ describe('console members (e2e)', () => {
     const list = await memberVisitor.request('GET', `/apps/${appId}/members`);
     expect(list.body).not.toContain('Email address to invite');
     expect((await memberVisitor.request('POST', `/apps/${appId}/members`, { csrf: csrf(list.body), email: `${unique('x.')}@team.example` })).status).toBe(403);
-    // The invitation works once.
-    expect((await follow(new Visitor(), member, 'invitations')).status).toBe(400);
+    // The invitation works once: a used link is gone (410).
+    expect((await follow(new Visitor(), member, 'invitations')).status).toBe(410);
 
     const outsiderVisitor = await signIn(outsider);
     expect((await outsiderVisitor.request('GET', `/apps/${appId}/members`)).status).toBe(404);
