@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { api, eventually, ONE_PIXEL_PNG, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
+import { SCREENSHOTS, signIn } from './console-browser.test-helpers';
 import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
@@ -10,8 +11,6 @@ import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
  * get 404 for an app of someone else, sign out; on a phone-width screen too. Screenshots of the
  * pages go to .data/screenshots.
  */
-const SCREENSHOTS = path.resolve(__dirname, '../../../../.data/screenshots');
-
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -20,23 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Signs `email` in on `page` through the form and the emailed link, as a person would. */
-async function signIn(page: Page, email: string): Promise<void> {
-  const before = (await mailTo(email)).length;
-  await page.goto(CONSOLE);
-  await page.getByLabel('Email').fill(email);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('status').filter({ hasText: 'a sign-in link is on its way' }).waitFor();
-  const [mail] = await eventually(async () => {
-    const caught = await mailTo(email);
-    return caught.length > before ? caught : null;
-  }, 15_000);
-  const link = /https?:\/\/\S+\/sign-in\/[A-Za-z0-9_-]+/.exec(mail.text)![0];
-  await page.goto(link);
-  await page.getByRole('button', { name: 'Continue signing in' }).click();
-  await page.getByRole('heading', { name: 'Your apps' }).waitFor();
-}
 
 describe('console in a browser (e2e)', () => {
   it('signs an owner in through the emailed link, shows the app, 404 for another, and signs out', async () => {
