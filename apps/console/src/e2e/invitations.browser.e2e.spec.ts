@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { unique } from '#platform/testing';
+import { SCREENSHOTS, signIn } from './console-browser.test-helpers';
+import { appOwnedBy, CONSOLE, invitationLinks } from './console-visitor.test-helpers';
+
+/** In headless Chromium: an owner sees a waiting invitation (who sent it, when), withdraws it, and its link says why it no longer works. */
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('console invitations in a browser (e2e)', () => {
+  it('an owner sees the waiting invitation with its sender and time, withdraws it, and the link is refused in words', async () => {
+    const owner = `${unique('owner.')}@widgets.example`;
+    const invitee = `${unique('invitee.')}@widgets.example`;
+    const appId = await appOwnedBy(owner, 'Invites App');
+    const ownerContext = await browser.newContext();
+    const inviteeContext = await browser.newContext();
+    try {
+      const ownerPage = await ownerContext.newPage();
+      await signIn(ownerPage, owner);
+      await ownerPage.goto(`${CONSOLE}/apps/${appId}/members`);
+      await ownerPage.getByLabel('Email address to invite').fill(invitee);
+      await ownerPage.getByRole('button', { name: 'Invite' }).click();
+
+      const item = ownerPage.getByRole('listitem').filter({ hasText: invitee });
+      // Who sent it and when, as people read it: `4 Dec 2026, 17:39 UTC`.
+      expect(await item.textContent({ timeout: 10_000 })).toMatch(
+        new RegExp(`invited by ${owner.replace(/[.]/g, '\\.')} on \\d{1,2} [A-Z][a-z]{2} \\d{4}, \\d{2}:\\d{2} UTC;`),
+      );
+      await ownerPage.screenshot({ path: path.join(SCREENSHOTS, 'console-invitation-waiting.png'), fullPage: true });
+      const [link] = await invitationLinks(invitee);
+
+      await item.getByRole('button', { name: `Withdraw the invitation of ${invitee}` }).click();
+      await ownerPage.getByRole('heading', { name: 'Members' }).waitFor();
+      expect(await ownerPage.getByRole('listitem').filter({ hasText: invitee }).count()).toBe(0);
+
+      const inviteePage = await inviteeContext.newPage();
+      await inviteePage.goto(`${CONSOLE}${link}`);
+      const [answer] = await Promise.all([
+        inviteePage.waitForResponse((response) => response.request().method() === 'POST'),
+        inviteePage.getByRole('button', { name: 'Accept the invitation' }).click(),
+      ]);
+      expect(answer.status()).toBe(410);
+      await inviteePage.getByRole('heading', { name: 'This invitation no longer works' }).waitFor();
+      await inviteePage.getByRole('alert').filter({ hasText: 'An owner of the app withdrew this invitation.' }).waitFor();
+      await inviteePage.screenshot({ path: path.join(SCREENSHOTS, 'console-invitation-refused.png'), fullPage: true });
+
+      await ownerPage.goto(`${CONSOLE}/apps/${appId}`);
+      await ownerPage.getByText(`${owner} withdrew the invitation of ${invitee}`).waitFor();
+    } finally {
+      await ownerContext.close();
+      await inviteeContext.close();
+    }
+  }, 60_000);
+});
