@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /** S3 settings (architecture section 9: S3_*; `.env.example` documents them). */
@@ -93,6 +93,21 @@ export class MediaBucket {
   async readStart(key: string, bytes: number): Promise<Buffer> {
     const object = await this.internal.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }));
     return Buffer.from(await object.Body!.transformToByteArray());
+  }
+
+  /**
+   * A server-side copy of `source` to `target` (the bytes never pass through this process), or false
+   * when nothing is stored at `source`. The content type travels with the object.
+   */
+  async copy(source: string, target: string): Promise<boolean> {
+    const copySource = `${this.config.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`;
+    try {
+      await this.internal.send(new CopyObjectCommand({ Bucket: this.config.bucket, Key: target, CopySource: copySource }));
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
   }
 
   async delete(key: string): Promise<void> {
