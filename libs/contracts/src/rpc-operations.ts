@@ -156,6 +156,7 @@ export type MediaForUse =
       mimeType: string;
       fileName: string;
       size: number;
+      /** Key of the object the file is served from: for a verified upload, its verified copy. */
       objectKey: string;
       events: EventRef[];
     };

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { crc32, deflateSync } from 'node:zlib';
 import { DOWNLOAD_URL_TTL_SECONDS, UPLOAD_URL_TTL_SECONDS } from '#platform/contracts';
 import { loadS3Config, MediaBucket } from '#platform/storage';
 import {
@@ -20,6 +21,25 @@ import {
 const MIB = 1024 * 1024;
 /** A real 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** A 1×1 RGBA PNG of one colour: every colour makes a valid PNG of the same length. */
+function onePixelPng(rgba: [number, number, number, number]): Buffer {
+  const u32 = (value: number) => {
+    const out = Buffer.alloc(4);
+    out.writeUInt32BE(value);
+    return out;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const typeAndData = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    return Buffer.concat([u32(data.length), typeAndData, u32(crc32(typeAndData))]);
+  };
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', Buffer.concat([u32(1), u32(1), Buffer.from([8, 6, 0, 0, 0])])),
+    chunk('IDAT', deflateSync(Buffer.from([0, ...rgba]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 interface Upload {
   url: string;
@@ -198,6 +218,72 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
       process.stdout.write(`media service peak RSS: ${peakBefore} MiB before, ${peakAfter} MiB after verifying a 100 MiB upload\n`);
       // Reading the file would add at least its 100 MiB; sniffing reads a few KiB.
       expect(peakAfter - peakBefore).toBeLessThan(32);
+    });
+  });
+
+  describe('once verified, what a media serves cannot change (D12)', () => {
+    const ORIGINAL = onePixelPng([0xff, 0, 0, 0xff]);
+    const REPLACEMENT = onePixelPng([0, 0, 0xff, 0xff]);
+
+    /** An image uploaded and verified (GET /media says ready), with the upload instruction that is still valid. */
+    async function readyImage(app: TestApp): Promise<{ id: string; upload: Upload; url: string }> {
+      const { media, upload } = await createMedia(app, { fileName: 'logo.png', mimeType: 'image/png', size: ORIGINAL.length });
+      expect((await put(upload, ORIGINAL)).status).toBe(200);
+      const ready = expectStatus(await api('GET', `/media/${media.id}`, app.sandboxKey), 200).body;
+      expect(ready.status).toBe('ready');
+      return { id: media.id, upload, url: ready.url };
+    }
+
+    /** What an attacker with the upload URL does after verification: other bytes of the same size and type. */
+    async function overwrite(upload: Upload): Promise<void> {
+      expect(REPLACEMENT.length).toBe(ORIGINAL.length);
+      expect(REPLACEMENT.equals(ORIGINAL)).toBe(false);
+      expect(Date.parse(upload.expiresAt)).toBeGreaterThan((await platformNow()).getTime());
+      // S3 takes the PUT (the URL is valid); what matters is that nothing serves those bytes.
+      expect((await put(upload, REPLACEMENT)).status).toBe(200);
+    }
+
+    it('GET /media/{id}, and the download URL it gave before, still return the verified bytes', async () => {
+      const app = await createTestApp();
+      const { id, upload, url: urlBefore } = await readyImage(app);
+      await overwrite(upload);
+      const after = expectStatus(await api('GET', `/media/${id}`, app.sandboxKey), 200).body;
+      expect(after).toMatchObject({ status: 'ready', size: ORIGINAL.length });
+      expect((await download(after.url)).equals(ORIGINAL)).toBe(true);
+      expect((await download(urlBefore)).equals(ORIGINAL)).toBe(true);
+    });
+
+    it('a message sent with it delivers the verified bytes to its recipient', async () => {
+      const { app, userId, appUserId } = await appWithTester();
+      const { id: mediaId, upload } = await readyImage(app);
+      await overwrite(upload);
+      const sent = expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId }), 202).body;
+      const received = (await eventually(async () => (await simInbox(userId, app.appId)).find((m) => m.messageId === sent.id)))!;
+      expect((await download(received.media[0].url)).equals(ORIGINAL)).toBe(true);
+      // Nor does a write after delivery reach the recipient.
+      await overwrite(upload);
+      const again = (await simInbox(userId, app.appId)).find((m) => m.messageId === sent.id)!;
+      expect((await download(again.media[0].url)).equals(ORIGINAL)).toBe(true);
+    });
+
+    it('an avatar set through the API keeps serving the verified bytes', async () => {
+      const app = await createTestApp();
+      const { id, upload } = await readyImage(app);
+      expectStatus(await api('PATCH', '/business-profile', app.sandboxKey, { avatarMediaId: id }), 200);
+      await overwrite(upload);
+      const profile = expectStatus(await api('GET', '/business-profile', app.sandboxKey), 200).body;
+      expect((await download(profile.avatarUrl)).equals(ORIGINAL)).toBe(true);
+    });
+
+    it('an avatar whose upload is verified by the PATCH itself keeps serving the verified bytes', async () => {
+      const app = await createTestApp();
+      const { media, upload } = await createMedia(app, { fileName: 'logo.png', mimeType: 'image/png', size: ORIGINAL.length });
+      expect((await put(upload, ORIGINAL)).status).toBe(200);
+      // No GET /media first: the PATCH checks the upload on first use (D12).
+      expectStatus(await api('PATCH', '/business-profile', app.sandboxKey, { avatarMediaId: media.id }), 200);
+      await overwrite(upload);
+      const profile = expectStatus(await api('GET', '/business-profile', app.sandboxKey), 200).body;
+      expect((await download(profile.avatarUrl)).equals(ORIGINAL)).toBe(true);
     });
   });
 

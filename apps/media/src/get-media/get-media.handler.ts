@@ -29,14 +29,14 @@ export class GetMediaHandler implements OnModuleInit {
   async get(appId: string, mediaId: string, caller: RpcCaller): Promise<MediaResource> {
     const row = await findMedia(this.runtime.em(), appId, String(mediaId));
     if (!row) throw new DomainError('not_found', 'No such media for this app.');
-    row.status = await this.verification.verify(row, caller.requestId ?? null);
-    return publicMedia(row, this.bucket, this.runtime.clock);
+    return publicMedia(await this.verification.verify(row, caller.requestId ?? null), this.bucket, this.runtime.clock);
   }
 
   async prepare(appId: string, mediaId: string, caller: RpcCaller): Promise<MediaForUse> {
-    const row = await findMedia(this.runtime.em(), appId, String(mediaId));
-    if (!row) return { found: false, events: [] };
-    row.status = await this.verification.verify(row, caller.requestId ?? null);
+    const found = await findMedia(this.runtime.em(), appId, String(mediaId));
+    if (!found) return { found: false, events: [] };
+    // After the check the row names the key the file is served from (for a verified upload, its copy).
+    const row = await this.verification.verify(found, caller.requestId ?? null);
     const events: EventRef[] = await this.runtime
       .em()
       .execute(`select event_id as "eventId", type from media.events where stream_id = ? order by stream_version`, [`media-${row.media_id}`]);

@@ -1,6 +1,6 @@
 import { deciderSpecification } from '#platform/decider/testing';
 import { mediaDecider, type MediaCommand } from './media.decider';
-import type { MediaEvent } from './media.state';
+import { evolveMedia, initialMediaState, type MediaEvent } from './media.state';
 
 const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 
@@ -18,11 +18,12 @@ const requested = (over: Partial<Extract<MediaEvent, { type: 'MediaUploadRequest
   type: 'MediaUploadRequested',
   data: { mediaId: 'med_1', kind: 'image', mimeType: 'image/png', fileName: 'logo.png', size: 1000, objectKey, uploadExpiresAt, ...over },
 });
-const verified: MediaEvent = { type: 'MediaUploadVerified', data: { mediaId: 'med_1', size: 1000 } };
+const verifiedKey = 'verified/app_1/med_1/copy_1';
+const verified: MediaEvent = { type: 'MediaUploadVerified', data: { mediaId: 'med_1', size: 1000, objectKey: verifiedKey } };
 const rejected: MediaEvent = { type: 'MediaUploadRejected', data: { mediaId: 'med_1', reason: 'content_mismatch', detail: 'declared image/png, found text' } };
-const verdict = (ok: boolean): MediaCommand =>
+const verdict = (ok: boolean, servedFrom = verifiedKey): MediaCommand =>
   ok
-    ? { type: 'RecordUploadVerdict', data: { verdict: { ok: true, size: 1000 } }, metadata }
+    ? { type: 'RecordUploadVerdict', data: { verdict: { ok: true, size: 1000, objectKey: servedFrom } }, metadata }
     : { type: 'RecordUploadVerdict', data: { verdict: { ok: false, reason: 'content_mismatch', detail: 'declared image/png, found text' } }, metadata };
 const discard = (now: string): MediaCommand => ({ type: 'DiscardLapsedUpload', data: {}, metadata: { now: new Date(now) } });
 const userFile = (mimeType: string): MediaCommand => ({
@@ -76,10 +77,29 @@ describe('Media decider', () => {
         .thenThrows('media_rate_limited');
     });
     it('an existing media cannot be requested again', () => spec.given([requested()]).when(request()).thenThrows('invalid_transition'));
+    it('an upload URL is only ever made for an upload key, never for a key verified media are served from', () =>
+      spec
+        .given([])
+        .when(request({ objectKey: 'verified/app_1/med_0/copy_1' }))
+        .thenThrows('internal_error'));
   });
 
   describe('verification (D12)', () => {
-    it('matching bytes make it ready', () => spec.given([requested()]).when(verdict(true)).then([verified]));
+    it('matching bytes make it ready, served from the copy that was judged', () => spec.given([requested()]).when(verdict(true)).then([verified]));
+    it.each([
+      ['its upload key, which the upload URL can still write', objectKey],
+      ['another media’s copy', 'verified/app_1/med_2/copy_1'],
+      ['a key outside the verified copies', 'inbound/msg_1/0'],
+      ['a key with more parts', `${verifiedKey}/x`],
+    ])('a match is never served from %s', (_what, servedFrom) => spec.given([requested()]).when(verdict(true, servedFrom)).thenThrows('internal_error'));
+    it('once ready, the file is its verified copy; media verified before copies were made keep their upload key', () => {
+      const fold = (events: MediaEvent[]) => events.reduce(evolveMedia, initialMediaState());
+      expect(fold([requested(), verified])).toMatchObject({ status: 'ready', file: { objectKey: verifiedKey } });
+      expect(fold([requested(), { type: 'MediaUploadVerified', data: { mediaId: 'med_1', size: 1000 } }])).toMatchObject({
+        status: 'ready',
+        file: { objectKey },
+      });
+    });
     it('other bytes make it invalid', () => spec.given([requested()]).when(verdict(false)).then([rejected]));
     it('the first verdict stands', () => {
       spec.given([requested(), verified]).when(verdict(false)).then([]);

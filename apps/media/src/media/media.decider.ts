@@ -9,6 +9,7 @@ import {
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
+import { isUploadObjectKey, isVerifiedObjectKeyOf } from './media.object-keys';
 import { evolveMedia, initialMediaState, type MediaEvent, type MediaFile, type MediaState } from './media.state';
 
 export type MediaCommand =
@@ -17,7 +18,8 @@ export type MediaCommand =
       'RequestUpload',
       { mediaId: string; mimeType: string; fileName: string; size: number; objectKey: string; uploadExpiresAt: string; uploadsLastHour: number }
     >
-  | Command<'RecordUploadVerdict', { verdict: { ok: true; size: number } | { ok: false; reason: MediaRejectionReason; detail: string } }>
+  /** D12. `objectKey` of a match: the copy that was judged; the media is served from it after this. */
+  | Command<'RecordUploadVerdict', { verdict: { ok: true; size: number; objectKey: string } | { ok: false; reason: MediaRejectionReason; detail: string } }>
   | Command<'RecordUserMedia', Omit<MediaFile, 'kind'> & { messageId: string; userId: string }>
   /** D13 sweeper. */
   | Command<'DiscardLapsedUpload', Record<string, never>>;
@@ -27,6 +29,8 @@ export function decideMedia(command: MediaCommand, state: MediaState): MediaEven
     case 'RequestUpload': {
       if (state.status !== 'absent') throw new DomainError('invalid_transition', 'The media exists already.');
       const d = command.data;
+      // The URL presigned for this key must never be able to write what a verified media serves.
+      if (!isUploadObjectKey(d.objectKey)) throw new DomainError('internal_error', 'Uploads go to upload keys only.');
       const kind = UPLOAD_MIME_TYPES[d.mimeType];
       if (!kind) throw new DomainError('unsupported_media_type', `${d.mimeType} cannot be uploaded.`);
       if (d.size > MEDIA_SIZE_LIMITS[kind] || d.size > MEDIA_MAX_BYTES) {
@@ -52,9 +56,14 @@ export function decideMedia(command: MediaCommand, state: MediaState): MediaEven
       // Verification may run on several paths at once (a send, GET /media, the sweeper): the first verdict stands.
       if (state.status !== 'pending_upload') return [];
       const verdict = command.data.verdict;
-      return verdict.ok
-        ? [{ type: 'MediaUploadVerified', data: { mediaId: state.file.mediaId, size: verdict.size } }]
-        : [{ type: 'MediaUploadRejected', data: { mediaId: state.file.mediaId, reason: verdict.reason, detail: verdict.detail } }];
+      if (!verdict.ok) {
+        return [{ type: 'MediaUploadRejected', data: { mediaId: state.file.mediaId, reason: verdict.reason, detail: verdict.detail } }];
+      }
+      // Served from the upload key, verified media would change with every later PUT to the upload URL.
+      if (!isVerifiedObjectKeyOf(verdict.objectKey, state.file.mediaId)) {
+        throw new DomainError('internal_error', 'A verified upload is served from its own verified copy only.');
+      }
+      return [{ type: 'MediaUploadVerified', data: { mediaId: state.file.mediaId, size: verdict.size, objectKey: verdict.objectKey } }];
     }
     case 'RecordUserMedia':
       // The same message seen again (a replayed topic) names the same file.

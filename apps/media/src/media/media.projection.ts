@@ -44,7 +44,12 @@ export async function projectMediaEvents(em: EntityManager, events: DomainEvent[
         break;
       }
       case 'MediaUploadVerified':
-        await em.execute(`update media.media set status = 'ready', version = ? where media_id = ?`, [v, event.data.mediaId]);
+        // From now on the row names the verified copy; media verified before copies were made keep their key.
+        await em.execute(`update media.media set status = 'ready', object_key = coalesce(?, object_key), version = ? where media_id = ?`, [
+          event.data.objectKey ?? null,
+          v,
+          event.data.mediaId,
+        ]);
         break;
       case 'MediaUploadRejected':
         await em.execute(`update media.media set status = 'invalid', rejection_reason = ?, version = ? where media_id = ?`, [

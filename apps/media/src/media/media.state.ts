@@ -9,6 +9,7 @@ export interface MediaFile {
   mimeType: string;
   fileName: string;
   size: number;
+  /** Where its bytes are: the upload key until verified, then the verified copy it is served from. */
   objectKey: string;
 }
 
@@ -35,7 +36,10 @@ export function evolveMedia(state: MediaState, event: MediaEvent): MediaState {
       return { status: 'ready', file, source: 'user' };
     }
     case 'MediaUploadVerified':
-      return state.status === 'pending_upload' ? { status: 'ready', file: state.file, source: 'app' } : state;
+      // Media verified before copies were made have no objectKey here: they keep their upload key.
+      return state.status === 'pending_upload'
+        ? { status: 'ready', file: { ...state.file, objectKey: event.data.objectKey ?? state.file.objectKey }, source: 'app' }
+        : state;
     case 'MediaUploadRejected':
       return state.status === 'pending_upload' ? { status: 'invalid', file: state.file, source: 'app' } : state;
     case 'MediaDiscarded':

@@ -14,6 +14,7 @@ import { RpcDispatcher } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MediaBucket } from '#platform/storage';
 import { mediaDecider } from '../media/media.decider';
+import { uploadObjectKey } from '../media/media.object-keys';
 import { projectMediaEvents } from '../media/media.projection';
 import { publicMedia, type MediaRow } from '../media/media.records';
 
@@ -40,7 +41,7 @@ export class CreateUploadHandler implements OnModuleInit {
     const now = this.runtime.clock.now();
     const mediaId = newId(ID_PREFIX.media, now.getTime());
     const expiresAt = new Date(now.getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
-    const objectKey = `uploads/${request.appId}/${mediaId}`;
+    const objectKey = uploadObjectKey(request.appId, mediaId);
     const row = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`media-rate:${request.appId}`]);

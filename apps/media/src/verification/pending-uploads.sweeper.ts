@@ -71,7 +71,7 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
 
   private async discard(row: MediaRow, now: Date): Promise<boolean> {
     // A late upload may still be there (or arrive while we look): check once more before letting go.
-    if ((await this.verification.verify(row, null)) !== 'pending_upload') return false;
+    if ((await this.verification.verify(row, null)).status !== 'pending_upload') return false;
     await handleCommand({
       em: this.runtime.em(),
       eventStore: this.runtime.eventStore,

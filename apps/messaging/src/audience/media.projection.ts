@@ -11,8 +11,12 @@ async function insertMedia(em: EntityManager, event: DomainEvent, d: Omit<MediaU
   );
 }
 
-async function setStatus(em: EntityManager, mediaId: string, status: 'ready' | 'invalid'): Promise<void> {
-  await em.execute(`update messaging.media set status = ? where media_id = ? and status = 'pending_upload'`, [status, mediaId]);
+async function setStatus(em: EntityManager, mediaId: string, status: 'ready' | 'invalid', objectKey: string | null = null): Promise<void> {
+  await em.execute(`update messaging.media set status = ?, object_key = coalesce(?, object_key) where media_id = ? and status = 'pending_upload'`, [
+    status,
+    objectKey,
+    mediaId,
+  ]);
 }
 
 /**
@@ -25,7 +29,8 @@ export const mediaConsumer: ConsumerSpec = {
   handlers: {
     MediaUploadRequested: (em, event) => insertMedia(em, event, event.data, 'pending_upload'),
     MediaReceivedFromUser: (em, event) => insertMedia(em, event, event.data, 'ready'),
-    MediaUploadVerified: (em, event) => setStatus(em, event.data.mediaId, 'ready'),
+    // Sends hand over the verified copy, never the upload key an upload URL can still write (D12).
+    MediaUploadVerified: (em, event) => setStatus(em, event.data.mediaId, 'ready', event.data.objectKey ?? null),
     MediaUploadRejected: (em, event) => setStatus(em, event.data.mediaId, 'invalid'),
     MediaDiscarded: async (em, event) => {
       await em.execute(`delete from messaging.media where media_id = ?`, [event.data.mediaId]);

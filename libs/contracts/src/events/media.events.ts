@@ -29,7 +29,16 @@ export interface MediaUploadRequested {
 /** The uploaded bytes matched the declaration: the media is `ready`. */
 export interface MediaUploadVerified {
   type: 'MediaUploadVerified';
-  data: { mediaId: string; size: number };
+  data: {
+    mediaId: string;
+    size: number;
+    /**
+     * The copy that was judged, which the media is served and delivered from from now on: a key no
+     * upload URL can write, so later writes to the upload URL change nothing that is served. Absent
+     * on media verified before copies were made; they stay served from their upload key.
+     */
+    objectKey?: string;
+  };
 }
 /** The uploaded bytes did not match: sends answer 422 media_invalid. */
 export interface MediaUploadRejected {
@@ -60,7 +69,14 @@ const fileData = {
 
 export const MEDIA_EVENT_SCHEMAS: Record<MediaEvent['type'], JsonSchema> = {
   MediaUploadRequested: record({ ...fileData, uploadExpiresAt: str('End of the upload window (platform clock).', { format: 'date-time' }) }),
-  MediaUploadVerified: record({ mediaId: str('The media.'), size: int('Bytes stored.', { minimum: 0 }) }),
+  MediaUploadVerified: record(
+    {
+      mediaId: str('The media.'),
+      size: int('Bytes stored.', { minimum: 0 }),
+      objectKey: str('Key of the verified copy the media is served from (absent on media verified before copies were made).'),
+    },
+    ['objectKey'],
+  ),
   MediaUploadRejected: record({
     mediaId: str('The media.'),
     reason: oneOf('What did not match.', MEDIA_REJECTION_REASONS),
