@@ -266,6 +266,19 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
       expect((await download(again.media[0].url)).equals(ORIGINAL)).toBe(true);
     });
 
+    it('what a later PUT stores at the upload key is removed once the upload URL has lapsed', async () => {
+      const app = await createTestApp();
+      const { id, upload } = await readyImage(app);
+      await overwrite(upload);
+      const bucket = new MediaBucket(loadS3Config(process.env));
+      const uploadKey = new URL(upload.url).pathname.split('/').slice(2).join('/');
+      expect(await bucket.size(uploadKey)).toBe(REPLACEMENT.length);
+      await advanceClock(UPLOAD_URL_TTL_SECONDS + 6 * 60);
+      await eventually(async () => (await bucket.size(uploadKey)) === null);
+      const media = expectStatus(await api('GET', `/media/${id}`, app.sandboxKey), 200).body;
+      expect((await download(media.url)).equals(ORIGINAL)).toBe(true);
+    });
+
     it('an avatar set through the API keeps serving the verified bytes', async () => {
       const app = await createTestApp();
       const { id, upload } = await readyImage(app);

@@ -44,6 +44,15 @@ export async function projectMediaEvents(em: EntityManager, events: DomainEvent[
         break;
       }
       case 'MediaUploadVerified':
+        if (event.data.objectKey) {
+          // The upload key serves nothing from now on; the sweeper removes it once no URL can write it.
+          await em.execute(
+            `insert into media.upload_leftovers (object_key, removable_at)
+             select object_key, upload_expires_at from media.media where media_id = ? and object_key <> ? and upload_expires_at is not null
+             on conflict do nothing`,
+            [event.data.mediaId, event.data.objectKey],
+          );
+        }
         // From now on the row names the verified copy; media verified before copies were made keep their key.
         await em.execute(`update media.media set status = 'ready', object_key = coalesce(?, object_key), version = ? where media_id = ?`, [
           event.data.objectKey ?? null,

@@ -10,12 +10,15 @@ import { UploadVerification } from './upload-verification.service';
 
 const EVERY_MS = 60 * 1000;
 const BATCH = 100;
+/** Upload URLs expire by S3's clock: a few minutes of slack cover its skew with the platform clock. */
+const S3_CLOCK_SLACK_MS = 5 * 60 * 1000;
 const COLUMNS = `media_id, app_id, source, kind, mime_type, file_name, size, object_key, status, created_at`;
 
 /**
  * D12 and D13 in the background: pending uploads whose window is open (or just closed) are checked,
  * so media becomes ready without anyone asking; 24 h after a window lapsed without an upload, the
- * record and any object go. Runs every minute and whenever the test clock jumps.
+ * record and any object go; verified media's upload keys go once their window closed. Runs every
+ * minute and whenever the test clock jumps.
  */
 @Injectable()
 export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdown {
@@ -41,8 +44,8 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
 
   private async sweepOnce(): Promise<void> {
     const now = this.runtime.clock.now();
-    // Uploads can only arrive while the URL works; a few minutes of slack covers clock skew with S3.
-    let after: { at: Date; id: string } = { at: new Date(now.getTime() - 5 * 60 * 1000), id: '' };
+    // Uploads can only arrive while the URL works.
+    let after: { at: Date; id: string } = { at: new Date(now.getTime() - S3_CLOCK_SLACK_MS), id: '' };
     for (;;) {
       const open: (MediaRow & { upload_expires_at: Date | string })[] = await this.runtime.em().execute(
         `select ${COLUMNS}, upload_expires_at from media.media where status = 'pending_upload' and (upload_expires_at, media_id) > (?, ?)
@@ -66,6 +69,28 @@ export class PendingUploadsSweeper implements OnModuleInit, OnApplicationShutdow
       for (const row of lapsed) if (await this.discard(row, now)) discarded++;
       // Rows that turned out uploaded leave the query; a batch that discarded nothing would repeat.
       if (lapsed.length < BATCH || discarded === 0) break;
+    }
+
+    await this.removeUploadLeftovers(now);
+  }
+
+  /**
+   * Verified media are served from their copy (ADR 0210); their upload keys go once the URL can no
+   * longer write them, also when a PUT after verification stored them again.
+   */
+  private async removeUploadLeftovers(now: Date): Promise<void> {
+    for (;;) {
+      const leftovers: { object_key: string }[] = await this.runtime
+        .em()
+        .execute(`select object_key from media.upload_leftovers where removable_at <= ? order by removable_at limit ?`, [
+          new Date(now.getTime() - S3_CLOCK_SLACK_MS),
+          BATCH,
+        ]);
+      for (const { object_key } of leftovers) {
+        await this.bucket.delete(object_key);
+        await this.runtime.em().execute(`delete from media.upload_leftovers where object_key = ?`, [object_key]);
+      }
+      if (leftovers.length < BATCH) break;
     }
   }
 

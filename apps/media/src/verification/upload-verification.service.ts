@@ -71,7 +71,7 @@ export class UploadVerification {
     }
 
     if (state.status === 'ready' && state.file.objectKey === copyKey) {
-      // Served from the copy now: the upload is no longer needed (a later PUT may store it again; nothing reads it).
+      // Served from the copy now: the upload is no longer needed (what a later PUT stores, the sweeper removes).
       await this.forget(row.object_key, 'a verified upload');
       return { ...row, status: 'ready', object_key: copyKey };
     }
