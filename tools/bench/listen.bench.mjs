@@ -54,7 +54,7 @@ try {
         'message.status',
       ],
       {
-        env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir },
+        env: { PATH: process.env.PATH, XDG_STATE_HOME: stateDir },
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );

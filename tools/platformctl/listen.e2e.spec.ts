@@ -61,10 +61,10 @@ interface Listener {
   exited: Promise<number | null>;
 }
 
-/** `platformctl listen` as a developer runs it, its cursor file in `stateDir`. */
+/** `platformctl listen` as a developer runs it, `stateDir` as its XDG_STATE_HOME (the cursor goes to `<stateDir>/platformctl`). */
 function listen(args: string[], stateDir: string): Listener {
   const child = spawn(process.execPath, [CLI, 'listen', ...args], {
-    env: { PATH: process.env.PATH, PLATFORMCTL_STATE_DIR: stateDir },
+    env: { PATH: process.env.PATH, XDG_STATE_HOME: stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

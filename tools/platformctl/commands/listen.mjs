@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CliError, EXIT, out, refused } from '../lib/cli.mjs';
 import { checkListenKey, parseEventsOption, parseForwardTo } from '../lib/listen-options.mjs';
 import { webhookDeliveryHeaders } from '../lib/delivery-signing.mjs';
-import { readCursor, stateFile, writeCursor } from '../lib/listen-state.mjs';
+import { ensureStateDir, readCursor, stateDir, stateFile, writeCursor } from '../lib/listen-state.mjs';
 import { SseReader } from '../lib/sse-reader.mjs';
 
 /** The local app's answer limit, as for a delivery. */
@@ -59,7 +59,8 @@ export default {
     'and the Standard Webhooks headers), signed with a secret printed at start and stable for the key.',
     'One line per event: time, type, event id, the local status and milliseconds. Ctrl-C stops; a dropped',
     'connection, or a run killed and started again within a day, resumes with the events that happened',
-    'meanwhile (the cursor is kept in a file under the OS temp dir). Counts against no endpoint limit.',
+    'meanwhile (the cursor is kept in $XDG_STATE_HOME/platformctl, else ~/.local/state/platformctl, a folder',
+    'only you can read). Counts against no endpoint limit.',
   ].join('\n'),
   options: {
     'forward-to': { type: 'string', required: true, placeholder: 'URL', description: 'local http:// or https:// URL to POST each event to' },
@@ -88,7 +89,10 @@ export default {
     const check = checkListenKey(key);
     if (check.refused) throw refused(check.refused);
     const streamUrl = `${values['api-url'].replace(/\/$/, '')}/listen?events=${events.join(',')}`;
-    const file = stateFile(key, events);
+    // Checked before connecting: a state folder that is not the user's own is a refusal at start, not mid-stream.
+    const dir = stateDir();
+    ensureStateDir(dir);
+    const file = stateFile(key, events, dir);
     const saver = cursorSaver(file);
     let cursor = readCursor(file);
     let announced = false;
