@@ -22,10 +22,10 @@ const schemaOf = (app: string) => app.replace(/-/g, '_');
 const STACK_DATABASE_URL = process.env.DATABASE_URL as string;
 const FRESH_DATABASE = `${new URL(STACK_DATABASE_URL).pathname.slice(1)}_migrate_jobs`;
 const urlOf = (database: string) => Object.assign(new URL(STACK_DATABASE_URL), { pathname: `/${database}` }).toString();
-/** Values for the Jobs' secretKeyRefs (DATABASE_URL is the fresh database's). */
+/** Values for the Jobs' secretKeyRefs (DATABASE_URL is the fresh database's); production takes no secret under 32 bytes. */
 const TEST_SECRETS: Record<string, string> = {
   DATABASE_URL: urlOf(FRESH_DATABASE),
-  ADMIN_TOKEN: 'migrate-jobs-test-admin-token',
+  ADMIN_TOKEN: 'migrate-jobs-test-admin-token-of-at-least-32-bytes',
   APP_USER_ID_SECRET: 'migrate-jobs-test-app-user-id-secret',
   OPTIN_LINK_SECRET: 'migrate-jobs-test-optin-link-secret',
   WEBHOOK_LISTEN_SECRET: 'migrate-jobs-test-webhook-listen-secret',

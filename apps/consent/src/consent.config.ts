@@ -1,4 +1,4 @@
-import { ConfigError, type BaseConfig } from '#platform/service-kit';
+import { secretFromEnv, type BaseConfig } from '#platform/service-kit';
 
 /** Settings of the consent service beyond the base ones (`.env.example` documents them). */
 export interface ConsentConfig {
@@ -13,8 +13,7 @@ export const CONSENT_CONFIG = Symbol('ConsentConfig');
 
 export function loadConsentConfig(base: BaseConfig): ConsentConfig {
   const env = base.env;
-  const optInLinkSecret = env.OPTIN_LINK_SECRET ?? (base.production ? '' : 'dev-optin-link-secret');
-  if (!optInLinkSecret) throw new ConfigError('OPTIN_LINK_SECRET is required in production');
+  const optInLinkSecret = secretFromEnv(env, 'OPTIN_LINK_SECRET', base.production);
   return {
     appUserIdSecret: base.appUserIdSecret,
     optInLinkSecret,

@@ -1,3 +1,4 @@
+import { refusedInProduction } from '#platform/testing';
 import { loadConsoleSettings } from './console.config';
 
 describe('loadConsoleSettings', () => {
@@ -18,5 +19,10 @@ describe('loadConsoleSettings', () => {
   it('reads TRUSTED_PROXIES as the gateway does', () => {
     expect(loadConsoleSettings({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1' }, false).trustedProxies.check('10.1.2.3', 'ipv4')).toBe(true);
     expect(() => loadConsoleSettings({ TRUSTED_PROXIES: 'proxy.local' }, false)).toThrow('TRUSTED_PROXIES');
+  });
+
+  it.each(refusedInProduction('dev:ZGV2LW9ubHktc2VjcmV0cy1rZXktMzItYnl0ZXMhISE'))('refuses SECRETS_KEYS in production: %s', (_, value) => {
+    const env = { CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtps://mail.example.com', SECRETS_KEYS: value, SECRETS_ACTIVE_KEY_ID: 'dev' };
+    expect(() => loadConsoleSettings(env, true)).toThrow('SECRETS_KEYS');
   });
 });

@@ -26,7 +26,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
   // A reply partition of its own beside the gateways' (ADR 0203): on theirs it would fetch every
   // reply they wait for. The claim connects as the console's role, which a first start creates here
   // (the service's start would, a moment later).
-  if (!migrateOnly) await bootstrapServiceSchema(base.databaseUrl, base.schema, env.DB_SERVICE_PASSWORD);
+  if (!migrateOnly) await bootstrapServiceSchema(base.databaseUrl, base.schema, base.serviceDatabasePassword);
   const replies = migrateOnly
     ? null
     : await claimReplyPartition({

@@ -1,14 +1,35 @@
+import { refusedInProduction, strongSecret } from '#platform/testing';
 import { loadGatewayConfig } from './gateway.config';
 
-describe('loadGatewayConfig: the mail sink (dev and test only)', () => {
-  const production: NodeJS.ProcessEnv = {
-    NODE_ENV: 'production',
-    ADMIN_TOKEN: 'a-real-admin-token',
-    APP_USER_ID_SECRET: 'a-real-app-user-id-secret',
-    SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
-    SECRETS_ACTIVE_KEY_ID: 'k1',
-  };
+const production: NodeJS.ProcessEnv = {
+  NODE_ENV: 'production',
+  ADMIN_TOKEN: strongSecret(),
+  APP_USER_ID_SECRET: strongSecret(),
+  SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  SECRETS_ACTIVE_KEY_ID: 'k1',
+};
 
+describe('loadGatewayConfig: its secrets in production (docs/operations.md, "Secrets")', () => {
+  it.each(refusedInProduction('dev-admin-token'))('refuses ADMIN_TOKEN (the admin API bearer token): %s', (_, value) => {
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKEN: value })).toThrow('ADMIN_TOKEN');
+  });
+
+  it.each(refusedInProduction('dev-app-user-id-secret'))('refuses APP_USER_ID_SECRET: %s', (_, value) => {
+    expect(() => loadGatewayConfig({ ...production, APP_USER_ID_SECRET: value })).toThrow('APP_USER_ID_SECRET');
+  });
+
+  it.each(refusedInProduction('dev:ZGV2LW9ubHktc2VjcmV0cy1rZXktMzItYnl0ZXMhISE'))('refuses SECRETS_KEYS (the key ring of webhook secrets): %s', (_, value) => {
+    expect(() => loadGatewayConfig({ ...production, SECRETS_KEYS: value, SECRETS_ACTIVE_KEY_ID: 'dev' })).toThrow('SECRETS_KEYS');
+  });
+
+  it('starts with strong values, and with the dev ones in dev and test', () => {
+    expect(loadGatewayConfig(production).adminToken).toBe(production.ADMIN_TOKEN);
+    expect(loadGatewayConfig({}).adminToken).toBe('dev-admin-token');
+    expect(loadGatewayConfig({ NODE_ENV: 'test', ADMIN_TOKEN: 'test-admin-token' }).adminToken).toBe('test-admin-token');
+  });
+});
+
+describe('loadGatewayConfig: the mail sink (dev and test only)', () => {
   it('reads MAIL_SINK_URL in dev, without a trailing slash, and has none when unset', () => {
     expect(loadGatewayConfig({ MAIL_SINK_URL: 'http://127.0.0.1:1080/' }).mailSinkUrl).toBe('http://127.0.0.1:1080');
     expect(loadGatewayConfig({}).mailSinkUrl).toBeNull();

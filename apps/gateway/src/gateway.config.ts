@@ -1,5 +1,5 @@
 import { RPC_SERVICES } from '#platform/contracts';
-import { ConfigError, loadBaseConfig, SecretKeyRing, type BaseConfig } from '#platform/service-kit';
+import { ConfigError, loadBaseConfig, SecretKeyRing, secretFromEnv, type BaseConfig } from '#platform/service-kit';
 
 /** Every RPC service but the gateway itself: it answers keys.* and calls (and waits on the clock of) the others. */
 export const SERVICES_THE_GATEWAY_CALLS = RPC_SERVICES.filter((service) => service !== 'gateway');
@@ -26,9 +26,7 @@ export interface GatewayConfig extends BaseConfig {
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const base = loadBaseConfig('gateway', 'gateway', 3000, env);
-  const adminToken = env.ADMIN_TOKEN ?? (base.production ? '' : 'dev-admin-token');
-  if (!adminToken) throw new ConfigError('ADMIN_TOKEN is required in production');
-  if (base.production && adminToken === 'dev-admin-token') throw new ConfigError('Refusing to run in production with the dev ADMIN_TOKEN');
+  const adminToken = secretFromEnv(env, 'ADMIN_TOKEN', base.production);
   const mailSinkUrl = env.MAIL_SINK_URL?.trim() || null;
   if (mailSinkUrl && base.production) throw new ConfigError('MAIL_SINK_URL is for dev and test only; production refuses it');
   if (mailSinkUrl && !/^https?:\/\//.test(mailSinkUrl)) throw new ConfigError('MAIL_SINK_URL must be an http(s) URL');

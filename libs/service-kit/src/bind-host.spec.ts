@@ -4,7 +4,9 @@ import { ConfigError, loadBaseConfig } from './config';
 describe('BIND_HOST', () => {
   it('defaults to 127.0.0.1', () => {
     expect(loadBaseConfig('profile', 'profile', 3040, {}).bindHost).toBe('127.0.0.1');
-    expect(loadBaseConfig('profile', 'profile', 3040, { NODE_ENV: 'production', APP_USER_ID_SECRET: 's' }).bindHost).toBe('127.0.0.1');
+    expect(
+      loadBaseConfig('profile', 'profile', 3040, { NODE_ENV: 'production', APP_USER_ID_SECRET: 'a-production-app-user-id-secret-of-48-bytes-long' }).bindHost,
+    ).toBe('127.0.0.1');
   });
 
   it('takes an IPv4 or IPv6 address, such as the containers 0.0.0.0', () => {

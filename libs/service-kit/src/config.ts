@@ -3,6 +3,10 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { ClockMode } from '#platform/clock';
 import { GROUP_SESSION_TIMEOUT_MS, kafkaSecurityFromEnv, KafkaSecurityError, parseBrokers, type KafkaSecurity } from '#platform/kafka';
+import { ConfigError } from './config-error';
+import { optionalSecretFromEnv, secretFromEnv } from './production-secrets';
+
+export { ConfigError } from './config-error';
 
 /** Configuration every service reads from its environment (architecture section 9; `.env.example` documents it). */
 export interface BaseConfig {
@@ -17,6 +21,8 @@ export interface BaseConfig {
   databaseUrl: string;
   /** The service's own connection (role limited to its schema). */
   serviceDatabaseUrl: string;
+  /** DB_SERVICE_PASSWORD: the password given to the service's role when it is created or bootstrapped (none when unset). */
+  serviceDatabasePassword: string | undefined;
   kafkaBrokers: string[];
   /** TLS and SASL of every Kafka client of the process (KAFKA_SSL_*, KAFKA_SASL_*). */
   kafkaSecurity: KafkaSecurity;
@@ -48,16 +54,14 @@ export interface BaseConfig {
   env: NodeJS.ProcessEnv;
 }
 
-export class ConfigError extends Error {}
-
 export function loadBaseConfig(serviceName: string, schema: string, defaultPort: number, env: NodeJS.ProcessEnv = process.env): BaseConfig {
   const production = env.NODE_ENV === 'production';
   const clockMode = (env.CLOCK_MODE ?? 'system') as ClockMode;
   if (clockMode !== 'system' && clockMode !== 'test') throw new ConfigError(`CLOCK_MODE must be system or test, not ${clockMode}`);
   if (production && clockMode === 'test') throw new ConfigError('CLOCK_MODE=test is for dev and tests only; refusing to start in production');
   const databaseUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform';
-  const appUserIdSecret = env.APP_USER_ID_SECRET ?? (production ? '' : 'dev-app-user-id-secret');
-  if (!appUserIdSecret) throw new ConfigError('APP_USER_ID_SECRET is required in production');
+  const appUserIdSecret = secretFromEnv(env, 'APP_USER_ID_SECRET', production);
+  const serviceDatabasePassword = optionalSecretFromEnv(env, 'DB_SERVICE_PASSWORD', production);
   const migrateOnly = env.MIGRATE_ONLY ?? 'false';
   // Strict: a typo would start the whole service inside a Job that then never completes.
   if (migrateOnly !== 'true' && migrateOnly !== 'false') throw new ConfigError(`MIGRATE_ONLY must be true or false, not ${migrateOnly}`);
@@ -77,7 +81,8 @@ export function loadBaseConfig(serviceName: string, schema: string, defaultPort:
     bindHost,
     production,
     databaseUrl,
-    serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, env.DB_SERVICE_PASSWORD),
+    serviceDatabaseUrl: env.SERVICE_DATABASE_URL ?? serviceUrlFor(databaseUrl, `svc_${schema}`, serviceDatabasePassword),
+    serviceDatabasePassword,
     kafkaBrokers: parseBrokers(env.KAFKA_BROKERS),
     kafkaSecurity,
     clockMode,

@@ -17,6 +17,7 @@ export * from './wait-for-applied';
 export * from './background-job';
 export * from './row-values';
 export * from './secret-key-ring';
+export * from './production-secrets';
 export * from './client-address';
 export * from './inbox-retention';
 export * from './reply-partition.claim';

@@ -30,7 +30,7 @@ describe('MIGRATE_ONLY', () => {
     const config = loadBaseConfig('profile', 'profile', 3040, { MIGRATE_ONLY: 'true', DATABASE_URL: 'postgres://admin@db:5432/platform' });
     const runtime = new ServiceRuntime({ config, entities: [], migrations: [], outboxRoute: () => null });
     await expect(runtime.init()).rejects.toBeInstanceOf(MigrateOnlyComplete);
-    expect(bootstrapServiceSchema).toHaveBeenCalledWith('postgres://admin@db:5432/platform', 'profile', process.env.DB_SERVICE_PASSWORD);
+    expect(bootstrapServiceSchema).toHaveBeenCalledWith('postgres://admin@db:5432/platform', 'profile', config.serviceDatabasePassword);
     expect(createOrm).toHaveBeenCalledWith(expect.objectContaining({ url: 'postgres://svc_profile@db:5432/platform', schema: 'profile' }));
     expect(runMigrations).toHaveBeenCalledTimes(1);
     expect(runtime.orm.close).toHaveBeenCalled();

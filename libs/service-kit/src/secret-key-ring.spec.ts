@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config';
-import { DEV_SECRETS_KEYS, SealedValueError, SecretKeyRing } from './secret-key-ring';
+import { DEV_SECRETS_KEYS } from './production-secrets';
+import { SealedValueError, SecretKeyRing } from './secret-key-ring';
 
 const k1 = randomBytes(32).toString('base64');
 const k2 = randomBytes(32).toString('base64');
@@ -49,7 +50,9 @@ describe('SecretKeyRing', () => {
     expect(SecretKeyRing.fromEnv({ SECRETS_KEYS: '', SECRETS_ACTIVE_KEY_ID: '' }, false).activeKeyId).toBe('dev');
     expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: '' }, true)).toThrow(/required in production/);
     expect(() => SecretKeyRing.fromEnv({}, true)).toThrow(/required in production/);
-    expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: DEV_SECRETS_KEYS, SECRETS_ACTIVE_KEY_ID: 'dev' }, true)).toThrow(/dev SECRETS_KEYS/);
+    expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: DEV_SECRETS_KEYS, SECRETS_ACTIVE_KEY_ID: 'dev' }, true)).toThrow(/dev value of SECRETS_KEYS/);
+    const devKey = DEV_SECRETS_KEYS.split(':')[1];
+    expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: `k1:${k1},other:${devKey}`, SECRETS_ACTIVE_KEY_ID: 'k1' }, true)).toThrow(/dev value of SECRETS_KEYS/);
     expect(() => SecretKeyRing.fromEnv({ SECRETS_KEYS: `k1:${k1}` }, true)).toThrow(/SECRETS_ACTIVE_KEY_ID/);
     expect(SecretKeyRing.fromEnv({ SECRETS_KEYS: `k1:${k1}`, SECRETS_ACTIVE_KEY_ID: 'k1' }, true).activeKeyId).toBe('k1');
   });

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { ConfigError } from './config';
+import { ConfigError } from './config-error';
+import { DEV_SECRETS_KEYS, secretFromEnv } from './production-secrets';
 
 /** The marker of a sealed value: `v1.<kid>.<iv>.<ciphertext>.<tag>`, each part base64url. */
 const VERSION = 'v1';
@@ -7,11 +8,6 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
-/**
- * The dev and test key, public by design: it protects nothing, it only keeps the code path the same
- * as production's (production refuses to start with it or without SECRETS_KEYS).
- */
-export const DEV_SECRETS_KEYS = 'dev:ZGV2LW9ubHktc2VjcmV0cy1rZXktMzItYnl0ZXMhISE';
 export const DEV_SECRETS_ACTIVE_KEY_ID = 'dev';
 
 /** A sealed value could not be opened: unknown key id, wrong context or tampered bytes. */
@@ -58,12 +54,12 @@ export class SecretKeyRing {
   static fromEnv(env: NodeJS.ProcessEnv, production = env.NODE_ENV === 'production'): SecretKeyRing {
     // Empty counts as unset: compose passes `${SECRETS_KEYS:-}` through.
     const given = env.SECRETS_KEYS || undefined;
-    const keys = given ?? (production ? '' : DEV_SECRETS_KEYS);
-    if (!keys) throw new ConfigError('SECRETS_KEYS is required in production');
+    const keys = secretFromEnv(env, 'SECRETS_KEYS', production);
     const ring = SecretKeyRing.parse(keys, env.SECRETS_ACTIVE_KEY_ID || (given ? '' : DEV_SECRETS_ACTIVE_KEY_ID));
+    // The dev key under another id is still the dev key.
     const devKey = Buffer.from(DEV_SECRETS_KEYS.split(':')[1], 'base64');
     if (production && [...ring.keys.values()].some((key) => key.equals(devKey)))
-      throw new ConfigError('Refusing to run in production with the dev SECRETS_KEYS key');
+      throw new ConfigError('Refusing to run in production with the published dev value of SECRETS_KEYS (its key, under any id)');
     return ring;
   }
 

@@ -182,7 +182,7 @@ export class ServiceRuntime {
   /** The service's role and schema (admin connection), then its ORM on its own role, migrated. */
   private async migrate(): Promise<void> {
     const c = this.options.config;
-    await bootstrapServiceSchema(c.databaseUrl, c.schema, process.env.DB_SERVICE_PASSWORD);
+    await bootstrapServiceSchema(c.databaseUrl, c.schema, c.serviceDatabasePassword);
     this.orm = await createOrm({ url: c.serviceDatabaseUrl, schema: c.schema, entities: this.options.entities, migrations: this.options.migrations });
     const applied = await runMigrations(this.orm);
     if (applied.length > 0 || c.migrateOnly) log('info', 'migrations applied', { service: c.serviceName, applied });

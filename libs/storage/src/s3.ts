@@ -1,5 +1,6 @@
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { secretFromEnv } from '#platform/service-kit';
 
 /** S3 settings (architecture section 9: S3_*; `.env.example` documents them). */
 export interface S3Config {
@@ -14,15 +15,16 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-export function loadS3Config(env: NodeJS.ProcessEnv): S3Config {
+/** The S3_* settings; the credentials fall back to the local S3Proxy's in dev and test, production refuses those (secretFromEnv). */
+export function loadS3Config(env: NodeJS.ProcessEnv, production = env.NODE_ENV === 'production'): S3Config {
   const endpoint = env.S3_ENDPOINT === undefined ? 'http://127.0.0.1:9000' : env.S3_ENDPOINT || undefined;
   return {
     endpoint,
     publicEndpoint: env.S3_PUBLIC_ENDPOINT || endpoint,
     region: env.S3_REGION ?? 'us-east-1',
     bucket: env.S3_BUCKET ?? 'platform-media',
-    accessKeyId: env.S3_ACCESS_KEY_ID ?? 'local-access-key',
-    secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? 'local-secret-key',
+    accessKeyId: secretFromEnv(env, 'S3_ACCESS_KEY_ID', production),
+    secretAccessKey: secretFromEnv(env, 'S3_SECRET_ACCESS_KEY', production),
     forcePathStyle: (env.S3_FORCE_PATH_STYLE ?? 'true') !== 'false',
   };
 }

@@ -10,3 +10,4 @@ export * from './throwaway-postgres';
 export * from './raw-http';
 export * from './mail-sink.js';
 export * from './media-fixtures';
+export * from './production-secrets';
