@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { runMain, startService } from '#platform/service-kit';
+import { runMain, startService, type ServiceDefinition } from '#platform/service-kit';
 import { ChatSimModule } from './chat-sim.module';
 import { chatSimMigrations } from './persistence/migrations';
 import { OrgView } from './persistence/org-view.entity';
@@ -27,21 +27,20 @@ export function chatSimOutboxRoute(event: DomainEvent): OutboxRoute | null {
   }
 }
 
+export const chatSimService: ServiceDefinition = {
+  name: 'chat-sim',
+  schema: 'chat_sim',
+  defaultPort: 3060,
+  rpcService: 'chat-sim',
+  entities: [OrgView, UserView, InboxMessageView],
+  migrations: chatSimMigrations,
+  outboxRoute: chatSimOutboxRoute,
+  consumers: (runtime) => [handoverConsumer(runtime)],
+  module: ChatSimModule,
+};
+
 export function startChatSim(env: NodeJS.ProcessEnv = process.env) {
-  return startService(
-    {
-      name: 'chat-sim',
-      schema: 'chat_sim',
-      defaultPort: 3060,
-      rpcService: 'chat-sim',
-      entities: [OrgView, UserView, InboxMessageView],
-      migrations: chatSimMigrations,
-      outboxRoute: chatSimOutboxRoute,
-      consumers: (runtime) => [handoverConsumer(runtime)],
-      module: ChatSimModule,
-    },
-    env,
-  );
+  return startService(chatSimService, env);
 }
 
 if (require.main === module) runMain(startChatSim);

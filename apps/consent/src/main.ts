@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { runMain, startService, type ServiceStartOptions } from '#platform/service-kit';
+import { runMain, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { appsConsumer } from './apps/apps.projection';
 import { loadConsentConfig } from './consent.config';
 import { ConsentModule } from './consent.module';
@@ -19,22 +19,20 @@ export function consentOutboxRoute(event: DomainEvent): OutboxRoute | null {
   return { topic: TOPICS.consentEvents, key: `${event.appId}:${appUserId}`, aggregateType: 'consent' };
 }
 
+export const consentService: ServiceDefinition = {
+  name: 'consent',
+  schema: 'consent',
+  defaultPort: 3020,
+  rpcService: 'consent',
+  entities: [ConsentView, AppView],
+  migrations: consentMigrations,
+  outboxRoute: consentOutboxRoute,
+  consumers: (runtime) => [userActionsConsumer(runtime, loadConsentConfig(runtime.config)), appsConsumer],
+  module: ConsentModule,
+};
+
 export function startConsent(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
-  return startService(
-    {
-      name: 'consent',
-      schema: 'consent',
-      defaultPort: 3020,
-      rpcService: 'consent',
-      entities: [ConsentView, AppView],
-      migrations: consentMigrations,
-      outboxRoute: consentOutboxRoute,
-      consumers: (runtime) => [userActionsConsumer(runtime, loadConsentConfig(runtime.config)), appsConsumer],
-      module: ConsentModule,
-    },
-    env,
-    options,
-  );
+  return startService(consentService, env, options);
 }
 
 if (require.main === module) runMain(startConsent);

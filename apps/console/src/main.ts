@@ -1,14 +1,12 @@
 // First: instruments pg before anything loads it (when traces are exported).
 import '#platform/tracing';
 import 'reflect-metadata';
-import { RPC_TOPIC_PARTITIONS } from '#platform/contracts';
-import { RpcClient } from '#platform/kafka';
+import { assertKafkaUses, RPC_TOPIC_PARTITIONS } from '#platform/contracts';
 import { MailSender } from '#platform/mail';
 import { bootstrapServiceSchema, claimReplyPartition, loadBaseConfig, log, runMain, startService } from '#platform/service-kit';
-import { appsConsumer } from './apps/apps.projection';
 import { consoleModule } from './console.module';
 import { loadConsoleSettings } from './console.config';
-import { endpointDisabledConsumer } from './endpoint-alerts/endpoint-disabled.consumer';
+import { consoleConsumers, consoleOutboxRoute, consoleRpcClient } from './console-kafka';
 import { consoleMigrations } from './persistence/migrations';
 
 /**
@@ -36,17 +34,8 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
         onError: (error) => log('warn', 'reply partition claim connection lost', { error: String((error as Error)?.message ?? error) }),
       });
   if (replies) log('info', 'reply partition claimed', { partition: replies.partition, exclusive: replies.exclusive });
-  const rpc = new RpcClient({
-    brokers: base.kafkaBrokers,
-    instanceId,
-    services: ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'],
-    timeoutMs: base.rpcTimeoutMs,
-    sealer: settings.secretKeys,
-    kafka: base.kafkaSecurity,
-    sessionTimeoutMs: base.kafkaSessionTimeoutMs,
-    replyPartition: replies?.partition,
-    onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
-  });
+  const rpc = consoleRpcClient(base, settings, replies?.partition);
+  assertKafkaUses('console', rpc.kafkaUses());
   // Pages call the dispatcher as soon as they are served: the reply consumer joins first.
   if (!migrateOnly) await rpc.connect();
   const service = await startService(
@@ -56,8 +45,8 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       defaultPort: 3002,
       entities: [],
       migrations: consoleMigrations,
-      outboxRoute: () => null,
-      consumers: (runtime) => [appsConsumer(runtime), endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from })],
+      outboxRoute: consoleOutboxRoute,
+      consumers: (runtime) => consoleConsumers(runtime, settings),
       module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies, rpc }),
     },
     withPort,

@@ -3,9 +3,8 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { TestClock } from '#platform/clock';
-import { ADMIN_BASE_PATH, isEventOf, RPC_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
+import { ADMIN_BASE_PATH, assertKafkaUses, isEventOf, RPC_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { RpcClient } from '#platform/kafka';
 import { Counter } from 'prom-client';
 import { claimReplyPartition, log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trustedProxies } from '#platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
@@ -14,8 +13,8 @@ import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
 import { ApiKeysRpc } from './api-keys/api-keys.rpc';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { AppAccessCache } from './app-status/app-access.cache';
-import { appAccessConsumer } from './app-status/app-access.projection';
-import { loadGatewayConfig, SERVICES_THE_GATEWAY_CALLS } from './gateway.config';
+import { loadGatewayConfig } from './gateway.config';
+import { cacheTopics, GATEWAY_CONSUMERS, gatewayRpcClient } from './gateway-kafka';
 import { GatewayModule } from './gateway.module';
 import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
@@ -63,27 +62,19 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     onError: (error) => log('warn', 'reply partition claim connection lost', { error: String((error as Error)?.message ?? error) }),
   });
   log('info', 'reply partition claimed', { partition: replies.partition, exclusive: replies.exclusive });
-  const rpc = new RpcClient({
-    brokers: config.kafkaBrokers,
-    instanceId: config.instanceId,
-    services: SERVICES_THE_GATEWAY_CALLS,
-    timeoutMs: config.rpcTimeoutMs,
-    sealer: config.secretKeys,
-    kafka: config.kafkaSecurity,
-    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
-    replyPartition: replies.partition,
-    onError: (error) => log('error', 'rpc client error', { error: String((error as Error)?.message ?? error) }),
-    onCall: (target, op, seconds, outcome) => runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
-  });
+  const rpc = gatewayRpcClient(config, replies.partition, (target, op, seconds, outcome) =>
+    runtime.metrics.rpcClientDuration.observe({ target, op, outcome }, seconds),
+  );
+  assertKafkaUses('gateway', rpc.kafkaUses());
   runtime.startupPhase('init');
   const keyCache = new ApiKeyCache(postgresApiKeyStore(runtime), runtime.clock, runtime.metrics.registry);
   const appCache = new AppAccessCache(runtime);
   // Each waits for a group join: at once, a restarted replica waits for the slowest only.
   await Promise.all([
     rpc.connect(),
-    runtime.consume(appAccessConsumer),
+    ...GATEWAY_CONSUMERS.map((consumer) => runtime.consume(consumer)),
     // Every replica keeps its caches true from the events themselves.
-    runtime.broadcastConsumer('caches', [TOPICS.gatewayEvents, TOPICS.profileEvents], (event) => {
+    runtime.broadcastConsumer('caches', cacheTopics(), (event) => {
       if (isEventOf(event, 'ApiKeyRevoked')) keyCache.evictKey(event.data.keyId);
       else if (event.type === 'ApiKeyCreated') keyCache.forgetMisses();
       else if (event.type === 'AppCreated' || event.type === 'AppStatusChanged') appCache.apply(event);

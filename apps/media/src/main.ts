@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { runMain, startService, type ServiceStartOptions } from '#platform/service-kit';
+import { runMain, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { userMediaConsumer } from './inbound/user-media.consumer';
 import { MediaModule } from './media.module';
 import { mediaMigrations } from './persistence/migrations';
@@ -13,22 +13,20 @@ export function mediaOutboxRoute(event: DomainEvent): OutboxRoute {
   return { topic: TOPICS.mediaEvents, key: (event.data as { mediaId: string }).mediaId, aggregateType: 'media' };
 }
 
+export const mediaService: ServiceDefinition = {
+  name: 'media',
+  schema: 'media',
+  defaultPort: 3030,
+  rpcService: 'media',
+  entities: [],
+  migrations: mediaMigrations,
+  outboxRoute: mediaOutboxRoute,
+  consumers: (runtime) => [userMediaConsumer(runtime)],
+  module: MediaModule,
+};
+
 export function startMedia(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
-  return startService(
-    {
-      name: 'media',
-      schema: 'media',
-      defaultPort: 3030,
-      rpcService: 'media',
-      entities: [],
-      migrations: mediaMigrations,
-      outboxRoute: mediaOutboxRoute,
-      consumers: (runtime) => [userMediaConsumer(runtime)],
-      module: MediaModule,
-    },
-    env,
-    options,
-  );
+  return startService(mediaService, env, options);
 }
 
 if (require.main === module) runMain(startMedia);

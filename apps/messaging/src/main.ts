@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { runMain, startService, type ServiceStartOptions } from '#platform/service-kit';
+import { runMain, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { appsConsumer, consentConsumer } from './audience/audience.projection';
 import { mediaConsumer } from './audience/media.projection';
 import { userEventsConsumer } from './inbound/user-events.consumer';
@@ -21,24 +21,22 @@ export function messagingOutboxRoute(event: DomainEvent): OutboxRoute {
   return { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
 }
 
+export const messagingService: ServiceDefinition = {
+  name: 'messaging',
+  schema: 'messaging',
+  defaultPort: 3010,
+  rpcService: 'messaging',
+  // messages.send is deduplicated by (app, Idempotency-Key); messages.get and apps.awaitVersion read.
+  rpcOpsSafeToRerun: true,
+  entities: [],
+  migrations: messagingMigrations,
+  outboxRoute: messagingOutboxRoute,
+  consumers: (runtime) => [userEventsConsumer(runtime, loadMessagingConfig(runtime.config).appUserIdSecret), consentConsumer, appsConsumer, mediaConsumer],
+  module: MessagingModule,
+};
+
 export function startMessaging(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
-  return startService(
-    {
-      name: 'messaging',
-      schema: 'messaging',
-      defaultPort: 3010,
-      rpcService: 'messaging',
-      // messages.send is deduplicated by (app, Idempotency-Key); messages.get and apps.awaitVersion read.
-      rpcOpsSafeToRerun: true,
-      entities: [],
-      migrations: messagingMigrations,
-      outboxRoute: messagingOutboxRoute,
-      consumers: (runtime) => [userEventsConsumer(runtime, loadMessagingConfig(runtime.config).appUserIdSecret), consentConsumer, appsConsumer, mediaConsumer],
-      module: MessagingModule,
-    },
-    env,
-    options,
-  );
+  return startService(messagingService, env, options);
 }
 
 if (require.main === module) runMain(startMessaging);

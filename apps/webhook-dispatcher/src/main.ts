@@ -3,7 +3,7 @@ import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
-import { runMain, SecretKeyRing, startService, type ServiceStartOptions } from '#platform/service-kit';
+import { runMain, SecretKeyRing, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { webhookDispatcherMigrations } from './persistence/migrations';
 import { mediaRegistryConsumer, publicEventsConsumer } from './public-events/public-events.consumer';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
@@ -17,25 +17,25 @@ export function webhookOutboxRoute(event: DomainEvent): OutboxRoute | null {
   return { topic: TOPICS.webhooksEvents, key: (event.data as { endpointId: string }).endpointId, aggregateType: 'endpoint' };
 }
 
+/** The dispatcher with its key ring: its migrations seal stored credentials with it. */
+export function webhookDispatcherService(secretKeys: SecretKeyRing): ServiceDefinition {
+  return {
+    name: 'webhook-dispatcher',
+    schema: 'webhook_dispatcher',
+    defaultPort: 3050,
+    rpcService: 'webhooks',
+    entities: [],
+    migrations: webhookDispatcherMigrations(secretKeys),
+    secretKeys,
+    outboxRoute: webhookOutboxRoute,
+    consumers: (runtime) => [publicEventsConsumer(runtime), mediaRegistryConsumer()],
+    module: WebhookDispatcherModule,
+  };
+}
+
 export async function startWebhookDispatcher(env: NodeJS.ProcessEnv = process.env, options: ServiceStartOptions = {}) {
   // Signing secrets and verify tokens are stored sealed; production refuses to start without SECRETS_KEYS.
-  const secretKeys = SecretKeyRing.fromEnv(env);
-  return startService(
-    {
-      name: 'webhook-dispatcher',
-      schema: 'webhook_dispatcher',
-      defaultPort: 3050,
-      rpcService: 'webhooks',
-      entities: [],
-      migrations: webhookDispatcherMigrations(secretKeys),
-      secretKeys,
-      outboxRoute: webhookOutboxRoute,
-      consumers: (runtime) => [publicEventsConsumer(runtime), mediaRegistryConsumer()],
-      module: WebhookDispatcherModule,
-    },
-    env,
-    options,
-  );
+  return startService(webhookDispatcherService(SecretKeyRing.fromEnv(env)), env, options);
 }
 
 if (require.main === module) runMain(startWebhookDispatcher);

@@ -17,3 +17,4 @@ export * from './public-api';
 export * from './optin-links';
 export * from './api-keys';
 export * from './business-profile';
+export * from './kafka-access';

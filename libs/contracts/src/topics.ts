@@ -25,17 +25,24 @@ export const TOPICS = Object.defineProperties(
   Object.fromEntries(Object.entries(BASE_TOPICS).map(([k, name]) => [k, { enumerable: true, get: () => kafkaNamespace() + name }])),
 );
 export type DomainTopic = string;
+/** A domain topic by its key in TOPICS (`messagingEvents`, ...). */
+export type DomainTopicKey = keyof typeof BASE_TOPICS;
+
+/** A domain topic's name under a given namespace (TOPICS uses the process's own). */
+export function domainTopicName(key: DomainTopicKey, namespace = kafkaNamespace()): string {
+  return namespace + BASE_TOPICS[key];
+}
 
 /** The services that answer request/reply calls from the gateway. */
 export const RPC_SERVICES = ['messaging', 'consent', 'media', 'profile', 'webhooks', 'chat-sim', 'gateway'] as const;
 export type RpcService = (typeof RPC_SERVICES)[number];
 
 /** Request topic of a service; the reply topic is `<request topic>.reply` (the @nestjs/microservices convention). */
-export function rpcTopic(service: RpcService): string {
-  return `${kafkaNamespace()}${service}.rpc`;
+export function rpcTopic(service: RpcService, namespace = kafkaNamespace()): string {
+  return `${namespace}${service}.rpc`;
 }
-export function rpcReplyTopic(service: RpcService): string {
-  return `${rpcTopic(service)}.reply`;
+export function rpcReplyTopic(service: RpcService, namespace = kafkaNamespace()): string {
+  return `${rpcTopic(service, namespace)}.reply`;
 }
 
 export interface TopicSpec {

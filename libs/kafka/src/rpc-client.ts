@@ -13,6 +13,7 @@ import {
   type RpcRequest,
   type RpcRequestOf,
   type RpcService,
+  type KafkaUse,
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { coalesceSends } from './coalescing-send';
@@ -75,15 +76,19 @@ export class RpcClient {
   private committer: OffsetCommitter | null = null;
   private closed = false;
 
+  /** The reply consumer's group, this process's alone. */
+  readonly replyGroupId: string;
+
   constructor(private readonly options: RpcClientOptions) {
     prepareKafkaJs();
+    this.replyGroupId = `${kafkaNamespace()}gateway-replies-${options.instanceId}`;
     this.client = new RepliesClientKafka({
       client: kafkaClientConfig(`gateway-${options.instanceId}`, options.brokers, options.kafka),
       // A short session: the group is this replica's alone, but a reply consumer that crashed while the
       // broker was away stays a member until its session lapses, and its replacement cannot join
       // before (with kafkajs's default 30 s, sends failed for 30 s after the broker came back).
       consumer: {
-        groupId: `${kafkaNamespace()}gateway-replies-${options.instanceId}`,
+        groupId: this.replyGroupId,
         maxWaitTimeInMs: 500,
         ...groupSession(options.sessionTimeoutMs),
         rebalanceTimeout: 5_000,
@@ -97,6 +102,11 @@ export class RpcClient {
       postfixId: '',
     });
     for (const service of options.services) this.client.subscribeToResponseOf(rpcTopic(service));
+  }
+
+  /** What this client does on Kafka, for the app's access map (libs/contracts kafka-access.ts): a call per service. */
+  kafkaUses(): KafkaUse[] {
+    return this.options.services.map((service) => ({ kind: 'call', service, replyGroup: this.replyGroupId }));
   }
 
   /**

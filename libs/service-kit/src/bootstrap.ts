@@ -3,7 +3,7 @@ import type { INestApplication, Type, DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { RPC_OPERATION_NAMES, rpcTopic, type RpcService } from '#platform/contracts';
+import { assertKafkaUses, RPC_OPERATION_NAMES, rpcTopic, type RpcService } from '#platform/contracts';
 import { kafkaClientConfig, KeyHashPartitioner, RpcDispatcher, RpcKafkaServer } from '#platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
@@ -33,6 +33,7 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   app.use(httpMetricsMiddleware(runtime.metrics));
   options.beforeListen?.(app);
   if (options.rpcService) {
+    assertKafkaUses(runtime.config.serviceName, [{ kind: 'serve', service: options.rpcService }]);
     const server = new RpcKafkaServer(
       {
         client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),

@@ -21,3 +21,4 @@ export * from './production-secrets';
 export * from './client-address';
 export * from './inbox-retention';
 export * from './reply-partition.claim';
+export * from './kafka-uses';

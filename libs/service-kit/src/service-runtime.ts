@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '#platform/clock';
-import { allTopicSpecs, kafkaNamespace, TOPICS, type DomainEvent } from '#platform/contracts';
+import { allTopicSpecs, assertKafkaUses, kafkaNamespace, kafkaTopicsOf, kafkaUseRefusal, isKafkaApp, TOPICS, type DomainEvent } from '#platform/contracts';
 import { EventStore, OutboxRelay, type OutboxRoute } from '#platform/event-store';
 import {
   ConsumerLagPoller,
@@ -121,7 +121,7 @@ export class ServiceRuntime {
     setKafkaLogSink((level, msg, fields) => log(level, msg, fields));
     this.metrics = new ServiceMetrics(options.config.serviceName);
     this.clock = clockFromMode(options.config.clockMode);
-    this.eventStore = new EventStore(options.config.schema, options.outboxRoute);
+    this.eventStore = new EventStore(options.config.schema, publishableRoute(options.config.serviceName, options.outboxRoute));
     this.inboxRetention = inboxRetentionJob({ schema: options.config.schema, em: () => this.em(), clock: this.clock, pruned: this.metrics.rowsPruned });
     this.rebuildLeftovers = rebuildLeftoversJob({ schema: options.config.schema, em: () => this.em(), pruned: this.metrics.rowsPruned });
   }
@@ -150,8 +150,16 @@ export class ServiceRuntime {
     }
     this.kafka = createKafka(`${c.serviceName}-${c.instanceId}`, c.kafkaBrokers, {}, c.kafkaSecurity);
     this.kafkaHealth = new KafkaHealth(`${c.serviceName}-health-${c.instanceId}`, c.kafkaBrokers, { security: c.kafkaSecurity });
-    // Independent round trips: the broker's topics and the database's schema at once.
-    await Promise.all([ensureTopics(this.kafka, allTopicSpecs()), this.migrate()]);
+    // Independent round trips: the broker's topics and the database's schema at once. Only the app's
+    // own topics: its Kafka user in production may neither see nor create the others.
+    const own = new Set(isKafkaApp(c.serviceName) ? kafkaTopicsOf(c.serviceName) : []);
+    await Promise.all([
+      ensureTopics(
+        this.kafka,
+        allTopicSpecs().filter((spec) => own.has(spec.name)),
+      ),
+      this.migrate(),
+    ]);
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false });
     await this.producer.connect();
     this.kafkaUp = true;
@@ -210,6 +218,7 @@ export class ServiceRuntime {
   /** Starts an idempotent consumer; events it applies also wake ProjectionWaiter waiters. */
   async consume(spec: AnyConsumerSpec, fromBeginning = true): Promise<void> {
     const c = this.options.config;
+    assertKafkaUses(c.serviceName, [{ kind: 'consumer', name: spec.name, topics: spec.topics }]);
     const name = `${c.serviceName}.${spec.name}`;
     const consumer = new InboxConsumer({
       kafka: this.kafka,
@@ -287,6 +296,11 @@ export class ServiceRuntime {
 
   /** A per-process consumer for caches: every replica sees every event. */
   async broadcastConsumer(name: string, topics: string[], onEvent: (event: DomainEvent) => void | Promise<void>, fromBeginning = false): Promise<void> {
+    assertKafkaUses(this.options.config.serviceName, [{ kind: 'broadcast', name, topics }]);
+    await this.startBroadcast(name, topics, onEvent, fromBeginning);
+  }
+
+  private async startBroadcast(name: string, topics: string[], onEvent: (event: DomainEvent) => void | Promise<void>, fromBeginning: boolean): Promise<void> {
     const c = this.options.config;
     this.broadcast.push(
       await startBroadcastConsumer({
@@ -342,9 +356,12 @@ export class ServiceRuntime {
     await stopTraceExport();
   }
 
-  /** With CLOCK_MODE=test every process follows the offset the admin API publishes on gateway.events. */
+  /**
+   * With CLOCK_MODE=test every process follows the offset the admin API publishes on gateway.events.
+   * Not in the access map: production refuses CLOCK_MODE=test, so no Kafka user needs it.
+   */
   private async followTestClock(clock: TestClock): Promise<void> {
-    await this.broadcastConsumer(
+    await this.startBroadcast(
       'test-clock',
       [TOPICS.gatewayEvents],
       (event) => {
@@ -353,6 +370,26 @@ export class ServiceRuntime {
       true,
     );
   }
+}
+
+/**
+ * The outbox route, refusing a topic the app may not publish to (libs/contracts kafka-access.ts): the
+ * append fails, rather than a row its Kafka user could never publish holding up the outbox. Each
+ * topic is checked once.
+ */
+function publishableRoute(app: string, route: ServiceRuntimeOptions['outboxRoute']): ServiceRuntimeOptions['outboxRoute'] {
+  const refusals = new Map<string, string | null>();
+  return (event) => {
+    const routed = route(event);
+    if (routed === null) return null;
+    let refusal = refusals.get(routed.topic);
+    if (refusal === undefined) {
+      refusal = kafkaUseRefusal(app, { kind: 'produce', topic: routed.topic });
+      refusals.set(routed.topic, refusal);
+    }
+    if (refusal !== null) throw new Error(refusal);
+    return routed;
+  };
 }
 
 /** Rebuilds of a crashed consumer after which its failure is logged as an error (about 20 s of a broker away). */
