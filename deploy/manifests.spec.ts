@@ -2,14 +2,15 @@
  * Renders the Kustomize overlays (`kubectl kustomize deploy/overlays/<overlay>`) and checks the
  * objects: every app has its workloads, probes, resources, pinned image, policies and metrics; every
  * topic of libs/contracts has its KafkaTopic; every alert of docs/operations.md has its rule, on
- * metrics the code registers; production commits no secret. Without kubectl this test fails (it does
+ * metrics the code registers; production commits no secret, and its Kafka users have the ACLs of
+ * the access map in libs/contracts. Without kubectl this test fails (it does
  * not skip): the manifests would otherwise go unchecked.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { allTopicSpecs, type TopicSpec } from '#platform/contracts';
+import { allTopicSpecs, isKafkaApp, kafkaAcls, PRODUCTION_KAFKA_APPS, strimziKafkaUser, type TopicSpec } from '#platform/contracts';
 
 type K8s = Record<string, any>;
 
@@ -482,6 +483,24 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
         }
       }
       expect(config?.data.KAFKA_BROKERS).toMatch(/:9093$/);
+    });
+
+    it('gives each KafkaUser the ACLs of the Kafka access map in libs/contracts: its own topics and groups, no wildcard', () => {
+      const config = ofKind(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('platform-config'));
+      // Names as the apps build them: under the overlay's KAFKA_NAMESPACE (none in production).
+      const namespace: string = config?.data.KAFKA_NAMESPACE ?? '';
+      for (const user of ofKind(objects, 'KafkaUser')) {
+        const app: string = user.metadata.name;
+        expect({ app, known: isKafkaApp(app) }).toEqual({ app, known: true });
+        const acls: K8s[] = user.spec.authorization.acls;
+        expect({ app, acls }).toEqual({ app, acls: isKafkaApp(app) ? kafkaAcls(app, namespace) : [] });
+        for (const acl of acls) expect({ app, name: acl.resource.name ?? '(cluster)' }).not.toEqual({ app, name: expect.stringContaining('*') });
+      }
+    });
+
+    it('ships overlays/prod/kafka-users.yaml as generated from the map (stale: `npm run build` rewrites it)', () => {
+      const shipped = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy', 'overlays', 'prod', 'kafka-users.yaml'), 'utf8')).map((d) => d.toJSON());
+      expect(shipped).toEqual(PRODUCTION_KAFKA_APPS.map((app) => strimziKafkaUser(app, '')));
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * The one build, run by `npm run build`, `npm start` and `npm test`: the TypeScript compile into
  * dist/, then the API document (docs/openapi.json) and the reference page's renderer next to the
- * compiled gateway (write-api-docs.mjs). Whatever starts the apps builds the same files.
+ * compiled gateway (write-api-docs.mjs), and production's KafkaUsers from the Kafka access map
+ * (write-kafka-users.mjs). Whatever starts the apps builds the same files.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -15,6 +16,7 @@ export function build() {
   const steps = [
     [path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json']],
     [process.execPath, [path.join(ROOT, 'tools/build/write-api-docs.mjs')]],
+    [process.execPath, [path.join(ROOT, 'tools/build/write-kafka-users.mjs')]],
   ];
   for (const [command, args] of steps) {
     const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
