@@ -1,10 +1,15 @@
 import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
-import { jsonRows, type Statement } from '#platform/postgres';
-import { utcDay } from '../messages/send-rules';
-import { compare, dayKey, rowKey } from './send-keys';
+import { jsonRows, jsonTexts, type Statement } from '#platform/postgres';
+import { REPLY_WINDOW_MS, utcDay } from '../messages/send-rules';
+import { compare, dayKey, rowKey, userKey } from './send-keys';
 import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
 
-/** The statements of a send batch (the claims, the facts, the D8 counters), as the batch sends them. */
+/** The statements of a send batch (the claims, the facts, the D7 and D8 counts), as the batch sends them, and of the held-key lookup. */
+
+/** The users with these email addresses (lowercase), for sends addressed by email. */
+export function recipientsByEmailStatement(emails: string[]): Statement {
+  return { sql: `select user_id, email from messaging.recipients where email in ${jsonTexts(emails.length)}`, params: [JSON.stringify(emails)] };
+}
 
 /**
  * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
@@ -33,8 +38,8 @@ export function claimStatement(sends: PendingSend[]): Statement {
 }
 
 /** A HeldRow's columns, from a claim `s` and its message (`HOLDER_MESSAGE`). */
-export const HELD_COLUMNS = 's.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
-export const HOLDER_MESSAGE = 'left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id';
+const HELD_COLUMNS = 's.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
+const HOLDER_MESSAGE = 'left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id';
 
 /** After the claims: the keys another send holds, with that send's body hash and message (for the replay or the 422). */
 export function heldStatement(sends: PendingSend[]): Statement {
@@ -45,6 +50,15 @@ export function heldStatement(sends: PendingSend[]): Statement {
        ${HOLDER_MESSAGE}
       where s.message_id <> c.message_id`,
     params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+  };
+}
+
+/** Who holds a key recorded since `since` (at most one row), for a request refused before it reaches a batch. */
+export function heldKeyStatement(request: { appId: string; idempotencyKey: string }, since: Date): Statement {
+  return {
+    sql: `select ${HELD_COLUMNS} from messaging.send_requests s ${HOLDER_MESSAGE}
+        where s.app_id = ? and s.idempotency_key = ? and s.created_at >= ?`,
+    params: [request.appId, request.idempotencyKey, since],
   };
 }
 
@@ -86,6 +100,36 @@ export function dayCounters(sends: PendingSend[]): { app_id: string; day: string
   return [...new Map(sends.map((send) => [rowKey(send.request.appId, utcDay(send.now)), { app_id: send.request.appId, day: utcDay(send.now) }])).values()].sort(
     (a, b) => compare(a.app_id, b.app_id) || compare(a.day, b.day),
   );
+}
+
+/**
+ * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
+ * cannot pass the cap together: the locks, then when each send's app last sent business-initiated
+ * messages to its user (the 24 h before the send), by the send's position.
+ */
+export function businessInitiatedStatements(sends: ClaimedSend[]): Statement[] {
+  const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
+  return [
+    {
+      sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
+      params: [JSON.stringify(locks)],
+    },
+    {
+      sql: `select q.at, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
+                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at
+         from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
+      params: [
+        JSON.stringify(
+          sends.map((send) => ({
+            at: send.at,
+            app_id: send.request.appId,
+            app_user_id: send.appUserId,
+            since: new Date(send.now.getTime() - REPLY_WINDOW_MS),
+          })),
+        ),
+      ],
+    },
+  ];
 }
 
 /** The CHECK that keeps a day's accepted sends within the quota they were decided under (ADR 0199). */

@@ -1,14 +1,15 @@
 import { appUserIdFor, type SendMessageOutcome } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
-import { jsonRows, jsonTexts, PipelinedTransaction, type GroupOutcome } from '#platform/postgres';
+import { PipelinedTransaction, type GroupOutcome } from '#platform/postgres';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import { newOutboundMessages } from '../messages/message.projection';
 import type { MessageEvent } from '../messages/message.state';
-import { REPLY_WINDOW_MS, replyWindowOpen, utcDay } from '../messages/send-rules';
+import { replyWindowOpen, utcDay } from '../messages/send-rules';
 import type { MessagingConfig } from '../messaging.config';
 import { handover } from './message-handover';
 import {
+  businessInitiatedStatements,
   claimStatement,
   countersStatement,
   dayCounters,
@@ -17,11 +18,12 @@ import {
   mediaStatement,
   mediaWanted,
   QUOTA_GUARD,
+  recipientsByEmailStatement,
   releaseStatements,
   settleStatements,
 } from './send-batch.sql';
 import { mediaFiles, withFacts, type FactsRow } from './send-facts';
-import { claimKey, compare, dayKey, rowKey, userKey } from './send-keys';
+import { claimKey, dayKey, rowKey, userKey } from './send-keys';
 import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
 import { replayOutcome, type HeldRow } from './send-replay';
 
@@ -152,9 +154,7 @@ async function address(config: MessagingConfig, tx: PipelinedTransaction, sends:
   const emails = [...new Set(sends.flatMap((send) => (typeof send.request.body.to.email === 'string' ? [send.request.body.to.email.toLowerCase()] : [])))];
   const byEmail = new Map<string, string>();
   if (emails.length > 0) {
-    const [users] = await tx.query([
-      { sql: `select user_id, email from messaging.recipients where email in ${jsonTexts(emails.length)}`, params: [JSON.stringify(emails)] },
-    ]);
+    const [users] = await tx.query([recipientsByEmailStatement(emails)]);
     for (const user of users) byEmail.set(user.email, user.user_id);
   }
   return sends.map((send) => {
@@ -165,36 +165,11 @@ async function address(config: MessagingConfig, tx: PipelinedTransaction, sends:
   });
 }
 
-/**
- * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
- * cannot pass the cap together. Returns each send's count of the last 24 hours by its position.
- */
-/** When each send's app last sent business-initiated messages to its user (the 24 h before the send), under the user's lock. */
+/** When each send's app last sent business-initiated messages to its user (the 24 h before the send), under the user's lock (businessInitiatedStatements). */
 async function businessInitiatedSends(tx: PipelinedTransaction, sends: ClaimedSend[]): Promise<Map<number, Date[]>> {
   const sentAt = new Map<number, Date[]>();
   if (sends.length === 0) return sentAt;
-  const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
-  const [, rows] = await tx.query([
-    {
-      sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
-      params: [JSON.stringify(locks)],
-    },
-    {
-      sql: `select q.at, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
-                      where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at
-         from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
-      params: [
-        JSON.stringify(
-          sends.map((send) => ({
-            at: send.at,
-            app_id: send.request.appId,
-            app_user_id: send.appUserId,
-            since: new Date(send.now.getTime() - REPLY_WINDOW_MS),
-          })),
-        ),
-      ],
-    },
-  ]);
+  const [, rows] = await tx.query(businessInitiatedStatements(sends));
   for (const row of rows)
     sentAt.set(
       row.at,

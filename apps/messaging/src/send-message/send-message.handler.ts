@@ -6,7 +6,7 @@ import { RpcDispatcher } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 import { sendBatch } from './send-batch';
-import { HELD_COLUMNS, HOLDER_MESSAGE } from './send-batch.sql';
+import { heldKeyStatement } from './send-batch.sql';
 import { claimKey } from './send-keys';
 import type { PendingSend } from './send-message.types';
 import { replayOutcome, twinRefusal, type HeldRow } from './send-replay';
@@ -82,11 +82,8 @@ export class SendMessageHandler implements OnModuleInit {
     const twin = this.running.get(claimKey(request));
     if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
     const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);
-    const [holder] = (await this.runtime.em().execute(
-      `select ${HELD_COLUMNS} from messaging.send_requests s ${HOLDER_MESSAGE}
-        where s.app_id = ? and s.idempotency_key = ? and s.created_at >= ?`,
-      [request.appId, request.idempotencyKey, since],
-    )) as HeldRow[];
+    const { sql, params } = heldKeyStatement(request, since);
+    const [holder] = (await this.runtime.em().execute(sql, params)) as HeldRow[];
     if (!holder) return { held: null };
     const outcome = replayOutcome(request, holder);
     if (outcome.ok) return { held: outcome.value };
