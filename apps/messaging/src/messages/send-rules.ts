@@ -60,6 +60,9 @@ export interface SendFacts {
   dailyUsage: DailyUsage;
 }
 
+/** A send's facts but the counts: what D9 checks before D7 and D8, and what no other send of its batch changes. */
+export type SendFactsBeforeCounts = Omit<SendFacts, 'businessInitiatedSentAt' | 'dailyUsage'>;
+
 const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = {
   image: ['image'],
   video: ['video'],

@@ -1,8 +1,8 @@
 import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
 import { jsonRows, jsonTexts, type Statement } from '#platform/postgres';
-import { REPLY_WINDOW_MS, utcDay } from '../messages/send-rules';
-import { compare, dayKey, rowKey, userKey } from './send-keys';
-import type { Addressed, ClaimedSend, PendingSend } from './send-message.types';
+import { utcDay } from '../messages/send-rules';
+import { compare, rowKey } from './send-keys';
+import type { Addressed, PendingSend } from './send-message.types';
 
 /** The statements of a send batch (the claims, the facts, the D7 and D8 counts), as the batch sends them, and of the held-key lookup. */
 
@@ -104,30 +104,21 @@ export function dayCounters(sends: PendingSend[]): { app_id: string; day: string
 
 /**
  * D7 under a per-(app, user) lock, taken in key order, so concurrent business-initiated sends
- * cannot pass the cap together: the locks, then when each send's app last sent business-initiated
- * messages to its user (the 24 h before the send), by the send's position.
+ * cannot pass the cap together: the locks, then when the app sent business-initiated messages to
+ * each user since `since`.
  */
-export function businessInitiatedStatements(sends: ClaimedSend[]): Statement[] {
-  const locks = [...new Set(sends.map((send) => `bi:${userKey(send)}`))].sort(compare);
+export function businessInitiatedStatements(users: { appId: string; appUserId: string; since: Date }[]): Statement[] {
+  const locks = [...new Set(users.map((user) => `bi:${user.appId}:${user.appUserId}`))].sort(compare);
   return [
     {
       sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
       params: [JSON.stringify(locks)],
     },
     {
-      sql: `select q.at, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
+      sql: `select q.app_id, q.app_user_id, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
                       where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at
-         from ${jsonRows('q', 'at int, app_id text, app_user_id text, since timestamptz', sends.length)}`,
-      params: [
-        JSON.stringify(
-          sends.map((send) => ({
-            at: send.at,
-            app_id: send.request.appId,
-            app_user_id: send.appUserId,
-            since: new Date(send.now.getTime() - REPLY_WINDOW_MS),
-          })),
-        ),
-      ],
+         from ${jsonRows('q', 'app_id text, app_user_id text, since timestamptz', users.length)}`,
+      params: [JSON.stringify(users.map((user) => ({ app_id: user.appId, app_user_id: user.appUserId, since: user.since })))],
     },
   ];
 }
@@ -159,18 +150,20 @@ export function countersStatement(counters: { app_id: string; day: string }[], l
 }
 
 /**
- * Adds the accepted sends to their counters, each with the quota they were decided under (the
- * increment fails QUOTA_GUARD if it would pass it), and removes counter rows this batch made for nothing.
+ * Adds what the accepted sends consumed to their counters, each with the quota they were decided
+ * under (the increment fails QUOTA_GUARD if it would pass it), and removes counter rows this batch made for nothing.
  */
-export function settleStatements(counters: { app_id: string; day: string }[], accepted: ClaimedSend[], locked: boolean): Statement[] {
-  const added = new Map<string, number>();
-  const quotas = new Map<string, number>();
-  for (const send of accepted) {
-    added.set(dayKey(send), (added.get(dayKey(send)) ?? 0) + 1);
-    quotas.set(send.request.appId, send.facts.app.dailyQuota);
-  }
+export function settleStatements(
+  counters: { app_id: string; day: string }[],
+  consumed: { appId: string; day: string; accepted: number; dailyQuota: number }[],
+  locked: boolean,
+): Statement[] {
+  const added = new Map(consumed.map((count) => [rowKey(count.appId, count.day), count]));
   const counts = counters
-    .map(({ app_id, day }) => ({ app_id, day, n: added.get(rowKey(app_id, day)) ?? 0, quota: quotas.get(app_id) ?? null }))
+    .map(({ app_id, day }) => {
+      const count = added.get(rowKey(app_id, day));
+      return { app_id, day, n: count?.accepted ?? 0, quota: count?.dailyQuota ?? null };
+    })
     // Unlocked, the batch made no row, and leaves alone the ones it did not add to.
     .filter(({ n }) => locked || n > 0);
   if (counts.length === 0) return [];

@@ -1,10 +1,11 @@
 import type { AppStatus, ConsentStatus, MediaKind, UserStatus } from '#platform/contracts';
 import type { Row } from '#platform/postgres';
 import type { DbTimestamp } from '#platform/service-kit';
-import { utcDay, type SendFacts } from '../messages/send-rules';
+import type { SendFactsBeforeCounts } from '../messages/send-rules';
+import type { SendBatchFacts, SendCommand } from './send-batch.decider';
 import type { Addressed, ClaimedSend, MediaFile, PendingSend } from './send-message.types';
 
-/** The facts D9 decides a send on, from the rows of the batch's facts and media statements. */
+/** The facts a batch is decided on (D9), from the rows of the batch's statements, and its sends as the decider's commands. */
 
 /** A row of factsStatement. */
 export interface FactsRow {
@@ -29,7 +30,7 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
     if (!row) return [];
     const { appUserId } = addressed[send.at];
     const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
-    const facts: SendFacts = {
+    const facts: SendFactsBeforeCounts = {
       keyEnvironment: send.request.keyEnvironment,
       app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
       addressedBy: typeof send.request.body.to.email === 'string' ? 'email' : 'appUserId',
@@ -41,9 +42,6 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
       consent: row.consent,
       media: file ? file.facts : null,
       lastUserMessageAt: row.last_user_message_at === null ? null : new Date(row.last_user_message_at),
-      // Loaded later, under the locks, for the sends that get that far (decideSend).
-      businessInitiatedSentAt: [],
-      dailyUsage: { day: utcDay(send.now), accepted: 0 },
     };
     return [{ ...send, appUserId, facts, file }];
   });
@@ -70,4 +68,31 @@ export function mediaFiles(rows: Row[]): Map<number, MediaFile> {
     });
   }
   return files;
+}
+
+/** D8's counters as read by countersStatement. */
+export function dayCounts(rows: Row[]): SendBatchFacts['acceptedOnDay'] {
+  return rows.map((row) => ({ appId: row.app_id, day: row.day, accepted: Number(row.accepted) }));
+}
+
+/** D7's history as read by businessInitiatedStatements (epoch milliseconds). */
+export function businessInitiatedCounts(rows: Row[]): SendBatchFacts['businessInitiated'] {
+  return rows.map((row) => ({ appId: row.app_id, appUserId: row.app_user_id, sentAt: (row.sent_at as number[]).map((ms) => new Date(ms)) }));
+}
+
+/** A claimed send as the batch decider's command; `metadata.now` is when it arrived. */
+export function sendCommand(send: ClaimedSend): SendCommand {
+  const body = send.request.body;
+  return {
+    type: 'SendMessage',
+    data: {
+      messageId: send.messageId,
+      type: body.type,
+      text: body.text ?? null,
+      media: send.file?.listed ?? [],
+      clientReference: body.clientReference ?? null,
+      facts: send.facts,
+    },
+    metadata: { now: send.now },
+  };
 }

@@ -1,5 +1,5 @@
 import type { MessageMediaFile, OutboundMediaFile, RpcCaller, SendMessageCall } from '#platform/contracts';
-import type { MediaFacts, SendFacts } from '../messages/send-rules';
+import type { MediaFacts, SendFactsBeforeCounts } from '../messages/send-rules';
 
 export type MediaFile = { facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] };
 
@@ -18,7 +18,7 @@ export interface ClaimedSend extends PendingSend {
   /** Position in the batch, where its outcome goes. */
   at: number;
   appUserId: string;
-  facts: SendFacts;
+  facts: SendFactsBeforeCounts;
   file: MediaFile | null;
 }
 
