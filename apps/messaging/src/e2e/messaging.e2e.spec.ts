@@ -375,6 +375,12 @@ describe('messaging through HTTP (e2e)', () => {
       await simSendText(userId, app.appId);
       expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'a reply' }), 202);
     });
+    it('the cap answers before the quota, even a quota of 0 (D9 order)', async () => {
+      const { app, appUserId } = await appWithTester();
+      for (let i = 0; i < 3; i++) expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: `bi ${i}` }), 202);
+      expectStatus(await admin('PATCH', `/apps/${app.appId}`, { dailyQuota: 0 }), 200);
+      expectError(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'text', text: 'bi 4' }), 429, 'business_initiated_cap');
+    });
     it('the daily quota → 429 daily_quota_exceeded', async () => {
       const { app, userId, appUserId } = await appWithTester();
       await simSendText(userId, app.appId);

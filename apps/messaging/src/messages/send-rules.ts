@@ -72,6 +72,18 @@ const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = 
 
 /** D9: the send checks in their order; the first that fails is the answer. Returns whether the send is business-initiated. */
 export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): { businessInitiated: boolean } {
+  const { businessInitiated } = checkSendBeforeCounts(type, facts, now);
+  if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP)
+    throw new DomainError('business_initiated_cap');
+  if (acceptedOnDayOf(facts.dailyUsage, now) >= facts.app.dailyQuota) throw new DomainError('daily_quota_exceeded');
+  return { businessInitiated };
+}
+
+/**
+ * D9's checks before the counts (D7, D8 come last): addressing, recipient, reach, consent, media.
+ * Returns whether the send is business-initiated (D6), which decides whether D7 applies.
+ */
+export function checkSendBeforeCounts(type: ChatMessageType, facts: SendFactsBeforeCounts, now: Date): { businessInitiated: boolean } {
   const { app, recipient } = facts;
   const email = facts.addressedBy === 'email';
   if (email && !(app.status === 'internal_live' && facts.keyEnvironment === 'live')) {
@@ -107,9 +119,5 @@ export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): {
     if (media.status === 'invalid') throw new DomainError('media_invalid');
   }
 
-  const businessInitiated = !replyWindowOpen(facts.lastUserMessageAt, now);
-  if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP)
-    throw new DomainError('business_initiated_cap');
-  if (acceptedOnDayOf(facts.dailyUsage, now) >= app.dailyQuota) throw new DomainError('daily_quota_exceeded');
-  return { businessInitiated };
+  return { businessInitiated: !replyWindowOpen(facts.lastUserMessageAt, now) };
 }

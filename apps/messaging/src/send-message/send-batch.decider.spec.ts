@@ -193,6 +193,10 @@ describe('Send batch decider', () => {
       given({ ...capReached, ...quotaUsed })
         .when(send(closed({ app: { appId: APP, orgId: APP_ORG, status: 'sandbox', dailyQuota: 1 } })))
         .then(['business_initiated_cap']));
+    it('the cap before a quota of 0', () =>
+      given(capReached)
+        .when(send(closed({ app: { appId: APP, orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } })))
+        .then(['business_initiated_cap']));
     it('the quota last', () =>
       given(quotaUsed)
         .when(send(closed({ app: { appId: APP, orgId: APP_ORG, status: 'sandbox', dailyQuota: 1 } })))
@@ -201,14 +205,18 @@ describe('Send batch decider', () => {
 
   describe('the D7 counts a batch loads (and locks): only where they can decide a send', () => {
     const wanted = (...commands: SendCommand[]) => businessInitiatedCountsWanted(deepFreeze(commands));
-    it('a business-initiated send the counts can decide, from 24 h before its user’s earliest send', () =>
+    it('a business-initiated send passing every earlier check, from 24 h before its user’s earliest send', () =>
       expect(wanted(send(closed(), at('2026-11-01T10:00:05Z')), send(closed(), at('2026-11-01T10:00:01Z')), send(closed({ recipient: user(2) })))).toEqual([
         { appId: APP, appUserId: user(1).appUserId, since: at('2026-10-31T10:00:01Z') },
         { appId: APP, appUserId: user(2).appUserId, since: before(24 * HOUR) },
       ]));
-    it('none for a send inside the reply window, or refused whatever the counts', () =>
+    it('none for a send inside the reply window, or refused before the cap', () =>
       expect(
         wanted(send(facts()), send(closed({ recipient: null })), send(closed({ consent: 'opted_out' })), send(closed({ isAcceptedTester: false }))),
       ).toEqual([]));
+    it('a quota of 0 does not hide the cap, which D9 checks first', () =>
+      expect(wanted(send(closed({ app: { appId: APP, orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } })))).toEqual([
+        { appId: APP, appUserId: user(1).appUserId, since: before(24 * HOUR) },
+      ]));
   });
 });

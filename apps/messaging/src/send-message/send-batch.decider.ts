@@ -2,7 +2,7 @@ import type { Command } from '#platform/decider';
 import { DomainError } from '#platform/errors';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
 import type { MessageEvent } from '../messages/message.state';
-import { REPLY_WINDOW_MS, utcDay, type SendFacts, type SendFactsBeforeCounts } from '../messages/send-rules';
+import { checkSendBeforeCounts, REPLY_WINDOW_MS, utcDay, type SendFacts, type SendFactsBeforeCounts } from '../messages/send-rules';
 
 /**
  * The rules of a batch of sends (group commit, ADR 0199), pure: each send is decided by the message
@@ -72,22 +72,32 @@ export function decideSendBatch(commands: readonly SendCommand[], facts: SendBat
 
 /**
  * The users whose D7 counts the batch needs, each with the start of the 24 h before its earliest
- * send: those with a business-initiated send the counts can decide. Counts only grow: a send refused
- * with none of them counted is refused whatever they are, and is decided without loading (and locking) any.
+ * send: those with a business-initiated send that passes every check before the counts (D9), the
+ * only sends a count can decide. The others are decided without loading (and locking) any D7 count.
  */
 export function businessInitiatedCountsWanted(commands: readonly SendCommand[]): { appId: string; appUserId: string; since: Date }[] {
   const wanted = new Map<string, { appId: string; appUserId: string; since: Date }>();
   for (const command of commands) {
-    const decision = decideOne(command, { accepted: 0, businessInitiatedSentAt: [] });
-    if (!decision.ok || !isBusinessInitiated(decision.events)) continue;
-    const { appId } = command.data.facts.app;
-    const { appUserId } = command.data.facts.recipient!;
+    const { facts, type } = command.data;
+    if (!passesChecksBeforeCounts(type, facts, command.metadata.now)?.businessInitiated) continue;
+    const { appId } = facts.app;
+    const { appUserId } = facts.recipient!;
     const since = new Date(command.metadata.now.getTime() - REPLY_WINDOW_MS);
     const key = userKey(appId, appUserId);
     const earlier = wanted.get(key);
     if (!earlier || since < earlier.since) wanted.set(key, { appId, appUserId, since });
   }
   return [...wanted.values()];
+}
+
+/** checkSendBeforeCounts's answer, or null for a send it refuses. */
+function passesChecksBeforeCounts(...args: Parameters<typeof checkSendBeforeCounts>): { businessInitiated: boolean } | null {
+  try {
+    return checkSendBeforeCounts(...args);
+  } catch (error) {
+    if (error instanceof DomainError) return null;
+    throw error;
+  }
 }
 
 /** The message decider's verdict on one send, given its counts. */
