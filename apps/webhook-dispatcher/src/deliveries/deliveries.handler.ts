@@ -1,17 +1,21 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ID_PREFIX,
+  newId,
   WEBHOOKS,
   type ListDeliveriesCall,
-  type PublicEventType,
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
   type WebhookDeliveryPage,
+  type WebhookEndpointState,
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
-import { BackgroundJob, ServiceRuntime } from '#platform/service-kit';
-import { createDeliveries, DELIVERY_COLUMNS, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
+import { BackgroundJob, isoTime, ServiceRuntime } from '#platform/service-kit';
+import { replayEndpointStatement, storedEventStatement, type EndpointStateRow, type StoredEventRow } from './deliveries.sql';
+import { decideDelivery, type DeliveryCommand } from './delivery.decider';
+import { createDeliveries, DELIVERY_COLUMNS, deliveryState, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
 import { pruneDeliveryRecords } from './delivery-retention.sql';
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
@@ -70,39 +74,32 @@ export class DeliveriesHandler implements OnModuleInit {
     return { data: page.map(publicDelivery), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1].delivery_id) : null };
   }
 
-  /** D24: a new delivery of the same event (same id, same bytes) to the same endpoint. */
+  /** D24, decided by the delivery decider on the delivery, its stored event and its endpoint; the handler inserts the delivery it decides. */
   async replay(appId: string, deliveryId: string): Promise<WebhookDelivery> {
     const now = this.runtime.clock.now();
-    const newId = await this.runtime.em().transactional(async (em) => {
+    const replayId = await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       const original = await findDelivery(tx, appId, deliveryId);
-      if (!original) throw new DomainError('not_found', 'No such webhook delivery.');
-      if (original.status === 'pending') throw new DomainError('delivery_in_progress');
-      const [event]: { payload: string | null; created_at: Date }[] = await tx.execute(
-        `select payload, created_at from webhook_dispatcher.public_events where event_id = ?`,
-        [original.event_id],
-      );
-      if (!event || event.payload === null || now.getTime() - new Date(event.created_at).getTime() > WEBHOOKS.payloadRetentionMs) {
-        throw new DomainError('payload_expired');
-      }
-      const [endpoint]: { state: string }[] = await tx.execute(`select state from webhook_dispatcher.endpoints where endpoint_id = ? for share`, [
-        original.endpoint_id,
-      ]);
-      if (!endpoint) throw new DomainError('not_found', 'The endpoint of this delivery was deleted.');
-      if (endpoint.state !== 'enabled') throw new DomainError('subscription_not_verified', 'The endpoint must be enabled to receive a replay.');
-      const [id] = await createDeliveries(tx, {
+      const command: DeliveryCommand = {
+        type: 'ReplayDelivery',
+        data: { replayId: newId(ID_PREFIX.webhookDelivery, now.getTime()), ...(await replayFacts(tx, original)) },
+        metadata: { now },
+      };
+      const [created] = decideDelivery(command, deliveryState(original));
+      if (!original || created?.type !== 'DeliveryCreated' || created.data.replayOf === null) throw new Error('a replay decides one new delivery');
+      await createDeliveries(tx, {
         appId,
-        eventId: original.event_id,
-        type: original.event_type as PublicEventType,
-        endpointIds: [original.endpoint_id],
+        eventId: created.data.eventId,
+        type: created.data.eventType,
+        endpointIds: [created.data.endpointId],
         now,
         // A replay delivers the same event again: it belongs to the trace that caused the event.
         traceparent: original.traceparent,
-        replayOf: original.delivery_id,
+        replay: { deliveryId: created.data.deliveryId, of: created.data.replayOf },
       });
-      return id;
+      return created.data.deliveryId;
     });
-    return publicDelivery((await findDelivery(this.runtime.em(), appId, newId)) as DeliveryRow);
+    return publicDelivery((await findDelivery(this.runtime.em(), appId, replayId)) as DeliveryRow);
   }
 
   /** A delivery's attempts, for the console's log; another app's delivery is not found. */
@@ -135,4 +132,20 @@ export class DeliveriesHandler implements OnModuleInit {
     const pruned = await pruneDeliveryRecords(this.runtime.em(), new Date(now - WEBHOOKS.recordRetentionMs));
     for (const [table, rows] of Object.entries(pruned)) this.runtime.metrics.rowsPruned.inc({ table }, rows);
   }
+}
+
+/** What a replay is decided on besides the delivery: its stored event and its endpoint's state (locked, see replayEndpointStatement). */
+async function replayFacts(
+  tx: EntityManager,
+  original: DeliveryRow | null,
+): Promise<{ event: { createdAt: string; payloadKept: boolean } | null; endpointState: WebhookEndpointState | null }> {
+  if (!original) return { event: null, endpointState: null };
+  const event = storedEventStatement(original.event_id);
+  const [stored]: StoredEventRow[] = await tx.execute(event.sql, event.params);
+  const endpoint = replayEndpointStatement(original.endpoint_id);
+  const [locked]: EndpointStateRow[] = await tx.execute(endpoint.sql, endpoint.params);
+  return {
+    event: stored ? { createdAt: isoTime(stored.created_at), payloadKept: stored.payload_kept } : null,
+    endpointState: locked?.state ?? null,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '#platform/clock';
-import { webhookDeliveryHeaders } from '#platform/contracts';
+import { webhookDeliveryHeaders, type PublicEventType } from '#platform/contracts';
 import type { WebhookNetwork } from '../network/webhook-network';
 import type { AttemptResult } from './delivery.decider';
 
@@ -9,7 +9,7 @@ export interface ClaimedDelivery {
   appId: string;
   endpointId: string;
   eventId: string;
-  eventType: string;
+  eventType: PublicEventType;
   /** This attempt's number (Svc-Delivery-Attempt). */
   attempt: number;
   /** When the attempt was due, as claimed (its lateness is the time it started minus this). */

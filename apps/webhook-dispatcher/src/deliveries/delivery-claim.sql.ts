@@ -1,3 +1,5 @@
+import type { PublicEventType } from '#platform/contracts';
+
 /** A claimed delivery is another worker's to retry once its lease (real time) runs out: answer limit, DNS and margin. */
 const LEASE_SECONDS = 20;
 /** A message.received waits this long at most for media to register its files. */
@@ -118,7 +120,7 @@ export interface ClaimRow {
   app_id: string;
   endpoint_id: string;
   event_id: string;
-  event_type: string;
+  event_type: PublicEventType;
   attempts: number;
   created_at: Date;
   traceparent: string | null;

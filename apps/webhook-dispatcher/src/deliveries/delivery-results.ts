@@ -65,7 +65,8 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
           metadata: { now: report.finishedAt },
         }
       : { type: 'AbandonDelivery', data: { reason: report.abandonReason ?? 'abandoned' }, metadata: { now: report.finishedAt } };
-    const [event] = decideDelivery(command, { status: 'pending', attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
+    const delivery = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, endpointId: d.endpointId };
+    const [event] = decideDelivery(command, { status: 'pending', delivery, attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
     if (!event) continue;
     pushUpdate(updates, d.deliveryId, d.attempt, event);
     if (!report.result) continue;

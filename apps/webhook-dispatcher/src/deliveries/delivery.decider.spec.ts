@@ -3,7 +3,10 @@ import { deliveryDecider, isRetryableStatus, retryDelayMs, type AttemptResult, t
 import type { DeliveryEvent } from './delivery.state';
 
 const spec = deciderSpecification(deliveryDecider);
-const created: DeliveryEvent = { type: 'DeliveryCreated', data: { createdAt: '2026-01-01T00:00:00.000Z' } };
+const created: DeliveryEvent = {
+  type: 'DeliveryCreated',
+  data: { deliveryId: 'wd_1', eventId: 'evt_1', eventType: 'message.status', endpointId: 'we_1', createdAt: '2026-01-01T00:00:00.000Z', replayOf: null },
+};
 const at = (offsetMs: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + offsetMs).toISOString();
 const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCommand => ({
   type: 'RecordAttempt',
@@ -11,6 +14,7 @@ const attempt = (n: number, offsetMs: number, result: AttemptResult): DeliveryCo
   metadata: { now: new Date(at(offsetMs)) },
 });
 const HOUR = 3600 * 1000;
+const DAY = 24 * HOUR;
 
 describe('Webhook delivery decider', () => {
   it('a 2xx answer delivers', () =>
@@ -133,5 +137,99 @@ describe('Webhook delivery decider', () => {
   it('retries on 408, 429, 5xx and unfollowed redirects only', () => {
     expect([408, 429, 500, 599, 301, 307].every(isRetryableStatus)).toBe(true);
     expect([400, 401, 404, 409, 410, 413, 422].some(isRetryableStatus)).toBe(false);
+  });
+
+  describe('replay (D24): a new delivery of the same event to the same endpoint', () => {
+    const delivered: DeliveryEvent = { type: 'DeliverySucceeded', data: { attempt: 1, at: at(10), responseStatus: 200 } };
+    const failed: DeliveryEvent = { type: 'DeliveryFailed', data: { attempt: 1, at: at(10), responseStatus: 400, error: 'answered 400' } };
+    /** The event was stored with the delivery's creation; `payloadKept` false once the retention job dropped it. */
+    const replay = (offsetMs: number, over: Partial<Extract<DeliveryCommand, { type: 'ReplayDelivery' }>['data']> = {}): DeliveryCommand => ({
+      type: 'ReplayDelivery',
+      data: { replayId: 'wd_2', event: { createdAt: at(0), payloadKept: true }, endpointState: 'enabled', ...over },
+      metadata: { now: new Date(at(offsetMs)) },
+    });
+    const replayed = (offsetMs: number): DeliveryEvent => ({
+      type: 'DeliveryCreated',
+      data: { deliveryId: 'wd_2', eventId: 'evt_1', eventType: 'message.status', endpointId: 'we_1', createdAt: at(offsetMs), replayOf: 'wd_1' },
+    });
+
+    it('a delivered delivery: a new delivery with a new id, of the same event id (so the same stored payload bytes), to the same endpoint', () =>
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR))
+        .then([replayed(HOUR)]));
+    it('a failed delivery too', () =>
+      spec
+        .given([created, failed])
+        .when(replay(2 * DAY))
+        .then([replayed(2 * DAY)]));
+    it('a replay can be replayed: the new delivery is of the same event', () =>
+      spec
+        .given([replayed(HOUR), delivered])
+        .when({ ...replay(2 * HOUR), data: { ...replay(2 * HOUR).data, replayId: 'wd_3' } } as DeliveryCommand)
+        .then([
+          {
+            type: 'DeliveryCreated',
+            data: { deliveryId: 'wd_3', eventId: 'evt_1', eventType: 'message.status', endpointId: 'we_1', createdAt: at(2 * HOUR), replayOf: 'wd_2' },
+          },
+        ]));
+    it('a pending delivery → delivery_in_progress', () => spec.given([created]).when(replay(HOUR)).thenThrows('delivery_in_progress'));
+    it('a pending delivery retrying → delivery_in_progress', () =>
+      spec
+        .given([
+          created,
+          { type: 'DeliveryAttemptFailed', data: { attempt: 1, at: at(0), responseStatus: 503, error: 'answered 503', nextAttemptAt: at(10_000) } },
+        ])
+        .when(replay(HOUR))
+        .thenThrows('delivery_in_progress'));
+    it('exactly 7 days after the event the payload can still be replayed', () =>
+      spec
+        .given([created, delivered])
+        .when(replay(7 * DAY))
+        .then([replayed(7 * DAY)]));
+    it('a payload older than 7 days → payload_expired', () =>
+      spec
+        .given([created, delivered])
+        .when(replay(7 * DAY + 1))
+        .thenThrows('payload_expired'));
+    it('a payload the retention job dropped, or an event no longer stored → payload_expired', () => {
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR, { event: { createdAt: at(0), payloadKept: false } }))
+        .thenThrows('payload_expired');
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR, { event: null }))
+        .thenThrows('payload_expired');
+    });
+    it('in progress is answered before expired', () =>
+      spec
+        .given([created])
+        .when(replay(8 * DAY, { event: null }))
+        .thenThrows('delivery_in_progress'));
+    it('an endpoint deleted since → not_found; not enabled → subscription_not_verified', () => {
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR, { endpointState: null }))
+        .thenThrows('not_found', (error) => expect(error.message).toBe('The endpoint of this delivery was deleted.'));
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR, { endpointState: 'disabled' }))
+        .thenThrows('subscription_not_verified');
+      spec
+        .given([created, delivered])
+        .when(replay(HOUR, { endpointState: 'pending_verification' }))
+        .thenThrows('subscription_not_verified');
+    });
+    it('an expired payload is answered before the endpoint', () =>
+      spec
+        .given([created, delivered])
+        .when(replay(8 * DAY, { endpointState: null }))
+        .thenThrows('payload_expired'));
+    it('no such delivery → not_found', () =>
+      spec
+        .given([])
+        .when(replay(HOUR))
+        .thenThrows('not_found', (error) => expect(error.message).toBe('No such webhook delivery.')));
   });
 });

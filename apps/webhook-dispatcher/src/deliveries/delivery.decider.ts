@@ -1,5 +1,6 @@
-import { WEBHOOKS } from '#platform/contracts';
+import { WEBHOOKS, type WebhookEndpointState } from '#platform/contracts';
 import { assertNever, type Command, type Decider } from '#platform/decider';
+import { DomainError } from '#platform/errors';
 import { evolveDelivery, type DeliveryEvent, type DeliveryState } from './delivery.state';
 
 /**
@@ -24,7 +25,13 @@ export type DeliveryCommand =
    */
   | Command<'RecordAttempt', { attempt: number; result: AttemptResult; spread?: number }>
   /** The endpoint was deleted, disabled or changed its URL: nothing more will be tried. */
-  | Command<'AbandonDelivery', { reason: string }>;
+  | Command<'AbandonDelivery', { reason: string }>
+  /**
+   * D24, POST …/replay: `replayId` is the new delivery's id. `event` is the stored event (null when
+   * no longer stored; `payloadKept` false once its payload was dropped), `endpointState` the
+   * delivery's endpoint now (null when deleted).
+   */
+  | Command<'ReplayDelivery', { replayId: string; event: { createdAt: string; payloadKept: boolean } | null; endpointState: WebhookEndpointState | null }>;
 
 /** About 10 s, doubling, capped at 1 h (spec, retry rule 2). Attempt 1's failure waits 10 s. */
 export function retryDelayMs(failedAttempt: number): number {
@@ -51,10 +58,10 @@ export function describeAttempt(result: AttemptResult): { responseStatus: number
 }
 
 export function decideDelivery(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
-  // A late result (say, of an attempt whose lease ran out while another replica finished it) changes nothing.
-  if (state.status !== 'pending') return [];
   switch (command.type) {
     case 'RecordAttempt': {
+      // A late result (say, of an attempt whose lease ran out while another replica finished it) changes nothing.
+      if (state.status !== 'pending') return [];
       const { attempt, result } = command.data;
       const at = command.metadata.now.toISOString();
       if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
@@ -72,14 +79,27 @@ export function decideDelivery(command: DeliveryCommand, state: DeliveryState): 
       return [{ type: 'DeliveryAttemptFailed', data: { attempt, at, responseStatus, error, nextAttemptAt } }];
     }
     case 'AbandonDelivery':
+      if (state.status !== 'pending') return [];
       return [{ type: 'DeliveryFailed', data: { attempt: null, at: command.metadata.now.toISOString(), responseStatus: null, error: command.data.reason } }];
+    case 'ReplayDelivery': {
+      // The original is unchanged: the decision is a new delivery of the same event (its id, so its stored bytes) to the same endpoint.
+      if (state.status === 'absent' || !state.delivery) throw new DomainError('not_found', 'No such webhook delivery.');
+      if (state.status === 'pending') throw new DomainError('delivery_in_progress');
+      const { event, endpointState, replayId } = command.data;
+      const now = command.metadata.now;
+      if (!event || !event.payloadKept || now.getTime() - Date.parse(event.createdAt) > WEBHOOKS.payloadRetentionMs) throw new DomainError('payload_expired');
+      if (endpointState === null) throw new DomainError('not_found', 'The endpoint of this delivery was deleted.');
+      if (endpointState !== 'enabled') throw new DomainError('subscription_not_verified', 'The endpoint must be enabled to receive a replay.');
+      const { deliveryId, ...same } = state.delivery;
+      return [{ type: 'DeliveryCreated', data: { ...same, deliveryId: replayId, createdAt: now.toISOString(), replayOf: deliveryId } }];
+    }
     default:
       return assertNever(command);
   }
 }
 
 export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEvent> = {
-  initialState: () => ({ status: 'absent', attempts: 0, createdAt: '', nextAttemptAt: null }),
+  initialState: () => ({ status: 'absent', delivery: null, attempts: 0, createdAt: '', nextAttemptAt: null }),
   decide: decideDelivery,
   evolve: evolveDelivery,
 };

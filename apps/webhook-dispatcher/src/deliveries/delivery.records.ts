@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { derivedId, ID_PREFIX, newId, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '#platform/contracts';
+import { derivedId, ID_PREFIX, type PublicEventType, type WebhookDelivery, type WebhookDeliveryStatus } from '#platform/contracts';
 import type { Statement } from '#platform/postgres';
 import { isoTime, isoTimeOrNull, type DbTimestamp } from '#platform/service-kit';
+import { deliveryDecider } from './delivery.decider';
+import type { DeliveryState } from './delivery.state';
 
 /** Channel the delivery worker listens on; a commit that adds due deliveries notifies it. */
 export const DELIVERIES_CHANNEL = 'webhook_dispatcher_deliveries';
@@ -27,6 +29,18 @@ export interface DeliveryRow {
 
 export const DELIVERY_COLUMNS =
   'delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at, last_response_status, last_error, delivered_at, failed_at, traceparent';
+
+/** A delivery's row as the delivery decider's state (absent when there is no row). */
+export function deliveryState(row: DeliveryRow | null): DeliveryState {
+  if (!row) return deliveryDecider.initialState();
+  return {
+    status: row.status,
+    delivery: { deliveryId: row.delivery_id, eventId: row.event_id, eventType: row.event_type, endpointId: row.endpoint_id },
+    attempts: row.attempts,
+    createdAt: isoTime(row.created_at),
+    nextAttemptAt: row.status === 'pending' ? isoTimeOrNull(row.next_attempt_at) : null,
+  };
+}
 
 /** The delivery record (D23). */
 export function publicDelivery(row: DeliveryRow): WebhookDelivery {
@@ -79,12 +93,13 @@ export interface NewDeliveries {
   endpointIds: string[];
   now: Date;
   traceparent: string | null;
-  replayOf?: string;
+  /** A replay (D24): the new delivery's id, decided with it, and the delivery it replays. */
+  replay?: { deliveryId: string; of: string };
 }
 
 /**
  * One delivery per endpoint, due at once. Original deliveries get ids derived from (event, endpoint),
- * so seeing the same event again creates nothing; replays and test events get fresh ids.
+ * so seeing the same event again creates nothing (test events are fresh events); a replay has the id it was decided with.
  * `traceparent` is the trace every attempt of these deliveries continues (null: each attempt starts one).
  * Returns the ids of the deliveries created.
  */
@@ -98,12 +113,11 @@ export async function createDeliveries(em: EntityManager, args: NewDeliveries): 
 /** createDeliveries as a statement (for a PipelinedTransaction); null when there is no endpoint. */
 export function deliveriesStatement(args: NewDeliveries): Statement | null {
   if (args.endpointIds.length === 0) return null;
+  if (args.replay && args.endpointIds.length !== 1) throw new Error('a replay goes to the one endpoint of the delivery it replays');
   const values: unknown[] = [];
   const rows = args.endpointIds.map((endpointId) => {
-    const deliveryId = args.replayOf
-      ? newId(ID_PREFIX.webhookDelivery, args.now.getTime())
-      : derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
-    values.push(deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replayOf ?? null, args.traceparent);
+    const deliveryId = args.replay?.deliveryId ?? derivedId(ID_PREFIX.webhookDelivery, args.now.getTime(), `${args.eventId}:${endpointId}`);
+    values.push(deliveryId, args.appId, endpointId, args.eventId, args.type, args.now, args.now, args.replay?.of ?? null, args.traceparent);
     return "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)";
   });
   // The rows, and (when any is new) the wake-up for the workers, delivered at commit (Postgres

@@ -1,4 +1,4 @@
-import type { WebhookDeliveryStatus } from '#platform/contracts';
+import type { PublicEventType, WebhookDeliveryStatus } from '#platform/contracts';
 
 /**
  * Events of one delivery (an event to one endpoint). Deliveries are state-stored: the row in
@@ -6,14 +6,24 @@ import type { WebhookDeliveryStatus } from '#platform/contracts';
  * deliveries a second would swamp the event store without telling anyone anything new.
  */
 export type DeliveryEvent =
-  /** The fan-out, a test call or a replay created it; the first attempt is due at once. */
-  | { type: 'DeliveryCreated'; data: { createdAt: string } }
+  /** The fan-out, a test call or a replay (`replayOf`: the delivery replayed) created it; the first attempt is due at once. */
+  | { type: 'DeliveryCreated'; data: DeliveryIdentity & { createdAt: string; replayOf: string | null } }
   | { type: 'DeliverySucceeded'; data: { attempt: number; at: string; responseStatus: number } }
   | { type: 'DeliveryAttemptFailed'; data: { attempt: number; at: string; responseStatus: number | null; error: string; nextAttemptAt: string } }
   | { type: 'DeliveryFailed'; data: { attempt: number | null; at: string; responseStatus: number | null; error: string } };
 
+/** Which delivery it is: of which event (whose stored payload bytes every attempt sends), to which endpoint. */
+export interface DeliveryIdentity {
+  deliveryId: string;
+  eventId: string;
+  eventType: PublicEventType;
+  endpointId: string;
+}
+
 export interface DeliveryState {
   status: WebhookDeliveryStatus | 'absent';
+  /** null while absent. */
+  delivery: DeliveryIdentity | null;
   /** Attempts started so far (a crash mid-attempt still counts it). */
   attempts: number;
   createdAt: string;
@@ -22,8 +32,10 @@ export interface DeliveryState {
 
 export function evolveDelivery(state: DeliveryState, event: DeliveryEvent): DeliveryState {
   switch (event.type) {
-    case 'DeliveryCreated':
-      return { status: 'pending', attempts: 0, createdAt: event.data.createdAt, nextAttemptAt: event.data.createdAt };
+    case 'DeliveryCreated': {
+      const { deliveryId, eventId, eventType, endpointId, createdAt } = event.data;
+      return { status: 'pending', delivery: { deliveryId, eventId, eventType, endpointId }, attempts: 0, createdAt, nextAttemptAt: createdAt };
+    }
     case 'DeliverySucceeded':
       return { ...state, attempts: event.data.attempt, status: 'delivered', nextAttemptAt: null };
     case 'DeliveryAttemptFailed':
