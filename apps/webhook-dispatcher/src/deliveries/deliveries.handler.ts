@@ -13,9 +13,18 @@ import {
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { BackgroundJob, isoTime, ServiceRuntime } from '#platform/service-kit';
-import { replayEndpointStatement, storedEventStatement, type EndpointStateRow, type StoredEventRow } from './deliveries.sql';
+import {
+  deliveryAttemptsStatement,
+  dropPayloadsStatement,
+  listDeliveriesStatement,
+  replayEndpointStatement,
+  storedEventStatement,
+  type AttemptRow,
+  type EndpointStateRow,
+  type StoredEventRow,
+} from './deliveries.sql';
 import { decideDelivery, type DeliveryCommand } from './delivery.decider';
-import { createDeliveries, DELIVERY_COLUMNS, deliveryState, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
+import { createDeliveries, deliveryState, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
 import { pruneDeliveryRecords } from './delivery-retention.sql';
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
@@ -50,26 +59,8 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 
   async list(q: ListDeliveriesCall): Promise<WebhookDeliveryPage> {
-    const where = ['app_id = ?'];
-    const params: unknown[] = [q.appId];
-    if (q.status) {
-      where.push('status = ?');
-      params.push(q.status);
-    }
-    if (q.subscriptionId) {
-      where.push('endpoint_id = ?');
-      params.push(q.subscriptionId);
-    }
-    if (q.cursor) {
-      where.push('delivery_id < ?');
-      params.push(decodeCursor(q.cursor));
-    }
-    const rows: DeliveryRow[] = await this.runtime
-      .em()
-      .execute(
-        `select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where ${where.join(' and ')} order by delivery_id desc limit ${q.limit + 1}`,
-        params,
-      );
+    const { sql, params } = listDeliveriesStatement(q, q.cursor ? decodeCursor(q.cursor) : null);
+    const rows: DeliveryRow[] = await this.runtime.em().execute(sql, params);
     const page = rows.slice(0, q.limit);
     return { data: page.map(publicDelivery), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1].delivery_id) : null };
   }
@@ -106,12 +97,8 @@ export class DeliveriesHandler implements OnModuleInit {
   async attempts(appId: string, deliveryId: string): Promise<{ data: WebhookDeliveryAttempt[] }> {
     const em = this.runtime.em();
     if (!(await findDelivery(em, appId, deliveryId))) throw new DomainError('not_found', 'No such webhook delivery.');
-    const rows = await em.execute<
-      { attempt: number; started_at: Date; finished_at: Date; duration_ms: number; outcome: string; response_status: number | null; error: string | null }[]
-    >(
-      `select attempt, started_at, finished_at, duration_ms, outcome, response_status, error from webhook_dispatcher.delivery_attempts where delivery_id = ? order by attempt`,
-      [deliveryId],
-    );
+    const { sql, params } = deliveryAttemptsStatement(deliveryId);
+    const rows: AttemptRow[] = await em.execute(sql, params);
     return {
       data: rows.map((r) => ({
         attempt: r.attempt,
@@ -128,7 +115,8 @@ export class DeliveriesHandler implements OnModuleInit {
   private async dropExpiredPayloads(): Promise<void> {
     const now = this.runtime.clock.now().getTime();
     const cutoff = new Date(now - WEBHOOKS.payloadRetentionMs);
-    await this.runtime.em().execute(`update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, [cutoff]);
+    const { sql, params } = dropPayloadsStatement(cutoff);
+    await this.runtime.em().execute(sql, params);
     const pruned = await pruneDeliveryRecords(this.runtime.em(), new Date(now - WEBHOOKS.recordRetentionMs));
     for (const [table, rows] of Object.entries(pruned)) this.runtime.metrics.rowsPruned.inc({ table }, rows);
   }

@@ -1,8 +1,31 @@
-import type { WebhookEndpointState } from '#platform/contracts';
+import type { ListDeliveriesCall, WebhookEndpointState } from '#platform/contracts';
 import type { Statement } from '#platform/postgres';
 import type { DbTimestamp } from '#platform/service-kit';
+import { DELIVERY_COLUMNS } from './delivery.records';
 
-/** The statements of DeliveriesHandler: a replay's facts. */
+/** The statements of DeliveriesHandler: the delivery list, a replay's facts, a delivery's attempts, the payload retention. */
+
+/** A page of an app's deliveries, newest first (D23), one more than `limit` to tell whether another page follows; `before`: the last id seen. */
+export function listDeliveriesStatement(q: ListDeliveriesCall, before: string | null): Statement {
+  const where = ['app_id = ?'];
+  const params: unknown[] = [q.appId];
+  if (q.status) {
+    where.push('status = ?');
+    params.push(q.status);
+  }
+  if (q.subscriptionId) {
+    where.push('endpoint_id = ?');
+    params.push(q.subscriptionId);
+  }
+  if (before !== null) {
+    where.push('delivery_id < ?');
+    params.push(before);
+  }
+  return {
+    sql: `select ${DELIVERY_COLUMNS} from webhook_dispatcher.deliveries where ${where.join(' and ')} order by delivery_id desc limit ?`,
+    params: [...params, q.limit + 1],
+  };
+}
 
 /** A row of storedEventStatement. */
 export interface StoredEventRow {
@@ -23,4 +46,28 @@ export interface EndpointStateRow {
 /** D24: the state of the endpoint a replay goes to, shared-locked to the commit so that it is not disabled or deleted meanwhile. */
 export function replayEndpointStatement(endpointId: string): Statement {
   return { sql: `select state from webhook_dispatcher.endpoints where endpoint_id = ? for share`, params: [endpointId] };
+}
+
+/** A row of deliveryAttemptsStatement. */
+export interface AttemptRow {
+  attempt: number;
+  started_at: DbTimestamp;
+  finished_at: DbTimestamp;
+  duration_ms: number;
+  outcome: string;
+  response_status: number | null;
+  error: string | null;
+}
+
+/** A delivery's attempts, in order, for the console's log. */
+export function deliveryAttemptsStatement(deliveryId: string): Statement {
+  return {
+    sql: `select attempt, started_at, finished_at, duration_ms, outcome, response_status, error from webhook_dispatcher.delivery_attempts where delivery_id = ? order by attempt`,
+    params: [deliveryId],
+  };
+}
+
+/** Drops the payloads of events older than `cutoff` (7 days: WEBHOOKS.payloadRetentionMs); a replay of them is then payload_expired. */
+export function dropPayloadsStatement(cutoff: Date): Statement {
+  return { sql: `update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, params: [cutoff] };
 }
