@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { RpcDispatcher } from '#platform/kafka';
 import { pollUntil, ServiceRuntime } from '#platform/service-kit';
+import { appVersionStatement } from './apps-version.sql';
 
 /** Admin calls that change an app return once messaging's projection of apps has the change too. */
 @Injectable()
@@ -14,7 +15,8 @@ export class AppsVersionHandler implements OnModuleInit {
     this.rpc.register('apps.awaitVersion', async (p) => ({
       caughtUp: await pollUntil(
         async () => {
-          const [row]: { version: number }[] = await this.runtime.em().execute(`select version from messaging.apps where app_id = ?`, [p.appId]);
+          const { sql, params } = appVersionStatement(p.appId);
+          const [row]: { version: number }[] = await this.runtime.em().execute(sql, params);
           return (row?.version ?? 0) >= p.version;
         },
         Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000),

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { ChatMessageType, MessageMediaFile, MessageResource, MessageStatus } from '#platform/contracts';
+import type { MessageMediaFile, MessageResource } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
-import { isoTime, isoTimeOrNull, ServiceRuntime, type DbTimestamp } from '#platform/service-kit';
+import { isoTime, isoTimeOrNull, ServiceRuntime } from '#platform/service-kit';
+import { messageStatement, type MessageRow } from './get-message.sql';
 
 /** GET /messages/{id} from the messages projection; another app's message looks absent. */
 @Injectable()
@@ -17,24 +18,8 @@ export class GetMessageHandler implements OnModuleInit {
   }
 
   async get(appId: string, messageId: string): Promise<MessageResource> {
-    const [row]: {
-      message_id: string;
-      direction: 'outbound' | 'inbound';
-      app_user_id: string;
-      type: ChatMessageType;
-      text: string | null;
-      media: MessageMediaFile[];
-      status: MessageStatus;
-      client_reference: string | null;
-      created_at: DbTimestamp;
-      delivered_at: DbTimestamp | null;
-      read_at: DbTimestamp | null;
-    }[] = await this.runtime
-      .em()
-      .execute(
-        `select message_id, direction, app_user_id, type, text, media, status, client_reference, created_at, delivered_at, read_at from messaging.messages where message_id = ? and app_id = ?`,
-        [String(messageId), appId],
-      );
+    const { sql, params } = messageStatement(appId, String(messageId));
+    const [row]: MessageRow[] = await this.runtime.em().execute(sql, params);
     if (!row) throw new DomainError('not_found', 'No such message for this app.');
     return {
       id: row.message_id,

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { RpcDispatcher } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { utcDay } from '../messages/send-rules';
+import { dailyCountStatement } from './quota-usage.sql';
 
 /** How much of today's quota (D8, days in UTC) an app has used: the count the send path keeps. */
 @Injectable()
@@ -17,9 +18,8 @@ export class QuotaUsageHandler implements OnModuleInit {
 
   async today(appId: string): Promise<{ day: string; accepted: number }> {
     const day = utcDay(this.runtime.clock.now());
-    const [row] = await this.runtime
-      .em()
-      .execute<{ accepted: number }[]>(`select accepted from messaging.daily_counts where app_id = ? and day = ?`, [appId, day]);
+    const { sql, params } = dailyCountStatement(appId, day);
+    const [row] = await this.runtime.em().execute<{ accepted: number }[]>(sql, params);
     return { day, accepted: Number(row?.accepted ?? 0) };
   }
 }
