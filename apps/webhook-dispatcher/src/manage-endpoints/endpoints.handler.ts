@@ -16,6 +16,7 @@ import {
   type WebhookEndpointWithSecret,
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
+import type { Row, Statement } from '#platform/postgres';
 import { decideInTransaction, handleCommand, type AppendMeta } from '#platform/event-store';
 import { RpcDispatcher } from '#platform/kafka';
 import { currentTraceparent, ServiceRuntime, type SecretKeyRing } from '#platform/service-kit';
@@ -23,11 +24,26 @@ import { openCredential, sealCredential, type CredentialKind } from '../endpoint
 import { createDeliveries, storePublicEvent } from '../deliveries/delivery.records';
 import { endpointDecider, type EndpointCommand, type HandshakeResult } from '../endpoints/endpoint.decider';
 import { projectEndpointEvents } from '../endpoints/endpoint.projection';
-import { ENDPOINT_COLUMNS, publicEndpoint, type EndpointRow } from '../endpoints/endpoint.records';
+import { publicEndpoint, type EndpointRow } from '../endpoints/endpoint.records';
 import { WebhookNetwork } from '../network/webhook-network';
 import { envelopeOf } from '../public-events/public-event.mapper';
 import { newWebhookSecret } from '../signing/webhook-signature';
 import type { CheckedTarget } from '../url-safety/url-safety';
+import {
+  appEndpointsStatement,
+  appRegistrationLockStatement,
+  endpointCountStatement,
+  endpointStatement,
+  insertCredentialsStatement,
+  rotateSecretStatement,
+  setVerifyTokenStatement,
+  verifyTokenStatement,
+} from './endpoints.sql';
+
+/** Runs one statement of endpoints.sql.ts; its rows. */
+function execute<R extends object = Row>(em: EntityManager, { sql, params }: Statement): Promise<R[]> {
+  return em.execute<R[]>(sql, params);
+}
 
 /** Constant-time equality of two strings of any length (their hashes are compared). */
 function sameSecret(a: string, b: string): boolean {
@@ -70,7 +86,7 @@ export class EndpointsHandler implements OnModuleInit {
     const secret = newWebhookSecret();
     await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
-      await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`webhook-endpoints:${p.appId}`]);
+      await execute(tx, appRegistrationLockStatement(p.appId));
       const endpointCount = await this.countEndpoints(tx, p.appId);
       await decideInTransaction({
         em: tx,
@@ -86,26 +102,21 @@ export class EndpointsHandler implements OnModuleInit {
         newStream: true,
         project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
       });
-      await tx.execute(`insert into webhook_dispatcher.endpoint_credentials (endpoint_id, verify_token, secret) values (?, ?, ?)`, [
-        endpointId,
-        this.seal(endpointId, 'verify-token', p.verifyToken),
-        this.seal(endpointId, 'signing-secret', secret),
-      ]);
+      await execute(
+        tx,
+        insertCredentialsStatement(endpointId, this.seal(endpointId, 'verify-token', p.verifyToken), this.seal(endpointId, 'signing-secret', secret)),
+      );
     });
     return { ...(await this.get({ appId: p.appId, endpointId })), secret };
   }
 
   async list(appId: string): Promise<{ data: WebhookEndpoint[] }> {
-    const rows: EndpointRow[] = await this.runtime
-      .em()
-      .execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where app_id = ? order by created_at, endpoint_id`, [appId]);
+    const rows = await execute<EndpointRow>(this.runtime.em(), appEndpointsStatement(appId));
     return { data: rows.map(publicEndpoint) };
   }
 
   async get(ref: WebhookEndpointRef): Promise<WebhookEndpoint> {
-    const rows: EndpointRow[] = await this.runtime
-      .em()
-      .execute(`select ${ENDPOINT_COLUMNS} from webhook_dispatcher.endpoints where endpoint_id = ? and app_id = ?`, [String(ref.endpointId), ref.appId]);
+    const rows = await execute<EndpointRow>(this.runtime.em(), endpointStatement(ref.appId, String(ref.endpointId)));
     if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
     return publicEndpoint(rows[0]);
   }
@@ -121,10 +132,7 @@ export class EndpointsHandler implements OnModuleInit {
     const events = p.events ? [...new Set(p.events)] : undefined;
     await this.decide(p, { type: 'UpdateEndpoint', data: { events, url }, metadata: { now: this.runtime.clock.now() } }, caller, async (tx) => {
       if (p.verifyToken !== undefined) {
-        await tx.execute(`update webhook_dispatcher.endpoint_credentials set verify_token = ? where endpoint_id = ?`, [
-          this.seal(p.endpointId, 'verify-token', p.verifyToken),
-          p.endpointId,
-        ]);
+        await execute(tx, setVerifyTokenStatement(p.endpointId, this.seal(p.endpointId, 'verify-token', p.verifyToken)));
       }
     });
     return this.get(p);
@@ -188,10 +196,7 @@ export class EndpointsHandler implements OnModuleInit {
     let previousSecretExpiresAt = '';
     await this.decide(p, { type: 'RotateSecret', data: {}, metadata: { now: this.runtime.clock.now() } }, caller, async (tx, events) => {
       previousSecretExpiresAt = (events[0].data as { previousSecretExpiresAt: string }).previousSecretExpiresAt;
-      await tx.execute(
-        `update webhook_dispatcher.endpoint_credentials set previous_secret = secret, previous_secret_expires_at = ?, secret = ? where endpoint_id = ?`,
-        [new Date(previousSecretExpiresAt), this.seal(p.endpointId, 'signing-secret', secret), p.endpointId],
-      );
+      await execute(tx, rotateSecretStatement(p.endpointId, this.seal(p.endpointId, 'signing-secret', secret), new Date(previousSecretExpiresAt)));
     });
     return { secret, previousSecretExpiresAt };
   }
@@ -229,14 +234,12 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   private async countEndpoints(em: EntityManager, appId: string): Promise<number> {
-    const [{ count }]: { count: string }[] = await em.execute(`select count(*) as count from webhook_dispatcher.endpoints where app_id = ?`, [appId]);
+    const [{ count }] = await execute<{ count: string }>(em, endpointCountStatement(appId));
     return Number(count);
   }
 
   private async credentials(endpointId: string): Promise<{ verify_token: string }> {
-    const rows: { verify_token: string }[] = await this.runtime
-      .em()
-      .execute(`select verify_token from webhook_dispatcher.endpoint_credentials where endpoint_id = ?`, [endpointId]);
+    const rows = await execute<{ verify_token: string }>(this.runtime.em(), verifyTokenStatement(endpointId));
     if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
     return rows[0];
   }
