@@ -10,6 +10,11 @@ export interface Statement {
 
 export type Row = Record<string, any>;
 
+/** Runs one statement with `em.execute` (inside em's transaction, if it has one); its rows. */
+export function runStatement<R extends object = Row>(em: EntityManager, { sql, params }: Statement): Promise<R[]> {
+  return em.execute<R[]>(sql, params);
+}
+
 interface PgResult {
   rows: Row[];
 }

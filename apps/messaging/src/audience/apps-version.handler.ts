@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { RpcDispatcher } from '#platform/kafka';
+import { runStatement } from '#platform/postgres';
 import { pollUntil, ServiceRuntime } from '#platform/service-kit';
 import { appVersionStatement } from './apps-version.sql';
 
@@ -15,8 +16,7 @@ export class AppsVersionHandler implements OnModuleInit {
     this.rpc.register('apps.awaitVersion', async (p) => ({
       caughtUp: await pollUntil(
         async () => {
-          const { sql, params } = appVersionStatement(p.appId);
-          const [row]: { version: number }[] = await this.runtime.em().execute(sql, params);
+          const [row] = await runStatement<{ version: number }>(this.runtime.em(), appVersionStatement(p.appId));
           return (row?.version ?? 0) >= p.version;
         },
         Math.max(1000, this.runtime.config.rpcTimeoutMs - 1000),

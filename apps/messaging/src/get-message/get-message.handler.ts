@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { MessageMediaFile, MessageResource } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
+import { runStatement } from '#platform/postgres';
 import { isoTime, isoTimeOrNull, ServiceRuntime } from '#platform/service-kit';
 import { messageStatement, type MessageRow } from './get-message.sql';
 
@@ -18,8 +19,7 @@ export class GetMessageHandler implements OnModuleInit {
   }
 
   async get(appId: string, messageId: string): Promise<MessageResource> {
-    const { sql, params } = messageStatement(appId, String(messageId));
-    const [row]: MessageRow[] = await this.runtime.em().execute(sql, params);
+    const [row] = await runStatement<MessageRow>(this.runtime.em(), messageStatement(appId, String(messageId)));
     if (!row) throw new DomainError('not_found', 'No such message for this app.');
     return {
       id: row.message_id,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { RpcDispatcher } from '#platform/kafka';
+import { runStatement } from '#platform/postgres';
 import { ServiceRuntime } from '#platform/service-kit';
 import { utcDay } from '../messages/send-rules';
 import { dailyCountStatement } from './quota-usage.sql';
@@ -18,8 +19,7 @@ export class QuotaUsageHandler implements OnModuleInit {
 
   async today(appId: string): Promise<{ day: string; accepted: number }> {
     const day = utcDay(this.runtime.clock.now());
-    const { sql, params } = dailyCountStatement(appId, day);
-    const [row] = await this.runtime.em().execute<{ accepted: number }[]>(sql, params);
+    const [row] = await runStatement<{ accepted: number }>(this.runtime.em(), dailyCountStatement(appId, day));
     return { day, accepted: Number(row?.accepted ?? 0) };
   }
 }

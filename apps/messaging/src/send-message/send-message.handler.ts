@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
 import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller, type SendMessageCall, type SendMessageOutcome } from '#platform/contracts';
-import { GroupCommit } from '#platform/postgres';
+import { GroupCommit, runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
@@ -82,8 +82,7 @@ export class SendMessageHandler implements OnModuleInit {
     const twin = this.running.get(claimKey(request));
     if (twin !== undefined) throw twinRefusal(twin.bodyHash, request.bodyHash);
     const since = new Date(this.runtime.clock.nowMs() - IDEMPOTENCY_KEY_TTL_MS);
-    const { sql, params } = heldKeyStatement(request, since);
-    const [holder] = (await this.runtime.em().execute(sql, params)) as HeldRow[];
+    const [holder] = await runStatement<HeldRow>(this.runtime.em(), heldKeyStatement(request, since));
     if (!holder) return { held: null };
     const outcome = replayOutcome(request, holder);
     if (outcome.ok) return { held: outcome.value };

@@ -11,6 +11,7 @@ import {
   type WebhookEndpointState,
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
+import { runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
 import { BackgroundJob, isoTime, ServiceRuntime } from '#platform/service-kit';
 import {
@@ -59,8 +60,7 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 
   async list(q: ListDeliveriesCall): Promise<WebhookDeliveryPage> {
-    const { sql, params } = listDeliveriesStatement(q, q.cursor ? decodeCursor(q.cursor) : null);
-    const rows: DeliveryRow[] = await this.runtime.em().execute(sql, params);
+    const rows = await runStatement<DeliveryRow>(this.runtime.em(), listDeliveriesStatement(q, q.cursor ? decodeCursor(q.cursor) : null));
     const page = rows.slice(0, q.limit);
     return { data: page.map(publicDelivery), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1].delivery_id) : null };
   }
@@ -97,8 +97,7 @@ export class DeliveriesHandler implements OnModuleInit {
   async attempts(appId: string, deliveryId: string): Promise<{ data: WebhookDeliveryAttempt[] }> {
     const em = this.runtime.em();
     if (!(await findDelivery(em, appId, deliveryId))) throw new DomainError('not_found', 'No such webhook delivery.');
-    const { sql, params } = deliveryAttemptsStatement(deliveryId);
-    const rows: AttemptRow[] = await em.execute(sql, params);
+    const rows = await runStatement<AttemptRow>(em, deliveryAttemptsStatement(deliveryId));
     return {
       data: rows.map((r) => ({
         attempt: r.attempt,
@@ -115,8 +114,7 @@ export class DeliveriesHandler implements OnModuleInit {
   private async dropExpiredPayloads(): Promise<void> {
     const now = this.runtime.clock.now().getTime();
     const cutoff = new Date(now - WEBHOOKS.payloadRetentionMs);
-    const { sql, params } = dropPayloadsStatement(cutoff);
-    await this.runtime.em().execute(sql, params);
+    await runStatement(this.runtime.em(), dropPayloadsStatement(cutoff));
     const pruned = await pruneDeliveryRecords(this.runtime.em(), new Date(now - WEBHOOKS.recordRetentionMs));
     for (const [table, rows] of Object.entries(pruned)) this.runtime.metrics.rowsPruned.inc({ table }, rows);
   }
@@ -128,10 +126,8 @@ async function replayFacts(
   original: DeliveryRow | null,
 ): Promise<{ event: { createdAt: string; payloadKept: boolean } | null; endpointState: WebhookEndpointState | null }> {
   if (!original) return { event: null, endpointState: null };
-  const event = storedEventStatement(original.event_id);
-  const [stored]: StoredEventRow[] = await tx.execute(event.sql, event.params);
-  const endpoint = replayEndpointStatement(original.endpoint_id);
-  const [locked]: EndpointStateRow[] = await tx.execute(endpoint.sql, endpoint.params);
+  const [stored] = await runStatement<StoredEventRow>(tx, storedEventStatement(original.event_id));
+  const [locked] = await runStatement<EndpointStateRow>(tx, replayEndpointStatement(original.endpoint_id));
   return {
     event: stored ? { createdAt: isoTime(stored.created_at), payloadKept: stored.payload_kept } : null,
     endpointState: locked?.state ?? null,

@@ -16,7 +16,7 @@ import {
   type WebhookEndpointWithSecret,
 } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
-import type { Row, Statement } from '#platform/postgres';
+import { runStatement } from '#platform/postgres';
 import { decideInTransaction, handleCommand, type AppendMeta } from '#platform/event-store';
 import { RpcDispatcher } from '#platform/kafka';
 import { currentTraceparent, ServiceRuntime, type SecretKeyRing } from '#platform/service-kit';
@@ -39,11 +39,6 @@ import {
   setVerifyTokenStatement,
   verifyTokenStatement,
 } from './endpoints.sql';
-
-/** Runs one statement of endpoints.sql.ts; its rows. */
-function execute<R extends object = Row>(em: EntityManager, { sql, params }: Statement): Promise<R[]> {
-  return em.execute<R[]>(sql, params);
-}
 
 /** Constant-time equality of two strings of any length (their hashes are compared). */
 function sameSecret(a: string, b: string): boolean {
@@ -86,7 +81,7 @@ export class EndpointsHandler implements OnModuleInit {
     const secret = newWebhookSecret();
     await this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
-      await execute(tx, appRegistrationLockStatement(p.appId));
+      await runStatement(tx, appRegistrationLockStatement(p.appId));
       const endpointCount = await this.countEndpoints(tx, p.appId);
       await decideInTransaction({
         em: tx,
@@ -102,7 +97,7 @@ export class EndpointsHandler implements OnModuleInit {
         newStream: true,
         project: (projectTx, stored) => projectEndpointEvents(projectTx, stored),
       });
-      await execute(
+      await runStatement(
         tx,
         insertCredentialsStatement(endpointId, this.seal(endpointId, 'verify-token', p.verifyToken), this.seal(endpointId, 'signing-secret', secret)),
       );
@@ -111,12 +106,12 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   async list(appId: string): Promise<{ data: WebhookEndpoint[] }> {
-    const rows = await execute<EndpointRow>(this.runtime.em(), appEndpointsStatement(appId));
+    const rows = await runStatement<EndpointRow>(this.runtime.em(), appEndpointsStatement(appId));
     return { data: rows.map(publicEndpoint) };
   }
 
   async get(ref: WebhookEndpointRef): Promise<WebhookEndpoint> {
-    const rows = await execute<EndpointRow>(this.runtime.em(), endpointStatement(ref.appId, String(ref.endpointId)));
+    const rows = await runStatement<EndpointRow>(this.runtime.em(), endpointStatement(ref.appId, String(ref.endpointId)));
     if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
     return publicEndpoint(rows[0]);
   }
@@ -132,7 +127,7 @@ export class EndpointsHandler implements OnModuleInit {
     const events = p.events ? [...new Set(p.events)] : undefined;
     await this.decide(p, { type: 'UpdateEndpoint', data: { events, url }, metadata: { now: this.runtime.clock.now() } }, caller, async (tx) => {
       if (p.verifyToken !== undefined) {
-        await execute(tx, setVerifyTokenStatement(p.endpointId, this.seal(p.endpointId, 'verify-token', p.verifyToken)));
+        await runStatement(tx, setVerifyTokenStatement(p.endpointId, this.seal(p.endpointId, 'verify-token', p.verifyToken)));
       }
     });
     return this.get(p);
@@ -196,7 +191,7 @@ export class EndpointsHandler implements OnModuleInit {
     let previousSecretExpiresAt = '';
     await this.decide(p, { type: 'RotateSecret', data: {}, metadata: { now: this.runtime.clock.now() } }, caller, async (tx, events) => {
       previousSecretExpiresAt = (events[0].data as { previousSecretExpiresAt: string }).previousSecretExpiresAt;
-      await execute(tx, rotateSecretStatement(p.endpointId, this.seal(p.endpointId, 'signing-secret', secret), new Date(previousSecretExpiresAt)));
+      await runStatement(tx, rotateSecretStatement(p.endpointId, this.seal(p.endpointId, 'signing-secret', secret), new Date(previousSecretExpiresAt)));
     });
     return { secret, previousSecretExpiresAt };
   }
@@ -234,12 +229,12 @@ export class EndpointsHandler implements OnModuleInit {
   }
 
   private async countEndpoints(em: EntityManager, appId: string): Promise<number> {
-    const [{ count }] = await execute<{ count: string }>(em, endpointCountStatement(appId));
+    const [{ count }] = await runStatement<{ count: string }>(em, endpointCountStatement(appId));
     return Number(count);
   }
 
   private async credentials(endpointId: string): Promise<{ verify_token: string }> {
-    const rows = await execute<{ verify_token: string }>(this.runtime.em(), verifyTokenStatement(endpointId));
+    const rows = await runStatement<{ verify_token: string }>(this.runtime.em(), verifyTokenStatement(endpointId));
     if (!rows[0]) throw new DomainError('not_found', 'No such webhook endpoint.');
     return rows[0];
   }
