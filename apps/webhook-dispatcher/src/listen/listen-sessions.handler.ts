@@ -1,28 +1,25 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  LISTEN_EVENT_TYPES,
-  newId,
-  type ListenEvent,
-  type ListenSession,
-  type OpenListenCall,
-  type PollListenCall,
-  type PublicEventType,
-  type RpcCaller,
-} from '#platform/contracts';
+import { LISTEN_EVENT_TYPES, newId, type ListenEvent, type ListenSession, type OpenListenCall, type PollListenCall, type RpcCaller } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
-import { pgTextArray } from '#platform/event-store';
-import { PgListener } from '#platform/postgres';
+import { PgListener, runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
 import { BackgroundJob, log, ServiceRuntime } from '#platform/service-kit';
 import { listenSigningSecret } from './listen-secret';
 import { listenServerSecret } from './listen-secret-config';
 import { LISTEN_CHANNEL, LISTEN_SESSION_PREFIX, LISTEN_SESSION_TTL_MS } from './listen-session.records';
+import {
+  lockedSessionStatement,
+  openSessionStatement,
+  SEQUENCE_BATCH,
+  sequenceStatement,
+  sessionEventsStatement,
+  sweepStatements,
+  touchSessionStatement,
+  type SessionEventRow,
+  type SessionRow,
+} from './listen-sessions.sql';
 
-/** A message.received waits this long at most for media to register its files (as a delivery does). */
-const MEDIA_WAIT_SECONDS = 60;
-/** Events a poll gives cursors to at once. */
-const SEQUENCE_BATCH = 1000;
 /** Longest wait of one poll: the gateway's call waits a little longer. */
 const MAX_WAIT_MS = 25_000;
 /** A poll looks again this often while waiting, whatever the notifications (one may be lost while the listener reconnects, or media may have arrived). */
@@ -91,16 +88,10 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
     return this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
       // An expired session of the key and types is replaced: a new id, so old cursors start afresh.
-      const [session]: { session_id: string; last_seq: string }[] = await tx.execute(
-        `insert into webhook_dispatcher.listen_sessions as s (session_id, app_id, key_id, events, last_seq, created_at, connected_at, expires_at)
-         values (?, ?, ?, ?, 0, ?, ?, ?)
-         on conflict (key_id, events) do update set
-           session_id = case when s.expires_at <= excluded.connected_at then excluded.session_id else s.session_id end,
-           last_seq = case when s.expires_at <= excluded.connected_at then 0 else s.last_seq end,
-           created_at = case when s.expires_at <= excluded.connected_at then excluded.created_at else s.created_at end,
-           connected_at = excluded.connected_at, expires_at = excluded.expires_at
-         returning session_id, last_seq`,
-        [newId(LISTEN_SESSION_PREFIX, now.getTime()), p.appId, p.keyId, pgTextArray(events), now, now, expiresAt],
+      const sessionId = newId(LISTEN_SESSION_PREFIX, now.getTime());
+      const [session] = await runStatement<{ session_id: string; last_seq: string }>(
+        tx,
+        openSessionStatement({ sessionId, appId: p.appId, keyId: p.keyId, events, now, expiresAt }),
       );
       const openedId = session.session_id;
       // A fresh start reads from now on: what is recorded and not yet read gets its cursors first.
@@ -136,20 +127,11 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
     const now = this.runtime.clock.now();
     return this.runtime.em().transactional(async (em) => {
       const tx = em as unknown as EntityManager;
-      const [session]: { last_seq: string; connected_at: Date; expires_at: Date }[] = await tx.execute(
-        `select last_seq, connected_at, expires_at from webhook_dispatcher.listen_sessions where session_id = ? and app_id = ? for update`,
-        [sessionId, appId],
-      );
+      const [session] = await runStatement<SessionRow>(tx, lockedSessionStatement(appId, sessionId));
       if (!session || new Date(session.expires_at).getTime() <= now.getTime())
         throw new DomainError('not_found', 'The listen session expired; start listening again.');
       await this.sequence(tx, sessionId, Number(session.last_seq), now, new Date(session.connected_at));
-      const rows: { seq: string; event_id: string; type: PublicEventType; payload: string }[] = await tx.execute(
-        `select le.seq, e.event_id, e.type, e.payload
-         from webhook_dispatcher.listen_events le join webhook_dispatcher.public_events e on e.event_id = le.event_id
-         where le.session_id = ? and le.seq > ? and e.payload is not null
-         order by le.seq limit ?`,
-        [sessionId, after, limit],
-      );
+      const rows = await runStatement<SessionEventRow>(tx, sessionEventsStatement(sessionId, after, limit));
       return rows.map((row) => ({ seq: Number(row.seq), eventId: row.event_id, type: row.type, payload: row.payload }));
     });
   }
@@ -160,34 +142,12 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
    * like a delivery does, so the local app's GET /media finds them.
    */
   private async sequence(tx: EntityManager, sessionId: string, lastSeq: number, now: Date, connectedAt: Date | null = null): Promise<number> {
-    const numbered: { seq: string }[] = await tx.execute(
-      `with unread as (
-         select le.event_id, le.recorded from webhook_dispatcher.listen_events le
-         join webhook_dispatcher.public_events e on e.event_id = le.event_id
-         where le.session_id = ? and le.seq is null
-           and (cardinality(e.requires_media) = 0
-                or e.created_at < ?::timestamptz - interval '${MEDIA_WAIT_SECONDS} seconds'
-                or not exists (select 1 from unnest(e.requires_media) as m(id)
-                               where not exists (select 1 from webhook_dispatcher.known_media k where k.media_id = m.id)))
-         order by le.recorded limit ${SEQUENCE_BATCH}
-       ), numbered as (
-         select event_id, ?::bigint + row_number() over (order by recorded) as seq from unread
-       )
-       update webhook_dispatcher.listen_events le set seq = n.seq from numbered n
-       where le.session_id = ? and le.event_id = n.event_id
-       returning le.seq`,
-      [sessionId, now, lastSeq, sessionId],
-    );
+    const numbered = await runStatement<{ seq: string }>(tx, sequenceStatement(sessionId, lastSeq, now));
     const head = lastSeq + numbered.length;
     // The session lives a day after its last connection; a reader connected for long keeps it alive
     // (refreshed at most once a minute when nothing else changes the row).
     if (numbered.length > 0 || !connectedAt || now.getTime() - connectedAt.getTime() > 60_000) {
-      await tx.execute(`update webhook_dispatcher.listen_sessions set last_seq = ?, connected_at = ?, expires_at = ? where session_id = ?`, [
-        head,
-        now,
-        new Date(now.getTime() + LISTEN_SESSION_TTL_MS),
-        sessionId,
-      ]);
+      await runStatement(tx, touchSessionStatement(sessionId, head, now));
     }
     return head;
   }
@@ -215,8 +175,6 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
   /** Expired sessions go, and records older than a session's life (nobody can still be owed them). */
   private async sweep(): Promise<void> {
     const now = this.runtime.clock.now();
-    const em = this.runtime.em();
-    await em.execute(`delete from webhook_dispatcher.listen_sessions where expires_at <= ?`, [now]);
-    await em.execute(`delete from webhook_dispatcher.listen_events where created_at < ?`, [new Date(now.getTime() - LISTEN_SESSION_TTL_MS)]);
+    for (const statement of sweepStatements(now)) await runStatement(this.runtime.em(), statement);
   }
 }
