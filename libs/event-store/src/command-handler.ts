@@ -32,7 +32,7 @@ export async function handleCommand<State, Command, Event extends NewEvent>(
   const maxRetries = args.maxRetries ?? 5;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await args.em.fork().transactional((em) => decideInTransaction({ ...args, em: em as unknown as EntityManager }));
+      return await args.em.fork().transactional((em) => decideInTransaction({ ...args, em }));
     } catch (error) {
       if (error instanceof StreamVersionConflict && attempt < maxRetries) continue;
       throw error;

@@ -4,7 +4,6 @@
  * `waitFor` (tests wait on conditions, never on fixed sleeps).
  */
 import { randomBytes } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
 import type { Kafka, Producer } from 'kafkajs';
@@ -12,6 +11,7 @@ import { Client } from 'pg';
 import { createKafka, ensureTopics, KeyHashPartitioner, parseBrokers } from '#platform/kafka';
 import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '#platform/service-kit';
 import { eventSourcingTablesSql, quoteIdent } from '#platform/event-store';
+import type { PostgresOrm } from '#platform/postgres';
 
 /** Admin connection to the test database (same defaults and variables as tools/test/test-env.mjs). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${process.env.TEST_DATABASE ?? 'platform_test'}`;
@@ -105,7 +105,7 @@ export interface TestSchema {
   role: string;
   /** Connection string of the service role `svc_<schema>` (no admin rights). */
   url: string;
-  orm: MikroORM;
+  orm: PostgresOrm;
   /** A fresh EntityManager (global context is disabled). */
   em: () => EntityManager;
   /** Runs one query as the service role on the ORM's pool. */
@@ -140,7 +140,7 @@ export async function createTestSchema(options: { prefix?: string; extraSql?: (s
   // The migrator logs "Processing/Applied" unconditionally; keep test output readable.
   (orm.config.getLogger() as unknown as { writer: (message: string) => void }).writer = () => undefined;
   await runMigrations(orm);
-  const em = () => orm.em.fork() as unknown as EntityManager;
+  const em = (): EntityManager => orm.em.fork();
   return {
     schema,
     role,

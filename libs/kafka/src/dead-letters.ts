@@ -1,13 +1,12 @@
-import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
 import { deadLetteredOffsetsStatement, deadLetterStatement, recordDeadLetter, type DeadLetter } from '#platform/event-store';
-import { type Statement } from '#platform/postgres';
+import { type PostgresOrm, type Statement } from '#platform/postgres';
 import type { Parsed } from './event-message.parser';
 
 /** Where a consumer's dead letters go (its schema's dead_letters), and who hears of each. */
 export interface DeadLetterSink {
-  orm: MikroORM;
+  orm: PostgresOrm;
   schema: string;
   consumerName: string;
   onError?: (error: unknown, context: Record<string, unknown>) => void;
@@ -48,7 +47,7 @@ export function deadLetterWrite(o: DeadLetterSink, topic: string, partition: num
 export async function deadLetterAlone(o: DeadLetterSink, topic: string, partition: number, dead: DeadMessage | DeadMessageReport): Promise<void> {
   const letter = reported(o, topic, partition, 'kind' in dead ? reportOf(dead) : dead);
   await o.orm.em.fork().transactional(async (em) => {
-    await recordDeadLetter(em as unknown as EntityManager, o.schema, letter);
+    await recordDeadLetter(em, o.schema, letter);
   });
 }
 

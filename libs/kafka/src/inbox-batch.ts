@@ -1,9 +1,8 @@
-import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
 import { consumerProgress, consumerProgressStatement, deadLettersAppliedStatement, type PartitionProgress } from '#platform/event-store';
-import { GroupCommit, PipelinedTransaction, type Row, type Statement } from '#platform/postgres';
+import { GroupCommit, PipelinedTransaction, type PostgresOrm, type Row, type Statement } from '#platform/postgres';
 import { deadLetterAlone, deadLetterInTransaction, deadLettersToRetry, deadLetterWrite } from './dead-letters';
 import { headerString, parseEventMessage, type EventHandler, type Parsed } from './event-message.parser';
 
@@ -29,7 +28,7 @@ export interface PipelinedEffect {
 
 /** What applying a consumer's batches takes: where, under which name, which effect, and whom to tell. */
 export interface InboxBatchOptions {
-  orm: MikroORM;
+  orm: PostgresOrm;
   /** The service's schema, holding inbox and dead_letters. */
   schema: string;
   /** Name recorded in the inbox; with the namespace prefix also the consumer group id. */
@@ -140,8 +139,7 @@ export class InboxBatchApplier {
     const o = this.options;
     const toApply = work.filter((p): p is Extract<Parsed, { kind: 'apply' }> => p.kind === 'apply');
     const applied: DomainEvent[] = [];
-    await o.orm.em.fork().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    await o.orm.em.fork().transactional(async (tx) => {
       const { fresh, before } = await this.recordProgress(tx, toApply, [{ topic, partition, lastOffset: lastOffsetOf(work) }]);
       const appliedUpTo = before.get(`${topic}:${partition}`) ?? -1n;
       const [retry] = await deadLettersToRetry(o, [{ topic, partition, work }], before, async (statements) => {
@@ -180,7 +178,7 @@ export class InboxBatchApplier {
     const o = this.options;
     const events = slices.flatMap(({ work }) => work.flatMap((p) => (p.kind === 'apply' ? [p.event] : [])));
     const applied = slices.map((): DomainEvent[] => []);
-    await PipelinedTransaction.run(o.orm.em.fork() as unknown as EntityManager, async (tx) => {
+    await PipelinedTransaction.run(o.orm.em.fork(), async (tx) => {
       const progress = slices.map(({ topic, partition, work }): PartitionProgress => ({ topic, partition, lastOffset: lastOffsetOf(work) }));
       const recordProgress = consumerProgressStatement(
         o.schema,
@@ -235,8 +233,7 @@ export class InboxBatchApplier {
           return;
         }
         let applied = false;
-        await o.orm.em.fork().transactional(async (em) => {
-          const tx = em as unknown as EntityManager;
+        await o.orm.em.fork().transactional(async (tx) => {
           const { fresh, before } = await this.recordProgress(tx, [item], [{ topic, partition, lastOffset: item.message.offset }]);
           if (BigInt(item.message.offset) <= (before.get(`${topic}:${partition}`) ?? -1n) || !fresh.has(event.eventId) || this.staleRedrive(item)) return;
           await this.run(item, () => handler(tx, event));

@@ -1,10 +1,9 @@
-import type { MikroORM } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Transporter } from 'nodemailer';
+import type { PostgresOrm } from '#platform/postgres';
 import { retryDelayMs } from './mail-retry';
 
 export interface MailSenderOptions {
-  orm: MikroORM;
+  orm: PostgresOrm;
   /** The schema whose mail_outbox this sender drains. */
   schema: string;
   transport: Pick<Transporter, 'sendMail'>;
@@ -60,7 +59,7 @@ export class MailSender {
   /** One round: sends every due email it can claim; returns how many were sent. */
   async sendDue(): Promise<number> {
     const o = this.options;
-    const em = o.orm.em.fork() as EntityManager;
+    const em = o.orm.em.fork();
     const claimed = await em.execute<ClaimedMail[]>(
       `update ${o.schema}.mail_outbox set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ?)
        where message_id in (select message_id from ${o.schema}.mail_outbox where sent_at is null and next_attempt_at <= now()

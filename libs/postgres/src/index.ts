@@ -6,3 +6,4 @@ export * from './json-rows';
 export * from './pg-listener';
 export * from './pg-pool-errors';
 export * from './expired-rows';
+export * from './postgres-orm';

@@ -89,12 +89,13 @@ export class PipelinedTransaction {
   }
 
   private static async onConnection<T>(em: EntityManager, body: (tx: PipelinedTransaction, connection: PgConnection) => Promise<T>): Promise<T> {
-    const client = (em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
+    // knex types its client `any`: the two calls this needs, typed.
+    const client: KnexClient = em.getConnection().getKnex().client;
     const connection = await client.acquireConnection();
     let prepared = preparedOn.get(connection);
     if (!prepared) preparedOn.set(connection, (prepared = new PreparedStatements()));
     try {
-      return await body(new PipelinedTransaction(connection, em.getPlatform() as unknown as SqlPlatform, prepared), connection);
+      return await body(new PipelinedTransaction(connection, em.getPlatform(), prepared), connection);
     } finally {
       await client.releaseConnection(connection);
     }

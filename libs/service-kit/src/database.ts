@@ -2,6 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { PostgresOrm } from '#platform/postgres';
 import { Client } from 'pg';
 import { quoteIdent } from '#platform/event-store';
 
@@ -46,11 +47,11 @@ export interface OrmOptions {
 }
 
 /** MikroORM for one service schema, with its migrations listed explicitly (no file globbing). */
-export async function createOrm(options: OrmOptions): Promise<MikroORM> {
+export async function createOrm(options: OrmOptions): Promise<PostgresOrm> {
   return MikroORM.init(ormConfig(options));
 }
 
-export function ormConfig(options: OrmOptions): Options {
+export function ormConfig(options: OrmOptions): Options<PostgreSqlDriver> {
   return {
     driver: PostgreSqlDriver,
     clientUrl: options.url,
@@ -75,7 +76,7 @@ export function ormConfig(options: OrmOptions): Options {
   };
 }
 
-export async function runMigrations(orm: MikroORM): Promise<string[]> {
+export async function runMigrations(orm: PostgresOrm): Promise<string[]> {
   const applied = await orm.getMigrator().up();
   return applied.map((m) => m.name);
 }

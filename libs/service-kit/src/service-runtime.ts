@@ -1,8 +1,8 @@
 // Over 300 lines: the runtime is the one owner of a service's connections (Postgres, Kafka, relay,
 // consumers, health), and their start and stop order lives here together.
 import { SpanKind } from '@opentelemetry/api';
-import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PostgresOrm } from '#platform/postgres';
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '#platform/clock';
@@ -99,7 +99,7 @@ export class ServiceRuntime {
   readonly waiter = new ProjectionWaiter();
   kafka!: Kafka;
   producer!: Producer;
-  orm!: MikroORM;
+  orm!: PostgresOrm;
   private relay: OutboxRelay | null = null;
   private consumers: InboxConsumer[] = [];
   private readonly handledTypes = new Map<string, Set<string>>();
@@ -137,7 +137,7 @@ export class ServiceRuntime {
 
   /** A fresh EntityManager (one per request or event, never the global one). */
   em(): EntityManager {
-    return this.orm.em.fork() as unknown as EntityManager;
+    return this.orm.em.fork();
   }
 
   async init(): Promise<void> {

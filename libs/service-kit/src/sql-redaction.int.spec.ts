@@ -1,11 +1,10 @@
-import type { MikroORM } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PostgresOrm } from '#platform/postgres';
 import { createOrm } from './database';
 import { redactSql } from './sql-redaction';
 
 /** A real MikroORM/knex/pg error, as a service's catch block would stringify it for the log. */
 describe('redactSql on real database errors (Postgres)', () => {
-  let orm: MikroORM;
+  let orm: PostgresOrm;
   beforeAll(async () => {
     orm = await createOrm({ url: process.env.DATABASE_URL as string, schema: 'public', entities: [], migrations: [] });
   });
@@ -13,7 +12,7 @@ describe('redactSql on real database errors (Postgres)', () => {
 
   async function failure(sql: string, params: unknown[]): Promise<string> {
     try {
-      await (orm.em.fork() as unknown as EntityManager).execute(sql, params);
+      await orm.em.fork().execute(sql, params);
     } catch (error) {
       return String((error as Error).stack ?? error);
     }

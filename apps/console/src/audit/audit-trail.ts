@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { StreamVersionConflict } from '#platform/event-store';
 import type { RpcCaller } from '#platform/contracts';
 import { ServiceRuntime } from '#platform/service-kit';
@@ -65,7 +64,7 @@ export class AuditTrail {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.runtime.em().transactional((em) =>
-          this.runtime.eventStore.append(em as unknown as EntityManager, auditStream(appId), 'any', [event], {
+          this.runtime.eventStore.append(em, auditStream(appId), 'any', [event], {
             now,
             appId,
             correlationId: requestId,

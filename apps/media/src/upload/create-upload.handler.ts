@@ -1,5 +1,4 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   ID_PREFIX,
   newId,
@@ -42,8 +41,7 @@ export class CreateUploadHandler implements OnModuleInit {
     const mediaId = newId(ID_PREFIX.media, now.getTime());
     const expiresAt = new Date(now.getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
     const objectKey = uploadObjectKey(request.appId, mediaId);
-    const row = await this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    const row = await this.runtime.em().transactional(async (tx) => {
       await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`media-rate:${request.appId}`]);
       const [{ count }]: { count: string }[] = await tx.execute(
         `select count(*) as count from media.media where app_id = ? and source = 'app' and created_at > ?`,

@@ -68,8 +68,7 @@ export class DeliveriesHandler implements OnModuleInit {
   /** D24, decided by the delivery decider on the delivery, its stored event and its endpoint; the handler inserts the delivery it decides. */
   async replay(appId: string, deliveryId: string): Promise<WebhookDelivery> {
     const now = this.runtime.clock.now();
-    const replayId = await this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    const replayId = await this.runtime.em().transactional(async (tx) => {
       const original = await findDelivery(tx, appId, deliveryId);
       const command: DeliveryCommand = {
         type: 'ReplayDelivery',

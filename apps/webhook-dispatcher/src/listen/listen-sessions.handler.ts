@@ -85,8 +85,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
     }
     const now = this.runtime.clock.now();
     const expiresAt = new Date(now.getTime() + LISTEN_SESSION_TTL_MS);
-    return this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    return this.runtime.em().transactional(async (tx) => {
       // An expired session of the key and types is replaced: a new id, so old cursors start afresh.
       const sessionId = newId(LISTEN_SESSION_PREFIX, now.getTime());
       const [session] = await runStatement<{ session_id: string; last_seq: string }>(
@@ -125,8 +124,7 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
 
   private async read(appId: string, sessionId: string, after: number, limit: number): Promise<ListenEvent[]> {
     const now = this.runtime.clock.now();
-    return this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    return this.runtime.em().transactional(async (tx) => {
       const [session] = await runStatement<SessionRow>(tx, lockedSessionStatement(appId, sessionId));
       if (!session || new Date(session.expires_at).getTime() <= now.getTime())
         throw new DomainError('not_found', 'The listen session expired; start listening again.');

@@ -79,8 +79,7 @@ export class EndpointsHandler implements OnModuleInit {
     const now = this.runtime.clock.now();
     const endpointId = newId(ID_PREFIX.webhookEndpoint, now.getTime());
     const secret = newWebhookSecret();
-    await this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    await this.runtime.em().transactional(async (tx) => {
       await runStatement(tx, appRegistrationLockStatement(p.appId));
       const endpointCount = await this.countEndpoints(tx, p.appId);
       await decideInTransaction({
@@ -168,8 +167,7 @@ export class EndpointsHandler implements OnModuleInit {
     });
     // The test delivery's attempts continue the trace of the test call.
     const traceparent = currentTraceparent() ?? null;
-    const deliveryId = await this.runtime.em().transactional(async (em) => {
-      const tx = em as unknown as EntityManager;
+    const deliveryId = await this.runtime.em().transactional(async (tx) => {
       await storePublicEvent(tx, {
         eventId,
         appId: p.appId,
