@@ -1,10 +1,10 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Producer } from 'kafkajs';
-import { Pool, type PoolClient, type QueryResult } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { PgListener } from '#platform/postgres';
 import { handlePoolErrors } from '#platform/postgres';
 import { outboxChannel, quoteIdent } from './schema.sql';
-import { quoteText } from '#platform/postgres';
+import { queryEach, quoteText } from '#platform/postgres';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -211,7 +211,8 @@ export class OutboxRelay {
       // Relays of the earlier design take the relay key exclusively for every batch; this one takes it
       // shared, so both never publish at once while replicas of the two versions run side by side.
       const key = quoteText(this.lockKey);
-      const read = (await client.query(
+      const read = await queryEach(
+        client,
         `begin;
          select set_config('platform.outbox_shards', coalesce(string_agg(shard::text, ',') filter (where locked), ''), true) as mine,
                 count(*)::int as waiting
@@ -223,7 +224,7 @@ export class OutboxRelay {
          select id, aggregate_id, topic, payload, headers from ${this.outbox}
           where ${OUTBOX_SHARD_SQL} = any(string_to_array(nullif(current_setting('platform.outbox_shards'), ''), ',')::int[])
           order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update`,
-      )) as unknown as QueryResult[];
+      );
       const rows = read[2].rows as OutboxRow[];
       const { mine, waiting } = read[1].rows[0] as { mine: string; waiting: number };
       const taken = mine === '' ? 0 : mine.split(',').length;

@@ -7,3 +7,4 @@ export * from './pg-listener';
 export * from './pg-pool-errors';
 export * from './expired-rows';
 export * from './postgres-orm';
+export * from './query-each';
