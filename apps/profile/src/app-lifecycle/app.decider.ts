@@ -54,10 +54,7 @@ export function decideApp(command: AppCommand, state: AppState): AppEvent[] {
       return [{ type: 'AppDailyQuotaChanged', data: { appId: state.appId, dailyQuota: command.data.dailyQuota } }];
     case 'UpdateBusinessProfile': {
       const { avatar, ...fields } = command.data;
-      const profile: BusinessProfileFields = { ...state.profile };
-      for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
-        if (fields[key] !== undefined) (profile as unknown as Record<string, unknown>)[key] = fields[key];
-      }
+      const profile = withGiven(state.profile, fields);
       if (fields.avatarMediaId === null) profile.avatarObjectKey = null;
       if (typeof fields.avatarMediaId === 'string') profile.avatarObjectKey = checkAvatar(avatar);
       return [{ type: 'BusinessProfileUpdated', data: { appId: state.appId, ...profile } }];
@@ -65,6 +62,16 @@ export function decideApp(command: AppCommand, state: AppState): AppEvent[] {
     default:
       return assertNever(command);
   }
+}
+
+/** The fields with those given (not undefined) in `changes` replaced: PATCH semantics, null clears. */
+function withGiven<T extends object>(fields: T, changes: Partial<T>): T {
+  const next = { ...fields };
+  for (const key of Object.keys(changes) as (keyof T)[]) {
+    const value = changes[key];
+    if (value !== undefined) next[key] = value;
+  }
+  return next;
 }
 
 /** Spec and D10: the avatar is a ready image from POST /media of at most 5 MiB. Answers its object key. */
