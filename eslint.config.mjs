@@ -129,6 +129,14 @@ export default defineConfig(
           patterns: [{ group: ['#platform/testing/*'], message: '#platform/testing is for *.spec.ts / *.test-helpers.ts files only.' }],
         },
       ],
+      // A double cast turns off the type check where it matters most (payloads, transaction handles).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSAsExpression[expression.type="TSAsExpression"][expression.typeAnnotation.type="TSUnknownKeyword"]',
+          message: 'No `as unknown as` outside tests: type the value where it comes from (see PostgresOrm, queryEach).',
+        },
+      ],
     },
   },
   prettier,
