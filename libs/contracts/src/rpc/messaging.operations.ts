@@ -1,0 +1,70 @@
+/**
+ * What messaging answers (sends and reads of messages, the app's quota) and the resources it builds.
+ * Part of the operation map in ../rpc-operations.ts.
+ */
+import type { ChatMessageType } from '../events/chat.events';
+import type { MessageMediaFile } from '../events/messaging.events';
+import type { KeyEnvironment } from '../scopes';
+
+export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'received', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** POST /messages as the gateway passes it after its own checks (architecture section 3): the validated body and the key's context. */
+export interface SendMessageCall {
+  appId: string;
+  keyEnvironment: KeyEnvironment;
+  idempotencyKey: string;
+  /** SHA-256 of the canonical body: the same key with another body is 422 idempotency_key_reused. */
+  bodyHash: string;
+  body: {
+    to: { appUserId?: string; email?: string };
+    type: ChatMessageType;
+    text?: string | null;
+    mediaId?: string | null;
+    clientReference?: string | null;
+  };
+}
+
+/** The spec's SendAcceptance (202). */
+export interface SendAcceptance {
+  id: string;
+  status: 'accepted';
+  appUserId: string;
+  type: ChatMessageType;
+  createdAt: string;
+  clientReference: string | null;
+}
+
+/** A send's answer: the acceptance, and whether it is the replay of an earlier send with the same key. */
+export interface SendMessageOutcome {
+  acceptance: SendAcceptance;
+  replayed: boolean;
+}
+
+/** The spec's Message resource, as messaging builds it. */
+export interface MessageResource {
+  id: string;
+  direction: 'outbound' | 'inbound';
+  appUserId: string;
+  type: ChatMessageType;
+  text: string | null;
+  media: MessageMediaFile[];
+  status: MessageStatus;
+  clientReference: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  readAt: string | null;
+}
+
+export interface MessagingOperations {
+  /** POST /messages: decides the send (D9) in a group commit and hands it to the chat product. */
+  'messages.send': { request: SendMessageCall; reply: SendMessageOutcome };
+  /** Who holds an Idempotency-Key, for a send the gateway refuses before sending it: the holder's replay, or null. */
+  'messages.heldKey': { request: Pick<SendMessageCall, 'appId' | 'idempotencyKey' | 'bodyHash'>; reply: { held: SendMessageOutcome | null } };
+  /** GET /messages/{id}; another app's message is not_found. */
+  'messages.get': { request: { appId: string; messageId: string }; reply: MessageResource };
+  /** Returns once messaging's projection of the app is at `version` or later (caughtUp false when it did not get there in time). */
+  'apps.awaitVersion': { request: { appId: string; version: number }; reply: { caughtUp: boolean } };
+  /** Messages accepted today (UTC) against the app's daily quota (D8), for the console's overview. */
+  'apps.quotaUsed': { request: { appId: string }; reply: { day: string; accepted: number } };
+}

@@ -1,0 +1,145 @@
+/**
+ * What the webhook dispatcher answers (endpoints, deliveries, listen sessions) and its resources.
+ * Part of the operation map in ../rpc-operations.ts.
+ */
+import type { ListenEventType, PublicEventType, WebhookDeliveryStatus, WebhookEndpointState } from '../webhooks';
+
+export interface WebhookEndpointRef {
+  appId: string;
+  endpointId: string;
+}
+
+/** The spec's WebhookEndpoint (D20); the secret is never part of it. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: PublicEventType[];
+  state: WebhookEndpointState;
+  createdAt: string;
+  updatedAt: string;
+  verifiedAt: string | null;
+  disabledAt: string | null;
+  lastVerificationError: string | null;
+}
+
+/** The spec's WebhookEndpointWithSecret: the endpoint just added, with its signing secret (sealed on the wire). */
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface CreateWebhookEndpointCall {
+  appId: string;
+  url: string;
+  /** Sealed on the wire. */
+  verifyToken: string;
+  events: PublicEventType[];
+}
+
+export interface UpdateWebhookEndpointCall extends WebhookEndpointRef {
+  url?: string;
+  /** Required with a new url (the dispatcher refuses without); sealed on the wire. */
+  verifyToken?: string;
+  events?: PublicEventType[];
+}
+
+/** The spec's WebhookDelivery (D23). */
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: PublicEventType;
+  subscriptionId: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  failedAt: string | null;
+}
+
+/** One attempt of a delivery, as the console's delivery log shows it. */
+export interface WebhookDeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** What came of it (the dispatcher's outcome: delivered, retry, failed, abandoned). */
+  outcome: string;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+export interface ListDeliveriesCall {
+  appId: string;
+  status: WebhookDeliveryStatus | null;
+  subscriptionId: string | null;
+  limit: number;
+  cursor: string | null;
+}
+
+/** The spec's WebhookDeliveryPage. */
+export interface WebhookDeliveryPage {
+  data: WebhookDelivery[];
+  nextCursor: string | null;
+}
+
+export interface OpenListenCall {
+  appId: string;
+  keyId: string;
+  events: ListenEventType[];
+  /** The stream's Last-Event-ID when it resumes: `<sessionId>.<seq>`, already parsed. */
+  resume: { sessionId: string; seq: number } | null;
+}
+
+/** A listen session opened for a key: its id, signing secret (sealed on the wire), types and the cursor to read after. */
+export interface ListenSession {
+  sessionId: string;
+  secret: string;
+  events: ListenEventType[];
+  after: number;
+}
+
+export interface PollListenCall {
+  appId: string;
+  sessionId: string;
+  after: number;
+  limit: number;
+  waitMs: number;
+}
+
+/** One event of a listen session: its cursor and the exact body a delivery sends. */
+export interface ListenEvent {
+  seq: number;
+  eventId: string;
+  type: PublicEventType;
+  payload: string;
+}
+
+export interface WebhooksOperations {
+  /** POST /webhooks: URL check and handshake, then the endpoint with its secret (D20–D22). */
+  'endpoints.create': { request: CreateWebhookEndpointCall; reply: WebhookEndpointWithSecret };
+  /** GET /webhooks: the app's endpoints, oldest first. */
+  'endpoints.list': { request: { appId: string }; reply: { data: WebhookEndpoint[] } };
+  'endpoints.get': { request: WebhookEndpointRef; reply: WebhookEndpoint };
+  /** PATCH /webhooks/{id}: events, or a new url with its handshake. */
+  'endpoints.update': { request: UpdateWebhookEndpointCall; reply: WebhookEndpoint };
+  'endpoints.delete': { request: WebhookEndpointRef; reply: { deleted: true } };
+  /** POST /webhooks/{id}/verify: the handshake again with the stored verify token (D21b). */
+  'endpoints.verify': { request: WebhookEndpointRef & { verifyToken: string }; reply: WebhookEndpoint };
+  /** POST /webhooks/{id}/test: a signed webhook.test to this endpoint only (D26). */
+  'endpoints.test': { request: WebhookEndpointRef; reply: { deliveryId: string; eventId: string } };
+  /** POST /webhooks/{id}/rotate-secret: the new secret (sealed on the wire); the old one signs beside it for 24 hours. */
+  'endpoints.rotateSecret': { request: WebhookEndpointRef; reply: { secret: string; previousSecretExpiresAt: string } };
+  /** GET /webhook-deliveries: newest first. */
+  'deliveries.list': { request: ListDeliveriesCall; reply: WebhookDeliveryPage };
+  /** POST /webhook-deliveries/{id}/replay: a new delivery of the same event (D24). */
+  'deliveries.replay': { request: { appId: string; deliveryId: string }; reply: WebhookDelivery };
+  /** The attempts of one delivery of the app, first first (the console's delivery log). */
+  'deliveries.attempts': { request: { appId: string; deliveryId: string }; reply: { data: WebhookDeliveryAttempt[] } };
+  /** Opens (or reopens) a sandbox key's `platformctl listen` session. */
+  'listen.open': { request: OpenListenCall; reply: ListenSession };
+  /** Events after a cursor, waiting up to waitMs for the first. */
+  'listen.poll': { request: PollListenCall; reply: { events: ListenEvent[] } };
+}
