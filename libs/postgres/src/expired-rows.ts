@@ -33,3 +33,28 @@ export async function deleteExpiredRows(em: EntityManager, { table, column, befo
     if (result.affectedRows < batchSize) return deleted;
   }
 }
+
+/** A table's retention: rows whose `column` (indexed) is older than `keepMs` go. */
+export interface TableRetention {
+  /** Schema-qualified, as SQL names it (code, never input). */
+  table: string;
+  /** The name the rows deleted are counted under (default: `table`). */
+  label?: string;
+  column: string;
+  keepMs: number;
+}
+
+/**
+ * Deletes each table's rows older than its retention at `nowMs` (deleteExpiredRows), table by table,
+ * telling `onDeleted` each table's count as soon as it is done (a later table's failure leaves it told).
+ */
+export async function deleteExpiredTables(
+  em: () => EntityManager,
+  tables: readonly TableRetention[],
+  nowMs: number,
+  onDeleted: (label: string, rows: number) => void,
+): Promise<void> {
+  for (const { table, label, column, keepMs } of tables) {
+    onDeleted(label ?? table, await deleteExpiredRows(em(), { table, column, before: new Date(nowMs - keepMs) }));
+  }
+}

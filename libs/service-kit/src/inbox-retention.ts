@@ -3,41 +3,11 @@ import type { Counter } from 'prom-client';
 import type { Clock } from '#platform/clock';
 import { quoteIdent } from '#platform/event-store';
 import { DEFAULT_DEDUPE_WINDOW_MS } from '#platform/kafka';
-import { deleteExpiredRows } from '#platform/postgres';
-import { BackgroundJob } from './background-job';
+import type { BackgroundJob } from './background-job';
+import { pruningJob, retentionJob } from './pruning-job';
 
 /** Dead letters are kept a month for inspection and `platformctl` redrives, then go. */
 export const DEAD_LETTER_RETENTION_MS = 30 * 24 * 3600 * 1000;
-
-/** A table's retention: rows whose `column` (indexed, by the service's clock) is older than `keepMs` go. */
-export interface TableRetention {
-  /** Schema-qualified, as SQL names it (code, never input). */
-  table: string;
-  /** The `table` label of `rows_pruned_total` (default: `table`). */
-  label?: string;
-  column: string;
-  keepMs: number;
-}
-
-/**
- * Deletes each table's rows past their retention, oldest first in batches (deleteExpiredRows), and
- * counts them in `pruned` by table. Start it with `job.start(everyMs, clock)`: it also runs whenever
- * the test clock jumps.
- */
-export function retentionJob(args: {
-  name: string;
-  tables: readonly TableRetention[];
-  em: () => EntityManager;
-  clock: Clock;
-  pruned: Counter<'table'>;
-}): BackgroundJob {
-  return new BackgroundJob(args.name, async () => {
-    const now = args.clock.nowMs();
-    for (const { table, label, column, keepMs } of args.tables) {
-      args.pruned.inc({ table: label ?? table }, await deleteExpiredRows(args.em(), { table, column, before: new Date(now - keepMs) }));
-    }
-  });
-}
 
 /**
  * What every service's consumers keep to apply each event once, kept bounded
@@ -67,19 +37,23 @@ export const REBUILD_LEFTOVER_RETENTION_MS = 7 * 24 * 3600 * 1000;
  */
 export function rebuildLeftoversJob(args: { schema: string; em: () => EntityManager; pruned: Counter<'table'>; nowMs?: () => number }): BackgroundJob {
   const prefix = `${args.schema}_old_`;
-  return new BackgroundJob('dropping kept rebuild leftovers', async () => {
-    const now = (args.nowMs ?? Date.now)();
-    const kept: { name: string }[] = await args
-      .em()
-      .execute(
-        `select nspname as name from pg_namespace where starts_with(nspname, ?) and nspowner = (select oid from pg_roles where rolname = current_user)`,
-        [prefix],
-      );
-    for (const { name } of kept) {
-      const at = Number(name.slice(prefix.length));
-      if (!Number.isSafeInteger(at) || now - at < REBUILD_LEFTOVER_RETENTION_MS) continue;
-      await args.em().execute(`drop schema ${quoteIdent(name)} cascade`);
-      args.pruned.inc({ table: `${args.schema}_old` });
-    }
+  return pruningJob({
+    name: 'dropping kept rebuild leftovers',
+    pruned: args.pruned,
+    prune: async (count) => {
+      const now = (args.nowMs ?? Date.now)();
+      const kept: { name: string }[] = await args
+        .em()
+        .execute(
+          `select nspname as name from pg_namespace where starts_with(nspname, ?) and nspowner = (select oid from pg_roles where rolname = current_user)`,
+          [prefix],
+        );
+      for (const { name } of kept) {
+        const at = Number(name.slice(prefix.length));
+        if (!Number.isSafeInteger(at) || now - at < REBUILD_LEFTOVER_RETENTION_MS) continue;
+        await args.em().execute(`drop schema ${quoteIdent(name)} cascade`);
+        count(`${args.schema}_old`, 1);
+      }
+    },
   });
 }

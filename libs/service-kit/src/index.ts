@@ -20,5 +20,7 @@ export * from './secret-key-ring';
 export * from './production-secrets';
 export * from './client-address';
 export * from './inbox-retention';
+export * from './pruning-job';
+export * from './pruner';
 export * from './reply-partition.claim';
 export * from './kafka-uses';

@@ -1,8 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { retentionJob, ServiceRuntime, type BackgroundJob } from '#platform/service-kit';
+import { Pruner } from '#platform/service-kit';
 import { SIGN_IN_WINDOW_MS } from '../sign-in/sign-in.decider';
 
-const EVERY_MS = 10 * 60 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
@@ -19,25 +17,4 @@ export const CONSOLE_RETENTION = [
 ] as const;
 
 /** Deletes the rows past their retention every ten minutes and whenever the test clock jumps. */
-@Injectable()
-export class ConsoleRetentionPruner implements OnModuleInit, OnApplicationShutdown {
-  private readonly job: BackgroundJob;
-
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {
-    this.job = retentionJob({
-      name: 'pruning expired console rows',
-      tables: CONSOLE_RETENTION,
-      em: () => runtime.em(),
-      clock: runtime.clock,
-      pruned: runtime.metrics.rowsPruned,
-    });
-  }
-
-  onModuleInit(): void {
-    this.job.start(EVERY_MS, this.runtime.clock);
-  }
-
-  onApplicationShutdown(): void {
-    this.job.stop();
-  }
-}
+export class ConsoleRetentionPruner extends Pruner({ name: 'pruning expired console rows', everyMs: 10 * 60 * 1000, tables: CONSOLE_RETENTION }) {}
