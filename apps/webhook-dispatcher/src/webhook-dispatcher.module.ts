@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ServiceRuntime } from '#platform/service-kit';
 import { DeliveriesHandler } from './deliveries/deliveries.handler';
+import { DeliveryRetentionPruner } from './deliveries/delivery-retention.pruner';
 import { DeliveryWorker } from './deliveries/delivery.worker';
+import { ListenSessionPruner } from './listen/listen-session.pruner';
 import { ListenSessionsHandler } from './listen/listen-sessions.handler';
 import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
 import { WebhookNetwork } from './network/webhook-network';
@@ -15,8 +17,10 @@ import { WebhookNetwork } from './network/webhook-network';
     },
     EndpointsHandler,
     DeliveriesHandler,
+    DeliveryRetentionPruner,
     DeliveryWorker,
     ListenSessionsHandler,
+    ListenSessionPruner,
   ],
 })
 export class WebhookDispatcherModule {}

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   ID_PREFIX,
   newId,
-  WEBHOOKS,
   type ListDeliveriesCall,
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
@@ -13,10 +12,9 @@ import {
 import { DomainError } from '#platform/errors';
 import { runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
-import { BackgroundJob, isoTime, ServiceRuntime } from '#platform/service-kit';
+import { isoTime, ServiceRuntime } from '#platform/service-kit';
 import {
   deliveryAttemptsStatement,
-  dropPayloadsStatement,
   listDeliveriesStatement,
   replayEndpointStatement,
   storedEventStatement,
@@ -26,7 +24,6 @@ import {
 } from './deliveries.sql';
 import { decideDelivery, type DeliveryCommand } from './delivery.decider';
 import { createDeliveries, deliveryState, findDelivery, publicDelivery, type DeliveryRow } from './delivery.records';
-import { pruneDeliveryRecords } from './delivery-retention.sql';
 
 const encodeCursor = (deliveryId: string) => Buffer.from(deliveryId, 'utf8').toString('base64url');
 function decodeCursor(cursor: string): string {
@@ -37,18 +34,14 @@ function decodeCursor(cursor: string): string {
 
 /**
  * GET /webhook-deliveries (D23: newest first; delivery ids sort by creation time, so the cursor is
- * the last id seen) and replay (D24). Payloads are dropped 7 days after their event by a job.
+ * the last id seen) and replay (D24). Payloads are dropped 7 days after their event (DeliveryRetentionPruner).
  */
 @Injectable()
 export class DeliveriesHandler implements OnModuleInit {
-  private readonly retention: BackgroundJob;
-
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'webhooks'>,
-  ) {
-    this.retention = new BackgroundJob('webhook payload retention', () => this.dropExpiredPayloads());
-  }
+  ) {}
 
   onModuleInit(): void {
     this.rpc.registerAll({
@@ -56,7 +49,6 @@ export class DeliveriesHandler implements OnModuleInit {
       'deliveries.replay': (p) => this.replay(String(p.appId), String(p.deliveryId)),
       'deliveries.attempts': (p) => this.attempts(String(p.appId), String(p.deliveryId)),
     });
-    this.retention.start(3600 * 1000, this.runtime.clock);
   }
 
   async list(q: ListDeliveriesCall): Promise<WebhookDeliveryPage> {
@@ -108,14 +100,6 @@ export class DeliveriesHandler implements OnModuleInit {
         error: r.error,
       })),
     };
-  }
-
-  private async dropExpiredPayloads(): Promise<void> {
-    const now = this.runtime.clock.now().getTime();
-    const cutoff = new Date(now - WEBHOOKS.payloadRetentionMs);
-    await runStatement(this.runtime.em(), dropPayloadsStatement(cutoff));
-    const pruned = await pruneDeliveryRecords(this.runtime.em(), new Date(now - WEBHOOKS.recordRetentionMs));
-    for (const [table, rows] of Object.entries(pruned)) this.runtime.metrics.rowsPruned.inc({ table }, rows);
   }
 }
 

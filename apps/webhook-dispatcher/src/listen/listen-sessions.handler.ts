@@ -4,7 +4,7 @@ import { LISTEN_EVENT_TYPES, newId, type ListenEvent, type ListenSession, type O
 import { DomainError } from '#platform/errors';
 import { PgListener, runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
-import { BackgroundJob, log, ServiceRuntime } from '#platform/service-kit';
+import { log, ServiceRuntime } from '#platform/service-kit';
 import { listenSigningSecret } from './listen-secret';
 import { listenServerSecret } from './listen-secret-config';
 import { LISTEN_CHANNEL, LISTEN_SESSION_PREFIX, LISTEN_SESSION_TTL_MS } from './listen-session.records';
@@ -14,7 +14,6 @@ import {
   SEQUENCE_BATCH,
   sequenceStatement,
   sessionEventsStatement,
-  sweepStatements,
   touchSessionStatement,
   type SessionEventRow,
   type SessionRow,
@@ -39,14 +38,12 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
   private readonly serverSecret: string;
   private readonly waiters = new Map<string, Set<() => void>>();
   private listener: PgListener | null = null;
-  private readonly sweeper: BackgroundJob;
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(RpcDispatcher) private readonly rpc: RpcDispatcher<'webhooks'>,
   ) {
     this.serverSecret = listenServerSecret(runtime.config.env, runtime.config.production);
-    this.sweeper = new BackgroundJob('listen session expiry', () => this.sweep());
   }
 
   onModuleInit(): void {
@@ -66,11 +63,9 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
       onError: (error) => log('error', 'listen notification listener error', { error: String(error) }),
     });
     await this.listener.start();
-    this.sweeper.start(600_000, this.runtime.clock);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.sweeper.stop();
     for (const id of [...this.waiters.keys()]) this.wake(id);
     await this.listener?.stop();
   }
@@ -168,11 +163,5 @@ export class ListenSessionsHandler implements OnModuleInit, OnApplicationBootstr
 
   private wake(sessionId: string): void {
     for (const finish of [...(this.waiters.get(sessionId) ?? [])]) finish();
-  }
-
-  /** Expired sessions go, and records older than a session's life (nobody can still be owed them). */
-  private async sweep(): Promise<void> {
-    const now = this.runtime.clock.now();
-    for (const statement of sweepStatements(now)) await runStatement(this.runtime.em(), statement);
   }
 }
