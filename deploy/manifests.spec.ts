@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { allTopicSpecs, isKafkaApp, kafkaAcls, PRODUCTION_KAFKA_APPS, strimziKafkaUser, type TopicSpec } from '#platform/contracts';
+import { trustedProxiesFromEnv } from '#platform/service-kit';
 
 type K8s = Record<string, any>;
 
@@ -145,6 +146,16 @@ const appOf = (workload: K8s): string => workload.metadata.labels['app.kubernete
 const envValue = (container: K8s, name: string): string | undefined => container.env?.find((e: K8s) => e.name === name)?.value;
 /** The port of the app's /healthz, /readyz and /metrics: ADMIN_PORT on the gateway, PORT elsewhere. */
 const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN_PORT') ?? envValue(container, 'PORT'));
+/** A variable as the container sees it: its own env, else the ConfigMaps of its envFrom (a secretKeyRef counts as set). */
+function effectiveEnv(objects: K8s[], container: K8s, name: string): string | undefined {
+  const own = container.env?.find((e: K8s) => e.name === name);
+  if (own) return own.value ?? (own.valueFrom ? '(from a reference)' : undefined);
+  for (const source of container.envFrom ?? []) {
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef?.name);
+    if (configMap?.data?.[name] !== undefined) return configMap.data[name];
+  }
+  return undefined;
+}
 function containerPort(container: K8s, port: string | number): number | undefined {
   return typeof port === 'number' ? port : container.ports?.find((p: K8s) => p.name === port)?.containerPort;
 }
@@ -219,6 +230,20 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           path: probe === 'readinessProbe' ? '/readyz' : '/healthz',
           port,
         });
+      }
+    }
+  });
+
+  it('tells the gateway and the console (Deployments and Jobs) which proxies to believe: TRUSTED_PROXIES, a range production accepts', () => {
+    const behindIngress = workloads.filter((w) => ['gateway', 'console'].includes(appOf(w)));
+    expect(behindIngress.length).toBe(4);
+    for (const workload of behindIngress) {
+      for (const container of containersOf(workload)) {
+        const where = `${workload.kind}/${workload.metadata.name}`;
+        const value = effectiveEnv(objects, container, 'TRUSTED_PROXIES');
+        // The ingress controller sits in front of both: `none` would make every client the ingress pod.
+        expect([where, typeof value, value?.trim().toLowerCase() === 'none']).toEqual([where, 'string', false]);
+        expect(() => trustedProxiesFromEnv({ TRUSTED_PROXIES: value }, true)).not.toThrow();
       }
     }
   });

@@ -1,5 +1,13 @@
+import type { IncomingMessage } from 'node:http';
+import { clientAddress } from '#platform/service-kit';
 import { refusedInProduction } from '#platform/testing';
 import { loadConsoleSettings } from './console.config';
+
+/** A request from `peer` whose X-Forwarded-For names `forwarded`. */
+const request = (peer: string, forwarded: string) =>
+  ({ socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+const keys = { SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, SECRETS_ACTIVE_KEY_ID: 'k1' };
+const production = { CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtps://mail.example.com', ...keys };
 
 describe('loadConsoleSettings', () => {
   it('serves the console at http://localhost:3002 in dev, without a trailing slash when given one', () => {
@@ -10,10 +18,7 @@ describe('loadConsoleSettings', () => {
   it('needs https in production (its cookies are Secure there) and an SMTP server', () => {
     expect(() => loadConsoleSettings({ CONSOLE_URL: 'http://console.example.com', SMTP_URL: 'smtp://mail.example.com' }, true)).toThrow('https in production');
     expect(() => loadConsoleSettings({ CONSOLE_URL: 'https://console.example.com' }, true)).toThrow('SMTP_URL is required in production');
-    const keys = { SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, SECRETS_ACTIVE_KEY_ID: 'k1' };
-    expect(loadConsoleSettings({ CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtp://mail.example.com', ...keys }, true).consoleUrl).toBe(
-      'https://console.example.com',
-    );
+    expect(loadConsoleSettings({ ...production, TRUSTED_PROXIES: '10.0.0.0/8' }, true).consoleUrl).toBe('https://console.example.com');
   });
 
   it('reads TRUSTED_PROXIES as the gateway does', () => {
@@ -22,7 +27,15 @@ describe('loadConsoleSettings', () => {
   });
 
   it.each(refusedInProduction('dev:ZGV2LW9ubHktc2VjcmV0cy1rZXktMzItYnl0ZXMhISE'))('refuses SECRETS_KEYS in production: %s', (_, value) => {
-    const env = { CONSOLE_URL: 'https://console.example.com', SMTP_URL: 'smtps://mail.example.com', SECRETS_KEYS: value, SECRETS_ACTIVE_KEY_ID: 'dev' };
+    const env = { ...production, TRUSTED_PROXIES: 'none', SECRETS_KEYS: value, SECRETS_ACTIVE_KEY_ID: 'dev' };
     expect(() => loadConsoleSettings(env, true)).toThrow('SECRETS_KEYS');
+  });
+
+  it('refuses to start in production without TRUSTED_PROXIES; none says it is exposed directly', () => {
+    expect(() => loadConsoleSettings(production, true)).toThrow('TRUSTED_PROXIES is required in production');
+    const direct = loadConsoleSettings({ ...production, TRUSTED_PROXIES: 'none' }, true);
+    expect(clientAddress(request('10.1.2.3', '198.51.100.1'), direct.trustedProxies)).toBe('10.1.2.3');
+    const proxied = loadConsoleSettings({ ...production, TRUSTED_PROXIES: '10.0.0.0/8' }, true);
+    expect(clientAddress(request('10.1.2.3', '198.51.100.1'), proxied.trustedProxies)).toBe('198.51.100.1');
   });
 });

@@ -1,12 +1,12 @@
 import type { BlockList } from 'node:net';
 import { mailSettingsFromEnv, type MailSettings } from '#platform/mail';
-import { SecretKeyRing, trustedProxies } from '#platform/service-kit';
+import { SecretKeyRing, trustedProxiesFromEnv } from '#platform/service-kit';
 
 export interface ConsoleSettings {
   /** Where people reach the console (CONSOLE_URL): the links in emails point there. */
   consoleUrl: string;
   mail: MailSettings;
-  /** TRUSTED_PROXIES, as the gateway reads it. */
+  /** TRUSTED_PROXIES, read as the gateway reads it (required in production, `none` when exposed directly). */
   trustedProxies: BlockList;
   /** SECRETS_KEYS: opens the secret fields of RPC replies (a new endpoint's signing secret). */
   secretKeys: SecretKeyRing;
@@ -16,14 +16,10 @@ export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean)
   const consoleUrl = (env.CONSOLE_URL?.trim() || 'http://localhost:3002').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(consoleUrl)) throw new Error('CONSOLE_URL must be an http(s) URL');
   if (production && !consoleUrl.startsWith('https://')) throw new Error('CONSOLE_URL must use https in production');
-  const proxies = (env.TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
   return {
     consoleUrl,
     mail: mailSettingsFromEnv(env, { production }),
-    trustedProxies: trustedProxies(proxies),
+    trustedProxies: trustedProxiesFromEnv(env, production),
     secretKeys: SecretKeyRing.fromEnv(env, production),
   };
 }

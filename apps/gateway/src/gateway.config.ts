@@ -1,5 +1,6 @@
+import type { BlockList } from 'node:net';
 import { RPC_SERVICES } from '#platform/contracts';
-import { ConfigError, loadBaseConfig, SecretKeyRing, secretFromEnv, type BaseConfig } from '#platform/service-kit';
+import { ConfigError, loadBaseConfig, SecretKeyRing, secretFromEnv, trustedProxiesFromEnv, type BaseConfig } from '#platform/service-kit';
 
 /** Every RPC service but the gateway itself: it answers keys.* and calls (and waits on the clock of) the others. */
 export const SERVICES_THE_GATEWAY_CALLS = RPC_SERVICES.filter((service) => service !== 'gateway');
@@ -12,8 +13,8 @@ export interface GatewayConfig extends BaseConfig {
   /** Failed authentications per client address, for the whole platform: refill and burst. */
   authFailureRps: number;
   authFailureBurst: number;
-  /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); none by default. */
-  trustedProxies: string[];
+  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES; required in production, `none` when exposed directly). */
+  trustedProxies: BlockList;
   /** Seals verify tokens and opens signing secrets on their way over Kafka (shared with the webhook dispatcher). */
   secretKeys: SecretKeyRing;
   /** Node's headersTimeout and requestTimeout, and the body-read deadline (issue 32: no client holds a socket for long). */
@@ -38,10 +39,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     rateLimitBurst: Number(env.RATE_LIMIT_BURST ?? 200),
     authFailureRps: Number(env.AUTH_FAILURE_RPS ?? 1),
     authFailureBurst: Number(env.AUTH_FAILURE_BURST ?? 30),
-    trustedProxies: (env.TRUSTED_PROXIES ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+    trustedProxies: trustedProxiesFromEnv(env, base.production),
     secretKeys: SecretKeyRing.fromEnv(env, base.production),
     headersTimeoutMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000),
     requestTimeoutMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000),

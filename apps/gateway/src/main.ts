@@ -6,7 +6,7 @@ import { TestClock } from '#platform/clock';
 import { ADMIN_BASE_PATH, assertKafkaUses, isEventOf, RPC_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
 import { Counter } from 'prom-client';
-import { claimReplyPartition, log, runMain, ServiceKitModule, ServiceRuntime, startNestService, trustedProxies } from '#platform/service-kit';
+import { claimReplyPartition, log, runMain, ServiceKitModule, ServiceRuntime, startNestService } from '#platform/service-kit';
 import { createAdminPipeline } from './admin-api/admin-api.pipeline';
 import { adminRoutes } from './admin-api/admin-routes';
 import { ApiKeyCache, postgresApiKeyStore } from './api-keys/api-key.cache';
@@ -145,7 +145,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     limiter: limiters[0],
     replays: new ReplayWhenLimited(new FinishedKeys(), runtime.clock, { ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst }),
     authFailures: limiters[1],
-    trustedProxies: trustedProxies(config.trustedProxies),
+    trustedProxies: config.trustedProxies,
     clock: runtime.clock,
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,

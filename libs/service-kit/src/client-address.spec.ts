@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, trustedProxies } from './client-address';
+import { clientAddress, trustedProxies, trustedProxiesFromEnv } from './client-address';
 
 const request = (remoteAddress: string, forwarded?: string) =>
   ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
@@ -25,5 +25,26 @@ describe('clientAddress', () => {
     expect(clientAddress(request('2001:db8:0:12:aaaa::1'), none)).toBe('2001:db8:0:12::/64');
     expect(clientAddress(request('2001:db8::1'), none)).toBe('2001:db8:0:0::/64');
     expect(clientAddress(request('::1'), none)).toBe('0:0:0:0::/64');
+  });
+});
+
+describe('trustedProxiesFromEnv', () => {
+  const from = (peer: string, TRUSTED_PROXIES?: string, production = true) =>
+    clientAddress(request(peer, '198.51.100.1'), trustedProxiesFromEnv({ TRUSTED_PROXIES }, production));
+
+  it('in production, needs a list of proxies or an explicit none', () => {
+    expect(() => from('10.1.2.3', undefined)).toThrow('TRUSTED_PROXIES is required in production');
+    expect(() => from('10.1.2.3', ' , ')).toThrow('TRUSTED_PROXIES is required in production');
+    expect(from('10.1.2.3', '10.0.0.0/8, 192.0.2.1')).toBe('198.51.100.1');
+    expect(from('10.1.2.3', 'none')).toBe('10.1.2.3');
+    expect(from('10.1.2.3', 'None')).toBe('10.1.2.3');
+  });
+  it('trusts nobody in dev and test unless told', () => {
+    expect(from('10.1.2.3', undefined, false)).toBe('10.1.2.3');
+    expect(from('127.0.0.1', '127.0.0.1', false)).toBe('198.51.100.1');
+  });
+  it('refuses none beside addresses, names, and prefixes that are not one', () => {
+    for (const value of ['none, 10.0.0.0/8', 'ingress.local', '10.0.0.0/33', '10.0.0.0/x', '2001:db8::/129', '10.0.0.0/8/1'])
+      expect(() => trustedProxiesFromEnv({ TRUSTED_PROXIES: value }, true)).toThrow('TRUSTED_PROXIES');
   });
 });

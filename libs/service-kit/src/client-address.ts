@@ -1,15 +1,43 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP, isIPv4 } from 'node:net';
+import { ConfigError } from './config';
 
-/** `TRUSTED_PROXIES`: addresses and CIDRs of the proxies in front of an app (the gateway, the console). */
+/**
+ * `TRUSTED_PROXIES` of an app people reach through a proxy (the gateway, the console), read the one
+ * way both read it (ADR 0209): addresses or CIDRs of the proxies whose X-Forwarded-For is believed,
+ * or `none` when the app is exposed directly. Production must say which: unset, every client behind
+ * an ingress would count as the ingress pod. Dev and test default to none.
+ */
+export function trustedProxiesFromEnv(env: NodeJS.ProcessEnv, production: boolean): BlockList {
+  const entries = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0) {
+    if (production)
+      throw new ConfigError(
+        'TRUSTED_PROXIES is required in production: the addresses or CIDRs of the proxies in front (the ingress controller pods), or none when exposed directly',
+      );
+    return trustedProxies([]);
+  }
+  if (entries.some((entry) => entry.toLowerCase() === 'none')) {
+    if (entries.length > 1) throw new ConfigError('TRUSTED_PROXIES is either none or a list of addresses and CIDRs, not both');
+    return trustedProxies([]);
+  }
+  return trustedProxies(entries);
+}
+
+/** Addresses and CIDRs of the proxies in front of an app; see trustedProxiesFromEnv(). */
 export function trustedProxies(entries: string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
-    const [address, bits] = entry.split('/');
+    const [address, bits, ...rest] = entry.split('/');
     const type = isIPv4(address) ? 'ipv4' : 'ipv6';
-    if (!isIP(address)) throw new Error(`TRUSTED_PROXIES: ${entry} is not an address or CIDR`);
+    const prefix = Number(bits);
+    const validPrefix = bits === undefined || (/^\d+$/.test(bits) && prefix <= (type === 'ipv4' ? 32 : 128));
+    if (!isIP(address) || !validPrefix || rest.length > 0) throw new ConfigError(`TRUSTED_PROXIES: ${entry} is not an address or CIDR`);
     if (bits === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(bits), type);
+    else list.addSubnet(address, prefix, type);
   }
   return list;
 }
