@@ -60,8 +60,8 @@ COPY --from=build /app/dist/libs ./dist/libs
 COPY deploy/start-app.sh ./deploy/
 USER node
 # Public ports of the apps (gateway 3000 + admin 3001, messaging 3010, consent 3020, media 3030,
-# profile 3040, webhook-dispatcher 3050, chat-sim 3060, console 3002); each app listens on $PORT.
-EXPOSE 3000 3001 3002 3010 3020 3030 3040 3050 3060
+# profile 3040, webhook-dispatcher 3050, chat-sim 3060, console 3002 + internal 3003); each app listens on $PORT.
+EXPOSE 3000 3001 3002 3003 3010 3020 3030 3040 3050 3060
 STOPSIGNAL SIGTERM
 # `exec` (here and in the launcher) so node is PID 1's direct replacement and receives SIGTERM
 # (graceful shutdown in runMain).

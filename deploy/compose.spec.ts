@@ -176,7 +176,7 @@ describe('docker-compose.yml', () => {
     expect(undocumented).toEqual([]);
   });
 
-  it('publishes each app on the PORT it listens on, a port the image exposes', () => {
+  it('publishes each app on the PORT it listens on (and ADMIN_PORT or INTERNAL_PORT), a port the image exposes', () => {
     const exposed = new Set(
       instructions(DOCKERFILE_TEXT)
         .filter((i) => i.keyword === 'EXPOSE')
@@ -184,7 +184,7 @@ describe('docker-compose.yml', () => {
     );
     for (const app of APPS) {
       const env = environmentOf(services[app]);
-      const ports = [env.PORT, env.ADMIN_PORT].filter((p) => p !== undefined).map(Number);
+      const ports = [env.PORT, env.ADMIN_PORT, env.INTERNAL_PORT].filter((p) => p !== undefined).map(Number);
       const targets = (services[app].ports ?? []).map((p: string) => Number(String(p).split(':').pop()));
       for (const port of ports)
         expect({ app, port, exposed: exposed.has(port), published: targets.includes(port) }).toEqual({ app, port, exposed: true, published: true });

@@ -144,8 +144,8 @@ const containersOf = (workload: K8s): K8s[] => [...(workload.spec.template.spec.
 /** The app a Deployment or Job runs (its app.kubernetes.io/name). */
 const appOf = (workload: K8s): string => workload.metadata.labels['app.kubernetes.io/name'];
 const envValue = (container: K8s, name: string): string | undefined => container.env?.find((e: K8s) => e.name === name)?.value;
-/** The port of the app's /healthz, /readyz and /metrics: ADMIN_PORT on the gateway, PORT elsewhere. */
-const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN_PORT') ?? envValue(container, 'PORT'));
+/** The port of the app's /healthz, /readyz and /metrics: ADMIN_PORT on the gateway, INTERNAL_PORT on the console, PORT elsewhere. */
+const healthPort = (container: K8s): number => Number(envValue(container, 'ADMIN_PORT') ?? envValue(container, 'INTERNAL_PORT') ?? envValue(container, 'PORT'));
 /** A variable as the container sees it: its own env, else the ConfigMaps of its envFrom (a secretKeyRef counts as set). */
 function effectiveEnv(objects: K8s[], container: K8s, name: string): string | undefined {
   const own = container.env?.find((e: K8s) => e.name === name);
@@ -382,6 +382,31 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
           expect({ peer, allowed: sameNamespace || JSON.stringify(peer) === JSON.stringify(MONITORING) }).toEqual({ peer, allowed: true });
         }
       }
+    });
+
+    it('keep the console’s /readyz and /metrics off its public port: probes and scraping on INTERNAL_PORT, open to `monitoring` only', () => {
+      const consoleApp = named(objects, 'Deployment', 'console');
+      const [container] = consoleApp.spec.template.spec.containers;
+      const publicPort = Number(envValue(container, 'PORT'));
+      const internalPort = Number(envValue(container, 'INTERNAL_PORT'));
+      expect({ internalPort: internalPort > 0, differs: internalPort !== publicPort }).toEqual({ internalPort: true, differs: true });
+      for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'])
+        expect([probe, containerPort(container, container[probe]?.httpGet?.port)]).toEqual([probe, internalPort]);
+      const rules = policiesFor(podLabels(consoleApp)).flatMap((p) => p.spec.ingress ?? []);
+      expect(rules.some((r) => coversPort(r, container, publicPort) && !r.from)).toBe(true);
+      const internalRules = rules.filter((r) => coversPort(r, container, internalPort));
+      expect(internalRules.length).toBeGreaterThan(0);
+      for (const rule of internalRules) {
+        expect(rule.from?.length).toBeGreaterThan(0);
+        for (const peer of rule.from) expect(JSON.stringify(peer)).toBe(JSON.stringify(MONITORING));
+      }
+      // Prometheus scrapes the internal port and nothing else of the console.
+      const [monitor] = ofKind(objects, 'ServiceMonitor');
+      const scraped = ofKind(objects, 'Service')
+        .filter((service) => selects(monitor.spec.selector, service.metadata.labels) && serviceSelects(service, podLabels(consoleApp)))
+        .flatMap((service) => service.spec.ports.filter((port: K8s) => monitor.spec.endpoints.some((e: K8s) => e.port === port.name)))
+        .map((port: K8s) => containerPort(container, port.targetPort ?? port.port));
+      expect(scraped).toEqual([internalPort]);
     });
   });
 

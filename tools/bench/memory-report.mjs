@@ -1,5 +1,5 @@
 /** Where each app of a bench stack keeps its memory, from its own /metrics (prom-client's default metrics). */
-import { stackPorts } from '../dev/stack.mjs';
+import { healthPort, stackPorts } from '../dev/stack.mjs';
 
 const MB = 1024 * 1024;
 const FIELDS = {
@@ -21,8 +21,8 @@ export async function stackMemory(basePort) {
   /** @type {Record<string, Record<string, number>>} */
   const report = {};
   for (const [app, port] of Object.entries(ports)) {
-    // The gateway serves /metrics on its admin port.
-    const url = `http://127.0.0.1:${app === 'gateway' ? port + 1 : port}/metrics`;
+    // The gateway serves /metrics on its admin port, the console on its internal port.
+    const url = `http://127.0.0.1:${healthPort(app, port)}/metrics`;
     try {
       const text = await (await fetch(url)).text();
       report[app] = Object.fromEntries(Object.entries(FIELDS).map(([field, metric]) => [field, Math.round((metricValue(text, metric) / MB) * 10) / 10]));

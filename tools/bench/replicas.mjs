@@ -4,7 +4,7 @@
  * to the chat product once, every `sent` webhook arrived, and every stream's events in order on Kafka.
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { APPS, LOG_DIR, spawnApp, stopChildren, waitReady } from '../dev/stack.mjs';
+import { APPS, healthPort, LOG_DIR, spawnApp, stopChildren, waitReady } from '../dev/stack.mjs';
 
 /** The services a bench runs more than once with `--replicas`; the others stay single. */
 export const REPLICATED_APPS = /** @type {const} */ (['gateway', 'messaging', 'webhook-dispatcher']);
@@ -28,7 +28,7 @@ export async function startReplicas({ basePort, count, env, tag }) {
       const port = replicaPort(basePort, app, r);
       const child = spawnApp(app, { port, env, logDir: LOG_DIR, tag: `${tag}-r${r}` });
       started.push({ app, child });
-      ready.push(waitReady(`http://127.0.0.1:${app === 'gateway' ? port + 1 : port}/readyz`, 120_000, child));
+      ready.push(waitReady(`http://127.0.0.1:${healthPort(app, port)}/readyz`, 120_000, child));
     }
   try {
     await Promise.all(ready);

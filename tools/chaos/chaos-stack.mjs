@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ROOT } from '../dev/stack.mjs';
+import { healthPort, ROOT } from '../dev/stack.mjs';
 import { pidFile, stopRecordedStack } from '../dev/recorded-stack.mjs';
 
 const require = createRequire(import.meta.url);
@@ -110,7 +110,7 @@ export class ChaosStack {
 
   readyUrl(app) {
     const ports = JSON.parse(readFileSync(pidFile(TAG), 'utf8')).ports;
-    return `http://127.0.0.1:${app === 'gateway' ? ports.gateway + 1 : ports[app]}/readyz`;
+    return `http://127.0.0.1:${healthPort(app, ports[app])}/readyz`;
   }
 
   async isReady(app) {

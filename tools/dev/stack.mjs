@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** App name → [dist entry, port offset from the base port]. The gateway's admin port is base + 1. */
+/** App name → port offset from the base port. An app with a second port (below) has it at its port + 1. */
 export const APPS = {
   'chat-sim': 60,
   profile: 40,
@@ -21,12 +21,23 @@ export const APPS = {
   gateway: 0,
 };
 
+/**
+ * The variable of an app's second port, given its port + 1: the gateway's admin API, the console's
+ * internal port. There, not on the app's port, they answer /healthz, /readyz and /metrics.
+ */
+export const SECOND_PORTS = { gateway: 'ADMIN_PORT', console: 'INTERNAL_PORT' };
+
 export function stackPorts(basePort) {
   return Object.fromEntries(Object.entries(APPS).map(([app, offset]) => [app, basePort + offset]));
 }
 
+/** Where an app on `port` answers /healthz, /readyz and /metrics. */
+export function healthPort(app, port) {
+  return SECOND_PORTS[app] ? port + 1 : port;
+}
+
 function readyUrl(app, ports) {
-  return app === 'gateway' ? `http://127.0.0.1:${ports.gateway + 1}/readyz` : `http://127.0.0.1:${ports[app]}/readyz`;
+  return `http://127.0.0.1:${healthPort(app, ports[app])}/readyz`;
 }
 
 /** Where the stack runner writes an app's log lines unless told otherwise. */
@@ -52,7 +63,7 @@ export function spawnApp(app, { port, env, logDir, tag, append = false }) {
   const extra = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn('/bin/sh', [APP_LAUNCHER, process.execPath, ...extra, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
+    env: { ...process.env, ...env, PORT: String(port), ...(SECOND_PORTS[app] ? { [SECOND_PORTS[app]]: String(port + 1) } : {}) },
     stdio: ['ignore', log, log],
   });
   closeSync(log);

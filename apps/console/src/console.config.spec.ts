@@ -38,4 +38,11 @@ describe('loadConsoleSettings', () => {
     const proxied = loadConsoleSettings({ ...production, TRUSTED_PROXIES: '10.0.0.0/8' }, true);
     expect(clientAddress(request('10.1.2.3', '198.51.100.1'), proxied.trustedProxies)).toBe('198.51.100.1');
   });
+
+  it('serves health, readiness and metrics on INTERNAL_PORT (3003), never the public port', () => {
+    expect(loadConsoleSettings({}, false).internalPort).toBe(3003);
+    expect(loadConsoleSettings({ PORT: '4002', INTERNAL_PORT: '4003' }, false).internalPort).toBe(4003);
+    expect(() => loadConsoleSettings({ PORT: '4002', INTERNAL_PORT: '4002' }, false)).toThrow('INTERNAL_PORT must differ');
+    expect(() => loadConsoleSettings({ INTERNAL_PORT: 'metrics' }, false)).toThrow('INTERNAL_PORT must be a port number');
+  });
 });

@@ -48,6 +48,8 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       outboxRoute: consoleOutboxRoute,
       consumers: (runtime) => consoleConsumers(runtime, settings),
       module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies, rpc }),
+      // The console's port faces people through the ingress: health, readiness and metrics are not theirs.
+      internalPort: settings.internalPort,
     },
     withPort,
   );

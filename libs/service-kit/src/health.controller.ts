@@ -1,5 +1,6 @@
 import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { METRICS_CONTENT_TYPE, metricsText, readinessAnswer } from './health-checks';
 import { ServiceRuntime } from './service-runtime';
 
 /** Liveness, readiness (Postgres and Kafka reachable) and Prometheus metrics. */
@@ -15,14 +16,13 @@ export class HealthController {
 
   @Get('readyz')
   async readyz(@Res() res: Response) {
-    const readiness = await this.runtime.readiness();
-    res.status(readiness.ok ? 200 : 503).json({ ...readiness, service: this.runtime.config.serviceName });
+    const answer = await readinessAnswer(this.runtime);
+    res.status(answer.status).json(answer.body);
   }
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4')
+  @Header('Content-Type', METRICS_CONTENT_TYPE)
   async metrics() {
-    await this.runtime.outboxBacklog().catch(() => undefined);
-    return this.runtime.metrics.registry.metrics();
+    return metricsText(this.runtime);
   }
 }

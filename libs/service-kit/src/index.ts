@@ -8,6 +8,8 @@ export * from './projection-waiter';
 export * from './service-runtime';
 export * from './service-kit.module';
 export * from './health.controller';
+export * from './health-checks';
+export * from './health-server';
 export * from './rpc.controller';
 export * from './bootstrap';
 export * from './http-metrics';

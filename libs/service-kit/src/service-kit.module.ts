@@ -14,7 +14,8 @@ import { waitForApplied } from './wait-for-applied';
 @Global()
 @Module({})
 export class ServiceKitModule {
-  static forRoot(runtime: ServiceRuntime, rpcService?: RpcService): DynamicModule {
+  /** `health: false` leaves /healthz, /readyz and /metrics to a port of their own (startHealthServer). */
+  static forRoot(runtime: ServiceRuntime, rpcService?: RpcService, options: { health?: boolean } = {}): DynamicModule {
     // Typed for the operations every service answers; each service's handlers see it as RpcDispatcher<'<service>'>.
     const dispatcher = new RpcDispatcher(
       (error, request) =>
@@ -31,7 +32,7 @@ export class ServiceKitModule {
     });
     return {
       module: ServiceKitModule,
-      controllers: [HealthController, ...(rpcService ? [rpcControllerFor(rpcService)] : [])],
+      controllers: [...(options.health === false ? [] : [HealthController]), ...(rpcService ? [rpcControllerFor(rpcService)] : [])],
       providers: [
         { provide: ServiceRuntime, useValue: runtime },
         { provide: Clock, useValue: runtime.clock },

@@ -1,9 +1,10 @@
 import type { Options, MigrationObject } from '@mikro-orm/core';
-import type { Type } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import type { DomainEvent, RpcService } from '#platform/contracts';
 import type { OutboxRoute } from '#platform/event-store';
 import { startNestService } from './bootstrap';
 import { loadBaseConfig } from './config';
+import { startHealthServer } from './health-server';
 import type { SecretKeyRing } from './secret-key-ring';
 import { ServiceKitModule } from './service-kit.module';
 import { ServiceRuntime, type AnyConsumerSpec } from './service-runtime';
@@ -28,8 +29,17 @@ export interface ServiceDefinition {
   /** Consumers to start after the runtime is up (a function when handlers need the runtime). */
   consumers?: AnyConsumerSpec[] | ((runtime: ServiceRuntime) => AnyConsumerSpec[]);
   module: Type<unknown>;
+  /** Express middleware to mount before Nest's routes (see StartServiceOptions). */
+  beforeListen?: (app: INestApplication) => void;
+  /** false: no body parser before the routes; the service reads bodies itself, after its own checks. */
+  bodyParser?: boolean;
   /** A service that keeps secrets: its key ring (SECRETS_KEYS), for storage and for the sealed fields of its RPC. */
   secretKeys?: SecretKeyRing;
+  /**
+   * A service whose port faces people (the console): /healthz, /readyz and /metrics answer on this
+   * port instead, and 404 on its own.
+   */
+  internalPort?: number;
 }
 
 export interface ServiceStartOptions {
@@ -63,16 +73,25 @@ export async function startService(definition: ServiceDefinition, env: NodeJS.Pr
   await Promise.all(consumers.map((consumer) => runtime.consume(consumer)));
   runtime.startupPhase('consumers');
   if (!serve) return { runtime, close: () => runtime.close() };
+  const internal = definition.internalPort !== undefined;
   const app = await startNestService({
     runtime,
-    module: { module: definition.module, imports: [ServiceKitModule.forRoot(runtime, definition.rpcService)] },
+    module: { module: definition.module, imports: [ServiceKitModule.forRoot(runtime, definition.rpcService, { health: !internal })] },
     rpcService: definition.rpcService,
     rpcOpsSafeToRerun: definition.rpcOpsSafeToRerun,
     port: config.port,
+    beforeListen: definition.beforeListen,
+    bodyParser: definition.bodyParser,
   });
+  // After the service's own port listens: ready means reachable.
+  const healthServer = internal ? await startHealthServer(runtime, definition.internalPort!, config.bindHost) : null;
   return {
     runtime,
+    app,
     close: async () => {
+      const closed = healthServer ? new Promise<void>((resolve) => healthServer.close(() => resolve())) : Promise.resolve();
+      healthServer?.closeAllConnections();
+      await closed;
       await app.close();
       await runtime.close();
     },

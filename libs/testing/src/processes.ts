@@ -20,6 +20,14 @@ export function stackPid(app: string): number {
   return pids[app];
 }
 
+/** The variable of an app's second port, its port + 1, as tools/dev/stack.mjs gives it: /healthz, /readyz and /metrics answer there. */
+const SECOND_PORTS: Record<string, string> = { gateway: 'ADMIN_PORT', console: 'INTERNAL_PORT' };
+
+/** Where an app started on `port` answers /healthz, /readyz and /metrics (`http://127.0.0.1:<port>`). */
+export function healthOrigin(app: string, port: number): string {
+  return `http://127.0.0.1:${SECOND_PORTS[app] ? port + 1 : port}`;
+}
+
 /**
  * Starts an app from dist/ like the stack does, on its port, logging to .data/logs. With `replaces`
  * the process takes over from a stack process for the rest of the run (global teardown stops it).
@@ -31,7 +39,7 @@ export function spawnApp(app: string, port: number, options: { logName: string; 
   // Through the launcher every start path shares (its heap and malloc settings); it execs node, so the pid is the app's.
   const child = spawn('/bin/sh', [path.join(ROOT, 'deploy/start-app.sh'), process.execPath, path.join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
-    env: { ...process.env, ...(options.env ?? {}), PORT: String(port), ...(app === 'gateway' ? { ADMIN_PORT: String(port + 1) } : {}) },
+    env: { ...process.env, ...(options.env ?? {}), PORT: String(port), ...(SECOND_PORTS[app] ? { [SECOND_PORTS[app]]: String(port + 1) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.replaces === true,
   });

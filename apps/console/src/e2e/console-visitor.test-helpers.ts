@@ -2,6 +2,8 @@ import { admin, eventually, expectStatus, unique } from '#platform/testing';
 
 /** The test stack's console (stack port offset 2), as its emailed links name it. */
 export const CONSOLE = process.env.CONSOLE_URL ?? `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 2}`;
+/** Its internal port (the next one, tools/dev/stack.mjs): /healthz, /readyz and /metrics. */
+export const CONSOLE_INTERNAL = `http://127.0.0.1:${Number(process.env.TEST_BASE_PORT ?? 4000) + 3}`;
 
 /** Client addresses of this run: every visitor its own, so the per-client sign-in limit counts each apart. */
 let nextAddress = Math.floor(Math.random() * 2 ** 22);

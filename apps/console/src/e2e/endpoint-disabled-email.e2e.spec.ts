@@ -5,6 +5,7 @@ import {
   api,
   eventually,
   expectStatus,
+  healthOrigin,
   queryDatabase,
   registerWebhook,
   requestsTo,
@@ -104,7 +105,7 @@ describe('console: the email when an endpoint is disabled (e2e)', () => {
     }
     const again = spawnApp('console', PORT, { logName: 'test-console-after-reset', replaces: true });
     try {
-      await waitReady(`http://127.0.0.1:${PORT}/readyz`, again, 90_000);
+      await waitReady(`${healthOrigin('console', PORT)}/readyz`, again, 90_000);
       await eventually(() => groupCaughtUp(kafka), 60_000, 500);
       expect(await mailTo(owner)).toEqual([email]);
       const queued = await queryDatabase(`select message_id, sent_at from console.mail_outbox where to_addresses ? $1`, [owner]);

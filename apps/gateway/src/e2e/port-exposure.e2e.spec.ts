@@ -7,8 +7,10 @@ import { networkInterfaces } from 'node:os';
  * addresses; and no answer of any port names the framework behind it (X-Powered-By).
  */
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
-// tools/dev/stack.mjs: app → offset from the base port; the gateway's admin port is base + 1.
+// tools/dev/stack.mjs: app → offset from the base port; the gateway's admin port is base + 1, the
+// console's internal port (health, readiness, metrics) the one after the console's.
 const SERVICE_PORTS: Record<string, number> = {
+  'console internal': BASE_PORT + 3,
   messaging: BASE_PORT + 10,
   consent: BASE_PORT + 20,
   media: BASE_PORT + 30,
@@ -16,7 +18,7 @@ const SERVICE_PORTS: Record<string, number> = {
   'webhook-dispatcher': BASE_PORT + 50,
   'chat-sim': BASE_PORT + 60,
 };
-const ALL_PORTS: Record<string, number> = { 'gateway public': BASE_PORT, 'gateway admin': BASE_PORT + 1, ...SERVICE_PORTS };
+const ALL_PORTS: Record<string, number> = { 'gateway public': BASE_PORT, 'gateway admin': BASE_PORT + 1, console: BASE_PORT + 2, ...SERVICE_PORTS };
 
 /** The machine's own IPv4 addresses other than loopback (none on a machine without a network). */
 function externalAddresses(): string[] {
@@ -67,6 +69,8 @@ describe('ports of the stack', () => {
       `http://127.0.0.1:${BASE_PORT + 1}/metrics`,
       `http://127.0.0.1:${BASE_PORT + 1}/admin/v1/apps`,
       `http://127.0.0.1:${BASE_PORT + 1}/no-such-route`,
+      `http://127.0.0.1:${BASE_PORT + 2}/`,
+      `http://127.0.0.1:${BASE_PORT + 2}/no-such-route`,
       ...Object.values(SERVICE_PORTS).flatMap((port) => [
         `http://127.0.0.1:${port}/healthz`,
         `http://127.0.0.1:${port}/metrics`,
