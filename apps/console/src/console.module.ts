@@ -1,5 +1,5 @@
 import { Module, type Type } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { RpcClient } from '#platform/kafka';
 import { ServiceRuntime } from '#platform/service-kit';
 import { AuditTrail } from './audit/audit-trail';
@@ -9,9 +9,12 @@ import { SignInHandler } from './sign-in/sign-in.handler';
 import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
 import { BusinessProfileController } from './web/business-profile.controller';
+import { ChangeGuard } from './web/change.guard';
+import { ChangeRefusedFilter } from './web/change-refused.filter';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
+import { FormBodyInterceptor } from './web/form-body.interceptor';
 import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
 import { InvitationLinkController } from './web/invitation-link.controller';
 import { MembersController } from './web/members.controller';
@@ -43,9 +46,13 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       ConsoleWeb,
       AuditTrail,
       ConsoleRetentionPruner,
+      // Every change is checked from its head (session, CSRF token) before a body is read, then its form read.
+      { provide: APP_GUARD, useClass: ChangeGuard },
+      { provide: APP_INTERCEPTOR, useClass: FormBodyInterceptor },
       // Filters registered later are tried first: refusals, then anything else.
       { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },
       { provide: APP_FILTER, useClass: DomainErrorPageFilter },
+      { provide: APP_FILTER, useClass: ChangeRefusedFilter },
       { provide: SignInHandler, useFactory: (runtime: ServiceRuntime) => new SignInHandler(runtime, settings), inject: [ServiceRuntime] },
       { provide: MembersHandler, useFactory: (runtime: ServiceRuntime) => new MembersHandler(runtime, settings), inject: [ServiceRuntime] },
     ],

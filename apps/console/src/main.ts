@@ -50,6 +50,8 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies, rpc }),
       // The console's port faces people through the ingress: health, readiness and metrics are not theirs.
       internalPort: settings.internalPort,
+      // No body is read before ChangeGuard has checked who sends it (FormBodyInterceptor and multer come after).
+      bodyParser: false,
     },
     withPort,
   );

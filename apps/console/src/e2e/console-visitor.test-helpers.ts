@@ -14,7 +14,13 @@ export class Visitor {
   readonly address = ((n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)(nextAddress++);
   lastSetCookies: string[] = [];
 
+  /** A `csrf` field of `form` goes where the console's forms put it: in the action URL (changeAction), not the body. */
   async request(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>) {
+    if (form && 'csrf' in form) {
+      const { csrf, ...fields } = form;
+      path = `${path}${path.includes('?') ? '&' : '?'}csrf=${encodeURIComponent(String(csrf))}`;
+      form = fields;
+    }
     const res = await fetch(CONSOLE + path, {
       method,
       redirect: 'manual',
@@ -39,11 +45,11 @@ export class Visitor {
   }
 }
 
-/** The CSRF token of the first form on a page. */
+/** The CSRF token of the first form on a page (in its action URL). */
 export function csrfOf(body: string): string {
-  const match = /name="csrf" value="([^"]+)"/.exec(body);
-  if (!match) throw new Error(`no CSRF field in: ${body.slice(0, 300)}`);
-  return match[1];
+  const match = /<form [^>]*action="[^"?]*\?csrf=([^"&]+)"/.exec(body);
+  if (!match) throw new Error(`no CSRF token in a form action of: ${body.slice(0, 300)}`);
+  return decodeURIComponent(match[1]);
 }
 
 /** A sandbox app whose creator (its first owner) is `owner`; its id. */

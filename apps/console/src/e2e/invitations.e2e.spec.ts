@@ -1,5 +1,5 @@
 import { unique } from '#platform/testing';
-import { acceptInvitation, appOwnedBy, invitationLinks, membersForm, signedInVisitor, Visitor } from './console-visitor.test-helpers';
+import { acceptInvitation, appOwnedBy, csrfOf, invitationLinks, membersForm, signedInVisitor, Visitor } from './console-visitor.test-helpers';
 
 /** Invitations end over HTTP: replaced, withdrawn, outlived by a removal or by their sender's ownership; each refusal in words. */
 
@@ -100,7 +100,7 @@ describe('console invitations end (e2e)', () => {
     expect((await membersForm(memberVisitor, appId, 'invitations/withdraw', bo)).status).toBe(403);
     const strangerVisitor = await signedInVisitor(stranger);
     const strangersOwn = await strangerVisitor.request('GET', `/apps/${otherApp}/members`);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(strangersOwn.body)![1];
+    const csrf = csrfOf(strangersOwn.body);
     expect((await strangerVisitor.request('POST', `/apps/${appId}/invitations/withdraw`, { csrf, email: bo })).status).toBe(404);
     // Their own app has no such invitation: 404 as well, and the invitation still works.
     expect((await membersForm(strangerVisitor, otherApp, 'invitations/withdraw', bo)).status).toBe(404);

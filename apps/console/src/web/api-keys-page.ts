@@ -1,6 +1,6 @@
 import { MAX_ACTIVE_KEYS_PER_ENVIRONMENT, SCOPES, type ApiKeyListing, type CreatedApiKey } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
-import type { Viewer } from './layout';
+import { changeAction, type Viewer } from './layout';
 
 /** Active, revoked, or past its expiry at `now`. */
 function keyState(key: ApiKeyListing, now: Date): string {
@@ -42,8 +42,7 @@ export function apiKeysPage(appId: string, viewer: Viewer, keys: ApiKeyListing[]
             <td>
               ${
                 state === 'active'
-                  ? html`<form class="inline" method="post" action="/apps/${appId}/keys/${key.id}/revoke">
-                      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                  ? html`<form class="inline" method="post" action="${changeAction(`/apps/${appId}/keys/${key.id}/revoke`, viewer.csrfToken)}">
                       <button type="submit" aria-label="Revoke ${key.prefix}">Revoke</button>
                     </form>`
                   : null
@@ -54,8 +53,7 @@ export function apiKeysPage(appId: string, viewer: Viewer, keys: ApiKeyListing[]
       </tbody>
     </table>
     <h2>Create a key</h2>
-    <form method="post" action="/apps/${appId}/keys">
-      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+    <form method="post" action="${changeAction(`/apps/${appId}/keys`, viewer.csrfToken)}">
       <label for="environment">Environment</label>
       <select id="environment" name="environment">
         <option value="sandbox">sandbox</option>

@@ -7,7 +7,7 @@ import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
-import { page, type Viewer } from './layout';
+import { changeAction, page, type Viewer } from './layout';
 import { statusFilter } from './status-filter';
 
 const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
@@ -199,8 +199,7 @@ export class AppDataController {
 
   private optinFormHtml(appId: string, viewer: Viewer) {
     return html`<h2>Create an opt-in link</h2>
-      <form method="post" action="/apps/${appId}/optin-links">
-        <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+      <form method="post" action="${changeAction(`/apps/${appId}/optin-links`, viewer.csrfToken)}">
         <label for="optin-ref">Ref (where the link is shown, optional)</label>
         <input id="optin-ref" name="ref" type="text" maxlength="128" />
         <label for="optin-days">Days it stays valid (optional)</label>

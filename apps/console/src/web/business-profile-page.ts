@@ -1,6 +1,6 @@
 import { AVATAR_MAX_BYTES, BUSINESS_PROFILE_LIMITS as LIMITS, type BusinessProfile } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
-import type { Viewer } from './layout';
+import { changeAction, type Viewer } from './layout';
 
 /** The profile as users see it beside the app's messages, and the form that edits it (the avatar through the media flow). */
 export function businessProfilePage(appId: string, viewer: Viewer, profile: BusinessProfile): SafeHtml {
@@ -18,8 +18,7 @@ export function businessProfilePage(appId: string, viewer: Viewer, profile: Busi
       <dd>${profile.updatedAt}</dd>
     </dl>
     <h2>Edit the profile</h2>
-    <form method="post" action="/apps/${appId}/profile" enctype="multipart/form-data">
-      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+    <form method="post" action="${changeAction(`/apps/${appId}/profile`, viewer.csrfToken)}" enctype="multipart/form-data">
       <label for="display-name">Display name</label>
       <input
         id="display-name"

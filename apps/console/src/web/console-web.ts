@@ -29,6 +29,8 @@ const FORM_COOKIE = 'console_csrf';
 /** What every console page needs: the session, CSRF tokens, cookies with the right flags, safe answers. */
 @Injectable()
 export class ConsoleWeb {
+  private readonly sessions = new WeakMap<Request, Promise<ConsoleSession | null>>();
+
   constructor(
     readonly runtime: ServiceRuntime,
     @Inject(CONSOLE_SETTINGS) readonly settings: ConsoleWebSettings,
@@ -38,8 +40,20 @@ export class ConsoleWeb {
     return parseCookie(req.headers.cookie ?? '')[name];
   }
 
+  /** The request's session, looked up once per request (ChangeGate looks first, the page after). */
   session(req: Request): Promise<ConsoleSession | null> {
-    return findSession(this.runtime.em(), this.cookie(req, SIGNED_IN_COOKIE), this.runtime.clock.now());
+    let found = this.sessions.get(req);
+    if (!found) {
+      found = findSession(this.runtime.em(), this.cookie(req, SIGNED_IN_COOKIE), this.runtime.clock.now());
+      this.sessions.set(req, found);
+    }
+    return found;
+  }
+
+  /** The CSRF token of a change: in the form's action URL (changeAction), so it is known before the body is read. */
+  changeToken(req: Request): string {
+    const token = req.query?.csrf;
+    return typeof token === 'string' ? token : '';
   }
 
   /** The session of a member of the app, or null once the answer (redirect to sign in, or 404) is sent. */
@@ -79,7 +93,7 @@ export class ConsoleWeb {
 
   /** A change made within a session carries that session's token. */
   sessionTokenMatches(req: Request, signedIn: ConsoleSession): boolean {
-    return sameToken(String(req.body?.csrf ?? ''), signedIn.csrfToken);
+    return sameToken(this.changeToken(req), signedIn.csrfToken);
   }
 
   /** The pre-session forms' token: the cookie's if there is one, else a new one set now. */
@@ -92,7 +106,7 @@ export class ConsoleWeb {
   }
 
   formTokenMatches(req: Request): boolean {
-    return sameToken(String(req.body?.csrf ?? ''), this.cookie(req, FORM_COOKIE));
+    return sameToken(this.changeToken(req), this.cookie(req, FORM_COOKIE));
   }
 
   startSession(res: Response, cookieToken: string, expiresAt: Date): void {
@@ -151,6 +165,11 @@ export class ConsoleWeb {
   }
 
   private secure(res: Response): void {
+    // Answered before its body was read (a refusal): the connection ends with the answer, so nobody
+    // holds it open by sending the body slowly, and no byte of it is read.
+    const req = res.req as Request | undefined;
+    if (req && !req.complete && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined))
+      res.setHeader('Connection', 'close');
     res.setHeader(
       'Content-Security-Policy',
       "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",

@@ -7,10 +7,11 @@ import { AuditTrail } from '../audit/audit-trail';
 import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
 import { auditLine } from './audit-lines';
+import { BeforeSignIn } from './change.guard';
 import { ConsoleWeb, SIGNED_IN_COOKIE } from './console-web';
 import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
-import { page } from './layout';
+import { changeAction, page } from './layout';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -37,8 +38,7 @@ export class ConsoleController {
       page(
         'Sign in',
         html`<p>We email you a link that signs you in.</p>
-          <form method="post" action="/sign-in">
-            <input type="hidden" name="csrf" value="${csrf}" />
+          <form method="post" action="${changeAction(`/sign-in`, csrf)}">
             <label for="email">Email</label>
             <input id="email" name="email" type="email" autocomplete="email" required />
             <button type="submit">Sign in</button>
@@ -55,6 +55,7 @@ export class ConsoleController {
   }
 
   @Post('/sign-in')
+  @BeforeSignIn()
   async requestLink(@Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     const email = String(req.body?.email ?? '').trim();
@@ -98,8 +99,7 @@ export class ConsoleController {
       200,
       page(
         'Sign in',
-        html`<form method="post" action="/sign-in/${token}">
-          <input type="hidden" name="csrf" value="${csrf}" />
+        html`<form method="post" action="${changeAction(`/sign-in/${token}`, csrf)}">
           <button type="submit">Continue signing in</button>
         </form>`,
       ),
@@ -107,6 +107,7 @@ export class ConsoleController {
   }
 
   @Post('/sign-in/:token')
+  @BeforeSignIn()
   async useLink(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     try {

@@ -2,9 +2,10 @@ import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDomainError } from '#platform/errors';
 import { MembersHandler } from '../members/members.handler';
+import { BeforeSignIn } from './change.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
-import { page } from './layout';
+import { changeAction, page } from './layout';
 
 /** An emailed invitation link: accepting it joins the app and signs in; a link that no longer works says why. */
 @Controller()
@@ -23,8 +24,7 @@ export class InvitationLinkController {
       page(
         'Invitation',
         html`<p>Accepting signs you in with the address the invitation was sent to.</p>
-          <form method="post" action="/invitations/${token}">
-            <input type="hidden" name="csrf" value="${csrf}" />
+          <form method="post" action="${changeAction(`/invitations/${token}`, csrf)}">
             <button type="submit">Accept the invitation</button>
           </form>`,
       ),
@@ -32,6 +32,7 @@ export class InvitationLinkController {
   }
 
   @Post('/invitations/:token')
+  @BeforeSignIn()
   async accept(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.web.formTokenMatches(req)) return this.web.refuseCsrf(res);
     try {

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html';
-import type { Viewer } from './layout';
+import { changeAction, type Viewer } from './layout';
 import { readableTime } from './readable-time';
 
 export interface MemberRow {
@@ -14,10 +14,9 @@ export interface WaitingInvitation {
   expires_at: Date;
 }
 
-/** A one-button form of the members page, with the session's CSRF token. */
+/** A one-button form of the members page, with the session's CSRF token in its action. */
 function action(viewer: Viewer, path: string, email: string, label: string, text: string): SafeHtml {
-  return html`<form class="inline" method="post" action="${path}">
-    <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+  return html`<form class="inline" method="post" action="${changeAction(path, viewer.csrfToken)}">
     <input type="hidden" name="email" value="${email}" />
     <button type="submit" aria-label="${label}">${text}</button>
   </form>`;
@@ -72,8 +71,7 @@ export function membersPage(appId: string, viewer: Viewer, owner: boolean, membe
       owner
         ? html`<h2>Invite someone</h2>
             <p>Inviting an address again replaces its earlier invitation: only the newest link works.</p>
-            <form method="post" action="/apps/${appId}/members">
-              <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+            <form method="post" action="${changeAction(`/apps/${appId}/members`, viewer.csrfToken)}">
               <label for="invite-email">Email address to invite</label>
               <input id="invite-email" name="email" type="email" required />
               <button type="submit">Invite</button>

@@ -5,7 +5,7 @@ import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
-import { page } from './layout';
+import { changeAction, page } from './layout';
 import { statusFilter } from './status-filter';
 
 const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
@@ -64,8 +64,11 @@ export class WebhookDeliveriesController {
                       ${
                         d.status === 'pending'
                           ? null
-                          : html`<form class="inline" method="post" action="/apps/${appId}/webhook-deliveries/${d.id}/replay">
-                              <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                          : html`<form
+                              class="inline"
+                              method="post"
+                              action="${changeAction(`/apps/${appId}/webhook-deliveries/${d.id}/replay`, viewer.csrfToken)}"
+                            >
                               <button type="submit" aria-label="Replay ${d.id}">Replay</button>
                             </form>`
                       }

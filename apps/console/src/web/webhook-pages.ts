@@ -1,6 +1,6 @@
 import { PUBLIC_EVENT_TYPES, type WebhookEndpoint } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
-import type { Viewer } from './layout';
+import { changeAction, type Viewer } from './layout';
 
 /** The event types an endpoint may subscribe to (webhook.test goes to one endpoint on request only). */
 export const SUBSCRIBABLE = PUBLIC_EVENT_TYPES.filter((type) => type !== 'webhook.test');
@@ -27,12 +27,10 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
               </td>
               <td>${e.events.join(', ')}</td>
               <td>
-                <form class="inline" method="post" action="/apps/${appId}/webhooks/${e.id}/test">
-                  <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                <form class="inline" method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/test`, viewer.csrfToken)}">
                   <button type="submit" aria-label="Send a test event to ${e.url}">Send test</button>
                 </form>
-                <form class="inline" method="post" action="/apps/${appId}/webhooks/${e.id}/delete">
-                  <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+                <form class="inline" method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/delete`, viewer.csrfToken)}">
                   <button type="submit" aria-label="Delete ${e.url}">Delete</button>
                 </form>
               </td>
@@ -44,29 +42,25 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
       (e) =>
         html`<section aria-label="Manage ${e.url}">
           <h2>${e.url}</h2>
-          <form method="post" action="/apps/${appId}/webhooks/${e.id}/verify">
-            <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+          <form method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/verify`, viewer.csrfToken)}">
             <label for="verify-${e.id}">Verify token for ${e.url}</label>
             <input id="verify-${e.id}" name="verifyToken" type="text" required />
             <button type="submit">Verify again</button>
           </form>
-          <form method="post" action="/apps/${appId}/webhooks/${e.id}/events">
-            <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+          <form method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/events`, viewer.csrfToken)}">
             <fieldset>
               <legend>Events sent to ${e.url}</legend>
               ${SUBSCRIBABLE.map((type) => html`<label><input type="checkbox" name="events" value="${type}" ${e.events.includes(type) ? html`checked` : null} /> ${type}</label>`)}
             </fieldset>
             <button type="submit">Save events</button>
           </form>
-          <form method="post" action="/apps/${appId}/webhooks/${e.id}/rotate-secret">
-            <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+          <form method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/rotate-secret`, viewer.csrfToken)}">
             <button type="submit" aria-label="Rotate the signing secret of ${e.url}">Rotate secret</button>
           </form>
         </section>`,
     )}
     <h2>Add an endpoint</h2>
-    <form method="post" action="/apps/${appId}/webhooks">
-      <input type="hidden" name="csrf" value="${viewer.csrfToken}" />
+    <form method="post" action="${changeAction(`/apps/${appId}/webhooks`, viewer.csrfToken)}">
       <label for="url">Endpoint URL</label>
       <input id="url" name="url" type="text" inputmode="url" required placeholder="https://example.com/webhooks" />
       <label for="verify-token">Verify token</label>
