@@ -45,4 +45,15 @@ describe('loadConsoleSettings', () => {
     expect(() => loadConsoleSettings({ PORT: '4002', INTERNAL_PORT: '4002' }, false)).toThrow('INTERNAL_PORT must differ');
     expect(() => loadConsoleSettings({ INTERNAL_PORT: 'metrics' }, false)).toThrow('INTERNAL_PORT must be a port number');
   });
+
+  it('names its cookies __Host- (Secure, Path=/, no Domain) in production; plain names over http in dev and test', () => {
+    const inProduction = loadConsoleSettings({ ...production, TRUSTED_PROXIES: 'none' }, true).cookies;
+    expect(inProduction).toEqual({ secure: true, session: '__Host-console_session', formToken: '__Host-console_csrf' });
+    // Browsers refuse a __Host- cookie without Secure, and Secure over http: the local console keeps plain names.
+    expect(loadConsoleSettings({ CONSOLE_URL: 'http://127.0.0.1:4002' }, false).cookies).toEqual({
+      secure: false,
+      session: 'console_session',
+      formToken: 'console_csrf',
+    });
+  });
 });

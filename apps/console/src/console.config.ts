@@ -1,6 +1,7 @@
 import type { BlockList } from 'node:net';
 import { mailSettingsFromEnv, type MailSettings } from '#platform/mail';
 import { SecretKeyRing, trustedProxiesFromEnv } from '#platform/service-kit';
+import { consoleCookies, type ConsoleCookies } from './sessions/console-cookies';
 
 export interface ConsoleSettings {
   /** Where people reach the console (CONSOLE_URL): the links in emails point there. */
@@ -10,6 +11,8 @@ export interface ConsoleSettings {
   trustedProxies: BlockList;
   /** SECRETS_KEYS: opens the secret fields of RPC replies (a new endpoint's signing secret). */
   secretKeys: SecretKeyRing;
+  /** Its cookies' names and flag, decided by the scheme of CONSOLE_URL: `__Host-` and Secure over https (production). */
+  cookies: ConsoleCookies;
   /** INTERNAL_PORT (default 3003): /healthz, /readyz and /metrics, for probes and Prometheus, never the ingress. */
   internalPort: number;
 }
@@ -24,6 +27,7 @@ export function loadConsoleSettings(env: NodeJS.ProcessEnv, production: boolean)
   if (String(internalPort) === String(env.PORT ?? 3002)) throw new Error('INTERNAL_PORT must differ from the console port: the ingress reaches that one');
   return {
     consoleUrl,
+    cookies: consoleCookies(consoleUrl),
     internalPort,
     mail: mailSettingsFromEnv(env, { production }),
     trustedProxies: trustedProxiesFromEnv(env, production),

@@ -47,7 +47,14 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env) {
       migrations: consoleMigrations,
       outboxRoute: consoleOutboxRoute,
       consumers: (runtime) => consoleConsumers(runtime, settings),
-      module: consoleModule({ consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from, trustedProxies: settings.trustedProxies, rpc }),
+      module: consoleModule({
+        consoleUrl: settings.consoleUrl,
+        mailFrom: settings.mail.from,
+        trustedProxies: settings.trustedProxies,
+        cookies: settings.cookies,
+        secretKeys: settings.secretKeys,
+        rpc,
+      }),
       // The console's port faces people through the ingress: health, readiness and metrics are not theirs.
       internalPort: settings.internalPort,
       // No body is read before ChangeGuard has checked who sends it (FormBodyInterceptor and multer come after).

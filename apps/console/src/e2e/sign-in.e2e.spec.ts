@@ -1,5 +1,5 @@
 import { advanceClock, eventually, queryDatabase, unique } from '#platform/testing';
-import { appOwnedBy, CONSOLE, csrfOf, mailTo, Visitor } from './console-visitor.test-helpers';
+import { appOwnedBy, CONSOLE, csrfOf, mailTo, signedInVisitor, Visitor } from './console-visitor.test-helpers';
 
 /**
  * Signing in to the console by emailed link, over plain HTTP against the running stack: the forms,
@@ -115,6 +115,33 @@ describe('console sign-in (e2e)', () => {
     await signIn(visitor, owner);
     expect((await visitor.request('POST', '/sign-out', { csrf: 'forged' })).status).toBe(403);
     expect((await visitor.request('GET', '/apps')).status).toBe(200);
+  });
+
+  it('binds each CSRF token to its own session: the token of another, or a pair the sender chose, is refused', async () => {
+    const email = `${unique('someone.')}@example.com`;
+    // Before a session: the form token is made for the cookie it was handed out with.
+    const first = new Visitor();
+    const second = new Visitor();
+    const firstHome = await first.request('GET', '/');
+    await second.request('GET', '/');
+    expect((await second.request('POST', '/sign-in', { csrf: csrfOf(firstHome.body), email })).status).toBe(403);
+    // A cookie set by someone else (a sibling host, a network on http) with a token to match: plain
+    // double submit would take it; a token the console did not make for that cookie is refused.
+    const planted = new Visitor();
+    const chosen = 'chosen-by-the-sender-chosen-by-the-sender-0';
+    planted.cookies.set('console_csrf', chosen);
+    expect((await planted.request('POST', '/sign-in', { csrf: chosen, email })).status).toBe(403);
+    expect((await first.request('POST', '/sign-in', { csrf: csrfOf(firstHome.body), email })).status).toBe(200);
+
+    // Signed in: one session's token is refused with another session's cookie.
+    const owner = `${unique('owner.')}@widgets.example`;
+    await appOwnedBy(owner);
+    const one = await signedInVisitor(owner);
+    const other = await signedInVisitor(owner);
+    const oneToken = csrfOf((await one.request('GET', '/apps')).body);
+    expect((await other.request('POST', '/sign-out', { csrf: oneToken })).status).toBe(403);
+    expect((await other.request('GET', '/apps')).status).toBe(200);
+    expect((await one.request('POST', '/sign-out', { csrf: oneToken })).status).toBe(303);
   });
 
   it('ends a session on sign-out and after 12 hours', async () => {

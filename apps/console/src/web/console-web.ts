@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseCookie, stringifySetCookie } from 'cookie';
+import { parseCookie } from 'cookie';
 import type { Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { RpcCaller } from '#platform/contracts';
-import { ServiceRuntime } from '#platform/service-kit';
+import { ServiceRuntime, type SecretKeyRing } from '#platform/service-kit';
+import { consoleSetCookie, type ConsoleCookies } from '../sessions/console-cookies';
+import { formTokenFor, formTokenMatches } from '../sessions/form-token';
 import { newToken, sameToken } from '../sessions/secret-tokens';
 import { findSession, type ConsoleSession } from '../sessions/session-store';
 import { html } from './html';
@@ -15,16 +17,16 @@ export interface ConsoleWebSettings {
   consoleUrl: string;
   /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES), for the per-client sign-in limit. */
   trustedProxies: BlockList;
+  /** The cookies' names and flag (`__Host-` and Secure over https). */
+  cookies: ConsoleCookies;
+  /** SECRETS_KEYS: the pre-session form tokens are made under it (form-token.ts). */
+  secretKeys: SecretKeyRing;
 }
-
-export const SIGNED_IN_COOKIE = 'console_session';
 
 /** Who calls a service for a page: the app, and a request id of the console's own. */
 export function consoleCaller(appId: string): RpcCaller {
   return { requestId: `con_${randomBytes(9).toString('base64url')}`, appId };
 }
-/** The CSRF token of the forms used before there is a session (double submit: cookie and field must match). */
-const FORM_COOKIE = 'console_csrf';
 
 /** What every console page needs: the session, CSRF tokens, cookies with the right flags, safe answers. */
 @Injectable()
@@ -44,7 +46,7 @@ export class ConsoleWeb {
   session(req: Request): Promise<ConsoleSession | null> {
     let found = this.sessions.get(req);
     if (!found) {
-      found = findSession(this.runtime.em(), this.cookie(req, SIGNED_IN_COOKIE), this.runtime.clock.now());
+      found = findSession(this.runtime.em(), this.sessionCookie(req), this.runtime.clock.now());
       this.sessions.set(req, found);
     }
     return found;
@@ -96,25 +98,35 @@ export class ConsoleWeb {
     return sameToken(this.changeToken(req), signedIn.csrfToken);
   }
 
-  /** The pre-session forms' token: the cookie's if there is one, else a new one set now. */
+  /** The session cookie's token, if any. */
+  sessionCookie(req: Request): string | undefined {
+    return this.cookie(req, this.settings.cookies.session);
+  }
+
+  /**
+   * The token of the forms used before there is a session, bound to this browser's pre-session
+   * cookie (a random id, set now if missing): form-token.ts.
+   */
   formToken(req: Request, res: Response): string {
-    const existing = this.cookie(req, FORM_COOKIE);
-    if (existing) return existing;
-    const token = newToken();
-    res.append('Set-Cookie', this.setCookie(FORM_COOKIE, token, 24 * 3600));
-    return token;
+    let cookieId = this.cookie(req, this.settings.cookies.formToken);
+    if (!cookieId || !/^[A-Za-z0-9_-]{43}$/.test(cookieId)) {
+      cookieId = newToken();
+      res.append('Set-Cookie', consoleSetCookie(this.settings.cookies, this.settings.cookies.formToken, cookieId, 24 * 3600));
+    }
+    return formTokenFor(this.settings.secretKeys, cookieId);
   }
 
   formTokenMatches(req: Request): boolean {
-    return sameToken(this.changeToken(req), this.cookie(req, FORM_COOKIE));
+    return formTokenMatches(this.settings.secretKeys, this.cookie(req, this.settings.cookies.formToken), this.changeToken(req));
   }
 
   startSession(res: Response, cookieToken: string, expiresAt: Date): void {
-    res.append('Set-Cookie', this.setCookie(SIGNED_IN_COOKIE, cookieToken, Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000)));
+    const maxAge = Math.ceil((expiresAt.getTime() - this.runtime.clock.now().getTime()) / 1000);
+    res.append('Set-Cookie', consoleSetCookie(this.settings.cookies, this.settings.cookies.session, cookieToken, maxAge));
   }
 
   endSessionCookie(res: Response): void {
-    res.append('Set-Cookie', this.setCookie(SIGNED_IN_COOKIE, '', 0));
+    res.append('Set-Cookie', consoleSetCookie(this.settings.cookies, this.settings.cookies.session, '', 0));
   }
 
   refuseCsrf(res: Response, viewer: Viewer | null = null): void {
@@ -149,19 +161,6 @@ export class ConsoleWeb {
   send(res: Response, status: number, body: string): void {
     this.secure(res);
     res.status(status).type('html').send(body);
-  }
-
-  private setCookie(name: string, value: string, maxAgeSeconds: number): string {
-    return stringifySetCookie({
-      name,
-      value,
-      httpOnly: true,
-      sameSite: 'lax',
-      path: '/',
-      maxAge: Math.max(0, maxAgeSeconds),
-      // Secure wherever the console is served over https (everywhere but a local dev or test stack).
-      secure: this.settings.consoleUrl.startsWith('https://'),
-    });
   }
 
   private secure(res: Response): void {

@@ -8,7 +8,7 @@ import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
 import { auditLine } from './audit-lines';
 import { BeforeSignIn } from './change.guard';
-import { ConsoleWeb, SIGNED_IN_COOKIE } from './console-web';
+import { ConsoleWeb } from './console-web';
 import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
 import { changeAction, page } from './layout';
@@ -132,7 +132,7 @@ export class ConsoleController {
   async signOut(@Req() req: Request, @Res() res: Response): Promise<void> {
     const signedIn = await this.web.session(req);
     if (signedIn && !this.web.sessionTokenMatches(req, signedIn)) return this.web.refuseCsrf(res, this.web.viewer(signedIn));
-    const token = this.web.cookie(req, SIGNED_IN_COOKIE);
+    const token = this.web.sessionCookie(req);
     if (token) await endSession(this.web.runtime.em(), token);
     this.web.endSessionCookie(res);
     this.web.redirect(res, '/');
