@@ -6,6 +6,7 @@ import { AuditTrail } from './audit/audit-trail';
 import { MembersHandler } from './members/members.handler';
 import { ConsoleRetentionPruner } from './retention/console-retention.pruner';
 import { SignInHandler } from './sign-in/sign-in.handler';
+import { SignInRequestsWorker } from './sign-in/sign-in-requests.worker';
 import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
 import { BusinessProfileController } from './web/business-profile.controller';
@@ -53,7 +54,12 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },
       { provide: APP_FILTER, useClass: DomainErrorPageFilter },
       { provide: APP_FILTER, useClass: ChangeRefusedFilter },
-      { provide: SignInHandler, useFactory: (runtime: ServiceRuntime) => new SignInHandler(runtime, settings), inject: [ServiceRuntime] },
+      { provide: SignInRequestsWorker, useFactory: (runtime: ServiceRuntime) => new SignInRequestsWorker(runtime, settings), inject: [ServiceRuntime] },
+      {
+        provide: SignInHandler,
+        useFactory: (runtime: ServiceRuntime, requests: SignInRequestsWorker) => new SignInHandler(runtime, requests),
+        inject: [ServiceRuntime, SignInRequestsWorker],
+      },
       { provide: MembersHandler, useFactory: (runtime: ServiceRuntime) => new MembersHandler(runtime, settings), inject: [ServiceRuntime] },
     ],
   })

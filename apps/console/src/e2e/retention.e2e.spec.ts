@@ -15,7 +15,7 @@ describe('console: retention (e2e)', () => {
     await eventually(async () => ((await mailTo(invitee)).length ? true : null), 15_000);
 
     const kept = async () => ({
-      requests: await count(`select count(*) as n from console.sign_in_requests where client = $1`, [visitor.address]),
+      requests: await count(`select count(*) as n from console.sign_in_clients where client = $1`, [visitor.address]),
       links: await count(`select count(*) as n from console.sign_in_links where email = $1`, [owner]),
       sessions: await count(`select count(*) as n from console.sessions where email = $1`, [owner]),
       invitations: await count(`select count(*) as n from console.invitations where email = $1`, [invitee]),

@@ -179,4 +179,15 @@ describe('console sign-in (e2e)', () => {
       statuses.push((await visitor.request('POST', '/sign-in', { csrf: csrfOf(home.body), email: `${unique('x.')}@example.com` })).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
   });
+
+  it('counts sign-in requests per client atomically: of 30 sent at once, 10 are answered and 20 refused', async () => {
+    const visitor = new Visitor();
+    const home = await visitor.request('GET', '/');
+    const csrf = csrfOf(home.body);
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async () => (await visitor.request('POST', '/sign-in', { csrf, email: `${unique('x.')}@example.com` })).status),
+    );
+    expect(statuses.filter((status) => status === 200).length).toBe(10);
+    expect(statuses.filter((status) => status === 429).length).toBe(20);
+  });
 });

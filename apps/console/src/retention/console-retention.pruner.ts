@@ -9,6 +9,8 @@ const DAY_MS = 24 * 3600 * 1000;
  * redriven event of that age finds its Message-ID taken and sends nothing twice.
  */
 export const CONSOLE_RETENTION = [
+  { table: 'console.sign_in_clients', column: 'window_started_at', keepMs: SIGN_IN_WINDOW_MS },
+  // Written only by replicas of the previous image while they roll (migration 0007).
   { table: 'console.sign_in_requests', column: 'at', keepMs: SIGN_IN_WINDOW_MS },
   { table: 'console.sign_in_links', column: 'expires_at', keepMs: 0 },
   { table: 'console.sessions', column: 'expires_at', keepMs: 0 },

@@ -1,14 +1,14 @@
 import { deciderSpecification } from '#platform/decider/testing';
-import { LINKS_PER_ADDRESS, REQUESTS_PER_CLIENT, signInDecider, type SignInCommand } from './sign-in.decider';
+import { LINKS_PER_ADDRESS, signInDecider, type SignInCommand } from './sign-in.decider';
 import type { SignInEvent } from './sign-in.state';
 
 const spec = deciderSpecification(signInDecider);
 const email = 'ana@example.com';
 const at = (iso: string) => ({ now: new Date(iso) });
 
-const request = (now: string, facts: { isMember?: boolean; clientRequestsInWindow?: number; tokenHash?: string } = {}): SignInCommand => ({
+const request = (now: string, facts: { isMember?: boolean; tokenHash?: string } = {}): SignInCommand => ({
   type: 'RequestSignInLink',
-  data: { email, tokenHash: facts.tokenHash ?? 'tok-1', isMember: facts.isMember ?? true, clientRequestsInWindow: facts.clientRequestsInWindow ?? 0 },
+  data: { email, tokenHash: facts.tokenHash ?? 'tok-1', isMember: facts.isMember ?? true },
   metadata: at(now),
 });
 const issued = (issuedAt: string, tokenHash = 'tok-1'): SignInEvent => ({
@@ -59,21 +59,6 @@ describe('Sign-in decider', () => {
         .given(three)
         .when(request('2026-05-01T10:15:00Z', { tokenHash: 'tok-3' }))
         .then([issued('2026-05-01T10:15:00Z', 'tok-3')]);
-    });
-
-    it(`refuses the client's ${REQUESTS_PER_CLIENT + 1}th request in 15 minutes, member or not`, () => {
-      spec
-        .given([])
-        .when(request('2026-05-01T10:00:00Z', { clientRequestsInWindow: REQUESTS_PER_CLIENT - 1 }))
-        .then([issued('2026-05-01T10:00:00Z')]);
-      spec
-        .given([])
-        .when(request('2026-05-01T10:00:00Z', { clientRequestsInWindow: REQUESTS_PER_CLIENT }))
-        .thenThrows('rate_limited');
-      spec
-        .given([])
-        .when(request('2026-05-01T10:00:00Z', { clientRequestsInWindow: REQUESTS_PER_CLIENT, isMember: false }))
-        .thenThrows('rate_limited');
     });
   });
 

@@ -1,56 +1,36 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DomainEvent } from '#platform/contracts';
 import { handleCommand } from '#platform/event-store';
-import { enqueueMail } from '#platform/mail';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { newToken, tokenHash } from '../sessions/secret-tokens';
 import { createSession } from '../sessions/session-store';
-import { signInDecider, SIGN_IN_WINDOW_MS, type SignInCommand } from './sign-in.decider';
-import { signInEmail } from './sign-in.email';
+import { countClientRequest } from './client-requests.counter';
+import { admitSignInRequest } from './sign-in-client-limit.rule';
+import { signInDecider, type SignInCommand } from './sign-in.decider';
+import type { SignInRequestsWorker } from './sign-in-requests.worker';
 import type { SignInEvent } from './sign-in.state';
+import { isSignInEvent, personStream } from './sign-in-stream';
 
-export interface SignInSettings {
-  consoleUrl: string;
-  mailFrom: string;
-}
-
-const personStream = (email: string) => `person-${tokenHash(email)}`;
-
-/** The events of a sign-in stream, as the event store hands them back. */
-const isSignInEvent = (event: DomainEvent): event is DomainEvent & SignInEvent => event.type === 'SignInLinkIssued' || event.type === 'SignInLinkUsed';
-
-/** Loads the facts, lets the sign-in decider decide, and applies what it decided in one transaction. */
+/** Loads the facts, lets the sign-in rules decide, and applies what they decided in one transaction. */
 export class SignInHandler {
   constructor(
     private readonly runtime: ServiceRuntime,
-    private readonly settings: SignInSettings,
+    private readonly requests: Pick<SignInRequestsWorker, 'kick'>,
   ) {}
 
-  /** Asks for a link; the caller answers the same whatever happens here (but for the client's limit). */
+  /**
+   * Asks for a link. The same work whoever asked and whatever the address: the client's request is
+   * counted (one atomic upsert), the client's limit decided from that count alone, and the request
+   * queued, one row. Whether the address may sign in is looked at only afterwards, by
+   * SignInRequestsWorker, once the answer is sent: nothing here, neither the answer nor its timing,
+   * depends on it. Refused (rate_limited) past the client's limit, counted still.
+   */
   async requestLink(rawEmail: string, client: string): Promise<void> {
     const email = rawEmail.trim().toLowerCase();
     const now = this.runtime.clock.now();
-    const token = newToken();
-    const hash = tokenHash(token);
     const em = this.runtime.em();
-    const [{ requests }] = await em.execute<{ requests: string }[]>(`select count(*) as requests from console.sign_in_requests where client = ? and at > ?`, [
-      client,
-      new Date(now.getTime() - SIGN_IN_WINDOW_MS),
-    ]);
-    const [{ member }] = await em.execute<{ member: boolean }[]>(`select exists (select 1 from console.members where email = ?) as member`, [email]);
-    // Counted whatever the decision, so a client cannot probe addresses faster by being refused.
-    await em.execute(`insert into console.sign_in_requests (client, at) values (?, ?)`, [client, now]);
-    await this.decide(
-      email,
-      { type: 'RequestSignInLink', data: { email, tokenHash: hash, isMember: member, clientRequestsInWindow: Number(requests) }, metadata: { now } },
-      async (tx, events) => {
-        for (const event of events) {
-          if (event.type !== 'SignInLinkIssued') continue;
-          await tx.execute(`insert into console.sign_in_links (token_hash, email, expires_at) values (?, ?, ?)`, [hash, email, event.data.expiresAt]);
-          await enqueueMail(tx, 'console', signInEmail(email, `${this.settings.consoleUrl}/sign-in/${token}`, hash), this.settings.mailFrom);
-        }
-      },
-    );
+    admitSignInRequest(await countClientRequest(em, client, now));
+    await em.execute(`insert into console.sign_in_queue (email, requested_at) values (?, ?)`, [email, now]);
+    this.requests.kick();
   }
 
   /** Follows a link: a new session's token (for the cookie) and when it ends, or a DomainError. */

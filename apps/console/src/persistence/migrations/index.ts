@@ -5,6 +5,7 @@ import { Migration20261127000300ConsoleInvitations } from './migration-20261127-
 import { Migration20261127000400ConsoleRetention } from './migration-20261127-0004-retention';
 import { Migration20261127000500ConsoleBoundedInbox } from './migration-20261127-0005-bounded-inbox';
 import { Migration20261130000600ConsoleInvitationsEnd } from './migration-20261130-0006-invitations-end';
+import { Migration20261204000700ConsoleSignInQueue } from './migration-20261204-0007-sign-in-queue';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const consoleMigrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const consoleMigrations: MigrationObject[] = [
   { name: 'Migration20261127000400ConsoleRetention', class: Migration20261127000400ConsoleRetention },
   { name: 'Migration20261127000500ConsoleBoundedInbox', class: Migration20261127000500ConsoleBoundedInbox },
   { name: 'Migration20261130000600ConsoleInvitationsEnd', class: Migration20261130000600ConsoleInvitationsEnd },
+  { name: 'Migration20261204000700ConsoleSignInQueue', class: Migration20261204000700ConsoleSignInQueue },
 ];
