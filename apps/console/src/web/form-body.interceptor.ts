@@ -29,10 +29,16 @@ async function readFormBody(req: Request): Promise<Record<string, string | strin
   if (Number(req.headers['content-length'] ?? 0) > FORM_BODY_MAX_BYTES) throw new PayloadTooLargeException('This form is too large.');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_BODY_MAX_BYTES) throw new PayloadTooLargeException('This form is too large.');
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > FORM_BODY_MAX_BYTES) throw new PayloadTooLargeException('This form is too large.');
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof PayloadTooLargeException) throw error;
+    // The sender broke off its body: its request, not the console's fault.
+    throw new BadRequestException('This form arrived incomplete.');
   }
   const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
   // No prototype: a field named __proto__ is a field.
