@@ -44,8 +44,7 @@ const HISTORY_ANCHORS = new Set(
 function danglingReferences(file: string, text = readFileSync(file, 'utf8')): string[] {
   const inRecords = path.dirname(file) === path.join(ROOT, 'docs', 'adr');
   const found: string[] = [];
-  const report = (index: number, reference: string) =>
-    found.push(`${path.relative(ROOT, file)}:${text.slice(0, index).split('\n').length}: ${reference}`);
+  const report = (index: number, reference: string) => found.push(`${path.relative(ROOT, file)}:${text.slice(0, index).split('\n').length}: ${reference}`);
 
   for (const m of text.matchAll(/(?:docs\/)?adr\/(\d{4})(-[a-z0-9-]+\.md)?/g)) {
     const record = RECORDS.get(m[1]);
