@@ -153,6 +153,8 @@ export class ServiceRuntime {
     // Independent round trips: the broker's topics and the database's schema at once. Only the app's
     // own topics: its Kafka user in production may neither see nor create the others.
     const own = new Set(isKafkaApp(c.serviceName) ? kafkaTopicsOf(c.serviceName) : []);
+    // The test clock (never in production) follows gateway.events, which the access map need not list.
+    if (this.clock instanceof TestClock) own.add(TOPICS.gatewayEvents);
     await Promise.all([
       ensureTopics(
         this.kafka,
