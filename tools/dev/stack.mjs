@@ -96,6 +96,7 @@ export async function waitReady(url, timeoutMs, child) {
  */
 export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG_DIR, timeoutMs = 120_000, onSpawned = () => {} }) {
   const ports = stackPorts(basePort);
+  await createStackTopics(env);
   /** @type {Record<string, import('node:child_process').ChildProcess>} */
   const children = {};
   for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
@@ -114,6 +115,19 @@ export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG
     throw new Error(`${/** @type {Error} */ (error).message}\n${tails}`);
   }
   return { children, ports };
+}
+
+/** Every topic of the stack's namespace, with leaders, before any app starts (tools/dev/create-stack-topics.cjs says why). */
+async function createStackTopics(env) {
+  const script = path.join(ROOT, 'tools/dev/create-stack-topics.cjs');
+  const { code, stderr } = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', (error) => resolve({ code: 1, stderr: String(error) }));
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+  if (code !== 0) throw new Error(stderr.trim() || `creating the stack's topics exited with ${code}`);
 }
 
 export async function stopChildren(children) {
