@@ -7,11 +7,11 @@ import { MembersHandler } from './members/members.handler';
 import { ConsoleRetentionPruner } from './retention/console-retention.pruner';
 import { SignInHandler } from './sign-in/sign-in.handler';
 import { SignInRequestsWorker } from './sign-in/sign-in-requests.worker';
+import { AccessRefusedFilter } from './web/access-refused.filter';
 import { ApiKeysController } from './web/api-keys.controller';
 import { AppDataController } from './web/app-data.controller';
 import { BusinessProfileController } from './web/business-profile.controller';
 import { ChangeGuard } from './web/change.guard';
-import { ChangeRefusedFilter } from './web/change-refused.filter';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
@@ -53,7 +53,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       // Filters registered later are tried first: refusals, then anything else.
       { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },
       { provide: APP_FILTER, useClass: DomainErrorPageFilter },
-      { provide: APP_FILTER, useClass: ChangeRefusedFilter },
+      { provide: APP_FILTER, useClass: AccessRefusedFilter },
       { provide: SignInRequestsWorker, useFactory: (runtime: ServiceRuntime) => new SignInRequestsWorker(runtime, settings), inject: [ServiceRuntime] },
       {
         provide: SignInHandler,

@@ -1,8 +1,8 @@
 import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { AccessRefused } from './access-refused';
 import { ConsoleWeb } from './console-web';
-import type { Viewer } from './layout';
 
 const BEFORE_SIGN_IN = 'console:before-sign-in';
 
@@ -11,16 +11,6 @@ const BEFORE_SIGN_IN = 'console:before-sign-in';
  * invitation): it carries the pre-session form token instead of a session's.
  */
 export const BeforeSignIn = () => SetMetadata(BEFORE_SIGN_IN, true);
-
-/** A change refused from its head alone: nobody signed in (sent to sign in), or no valid CSRF token. */
-export class ChangeRefused extends Error {
-  constructor(
-    readonly reason: 'signed-out' | 'csrf',
-    readonly viewer: Viewer | null,
-  ) {
-    super(reason === 'signed-out' ? 'Sign in first.' : 'This form expired.');
-  }
-}
 
 /**
  * Every change (any request but GET and HEAD) is checked from its head before any of its body is
@@ -41,12 +31,12 @@ export class ChangeGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     if (req.method === 'GET' || req.method === 'HEAD') return true;
     if (this.reflector.getAllAndOverride<boolean>(BEFORE_SIGN_IN, [context.getHandler(), context.getClass()])) {
-      if (!this.web.formTokenMatches(req)) throw new ChangeRefused('csrf', null);
+      if (!this.web.formTokenMatches(req)) throw new AccessRefused('csrf', null);
       return true;
     }
     const signedIn = await this.web.session(req);
-    if (!signedIn) throw new ChangeRefused('signed-out', null);
-    if (!this.web.sessionTokenMatches(req, signedIn)) throw new ChangeRefused('csrf', this.web.viewer(signedIn));
+    if (!signedIn) throw new AccessRefused('signed-out', null);
+    if (!this.web.sessionTokenMatches(req, signedIn)) throw new AccessRefused('csrf', this.web.viewer(signedIn));
     return true;
   }
 }

@@ -1,14 +1,14 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
-import { ChangeRefused } from './change.guard';
+import { AccessRefused } from './access-refused';
 import { ConsoleWeb } from './console-web';
 
 /** ChangeGuard's refusals: to the sign-in page, or "form expired"; the connection ends with the answer (its body is never read). */
-@Catch(ChangeRefused)
-export class ChangeRefusedFilter implements ExceptionFilter<ChangeRefused> {
+@Catch(AccessRefused)
+export class AccessRefusedFilter implements ExceptionFilter<AccessRefused> {
   constructor(private readonly web: ConsoleWeb) {}
 
-  catch(refusal: ChangeRefused, host: ArgumentsHost): void {
+  catch(refusal: AccessRefused, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (refusal.reason === 'signed-out') return this.web.redirect(res, '/');
     this.web.refuseCsrf(res, refusal.viewer);
