@@ -9,6 +9,7 @@ import { SignInHandler } from './sign-in/sign-in.handler';
 import { SignInRequestsWorker } from './sign-in/sign-in-requests.worker';
 import { AccessRefusedFilter } from './web/access-refused.filter';
 import { ApiKeysController } from './web/api-keys.controller';
+import { AppMemberGuard } from './web/app-member.guard';
 import { AppDataController } from './web/app-data.controller';
 import { BusinessProfileController } from './web/business-profile.controller';
 import { ChangeGuard } from './web/change.guard';
@@ -47,8 +48,10 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       ConsoleWeb,
       AuditTrail,
       ConsoleRetentionPruner,
-      // Every change is checked from its head (session, CSRF token) before a body is read, then its form read.
+      // Every change is checked from its head (session, CSRF token), then every page of an app for its
+      // membership, before a body is read; then its form is read. Guards run in this order.
       { provide: APP_GUARD, useClass: ChangeGuard },
+      { provide: APP_GUARD, useClass: AppMemberGuard },
       { provide: APP_INTERCEPTOR, useClass: FormBodyInterceptor },
       // Filters registered later are tried first: refusals, then anything else.
       { provide: APP_FILTER, useClass: UnexpectedErrorPageFilter },

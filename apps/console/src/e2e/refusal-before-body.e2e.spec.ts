@@ -1,10 +1,10 @@
 import { connect } from 'node:net';
-import { appOwnedBy, CONSOLE, Visitor, signedInVisitor } from './console-visitor.test-helpers';
+import { appOwnedBy, CONSOLE, csrfOf, Visitor, signedInVisitor } from './console-visitor.test-helpers';
 import { unique } from '#platform/testing';
 
 /**
- * A change is refused before its body is read: an unsigned upload, or one without the session's
- * CSRF token, is answered as soon as its headers arrive, however large a body they announce. Over
+ * A change is refused before its body is read: an unsigned upload, one without the session's
+ * CSRF token, or one to an app the sender is not a member of, is answered as soon as its headers arrive, however large a body they announce. Over
  * a raw socket, so the body is really never sent.
  */
 const ANSWER_WITHIN_MS = 2_000;
@@ -68,5 +68,18 @@ describe('console refusals before the body (e2e)', () => {
       const answer = await headersOnly(path, headers);
       expect([path, answer.status, answer.closed]).toEqual([path, 403, true]);
     }
+  });
+
+  it("answers a signed-in stranger's upload to another app with 404 at once, without its body", async () => {
+    const stranger = `${unique('stranger.')}@upload.example`;
+    await appOwnedBy(stranger);
+    const otherApp = await appOwnedBy(`${unique('owner.')}@upload.example`);
+    const visitor = await signedInVisitor(stranger);
+    const apps = await visitor.request('GET', '/apps');
+    const answer = await headersOnly(`/apps/${otherApp}/profile?csrf=${encodeURIComponent(csrfOf(apps.body))}`, {
+      Cookie: cookieHeader(visitor),
+      'X-Forwarded-For': visitor.address,
+    });
+    expect([answer.status, answer.closed]).toEqual([404, true]);
   });
 });

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { AccessRefused } from './access-refused';
 import { ConsoleWeb } from './console-web';
 
-/** ChangeGuard's refusals: to the sign-in page, or "form expired"; the connection ends with the answer (its body is never read). */
+/** The guards' refusals: to the sign-in page, "form expired" or not found; the connection ends with the answer (its body is never read). */
 @Catch(AccessRefused)
 export class AccessRefusedFilter implements ExceptionFilter<AccessRefused> {
   constructor(private readonly web: ConsoleWeb) {}
@@ -11,6 +11,7 @@ export class AccessRefusedFilter implements ExceptionFilter<AccessRefused> {
   catch(refusal: AccessRefused, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (refusal.reason === 'signed-out') return this.web.redirect(res, '/');
+    if (refusal.reason === 'not-member') return this.web.notFound(res, refusal.viewer);
     this.web.refuseCsrf(res, refusal.viewer);
   }
 }

@@ -5,6 +5,7 @@ import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { apiKeysPage, createdKeyPage } from './api-keys-page';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { page } from './layout';
 
@@ -31,19 +32,13 @@ export class ApiKeysController {
   ) {}
 
   @Get('/apps/:appId/keys')
-  async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async list(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const { data: keys } = await this.rpc.call('gateway', 'keys.list', this.web.rpcCaller(appId), { appId });
     this.web.send(res, 200, page('API keys', apiKeysPage(appId, viewer, keys, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/keys')
-  async create(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async create(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
     const expiresOn = String(req.body?.expiresOn ?? '').trim();
     const request = {
       appId,
@@ -56,7 +51,7 @@ export class ApiKeysController {
     try {
       const created = await this.audit.change(
         appId,
-        signedIn.email,
+        viewer.email,
         'key.created',
         (caller) => this.rpc.call('gateway', 'keys.create', caller, request),
         (key) => `${key.environment} ${key.id}`,
@@ -75,12 +70,10 @@ export class ApiKeysController {
   }
 
   @Post('/apps/:appId/keys/:keyId/revoke')
-  async revoke(@Param('appId') appId: string, @Param('keyId') keyId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async revoke(@Param('appId') appId: string, @Param('keyId') keyId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'key.revoked',
       (caller) => this.rpc.call('gateway', 'keys.revoke', caller, { appId, keyId }),
       (key) => `${key.environment} ${key.id}`,

@@ -5,6 +5,7 @@ import { CONSENT_STATUSES, ERROR_CODES, optInLinkProblem, type ConsentStatus } f
 import { isDomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { changeAction, page, type Viewer } from './layout';
@@ -26,10 +27,12 @@ export class AppDataController {
   ) {}
 
   @Get('/apps/:appId/messages')
-  async message(@Param('appId') appId: string, @Query('id') rawId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async message(
+    @Param('appId') appId: string,
+    @Query('id') rawId: string | undefined,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     const id = (rawId ?? '').trim();
     const form = html`<form method="get" action="/apps/${appId}/messages">
       <label for="message-id">Message id</label>
@@ -102,12 +105,9 @@ export class AppDataController {
     @Param('appId') appId: string,
     @Query('status') rawStatus: string | undefined,
     @Query('cursor') rawCursor: string | undefined,
-    @Req() req: Request,
+    @AppMember() viewer: AppMemberViewer,
     @Res() res: Response,
   ): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
     const status: ConsentStatus | null = CONSENT_STATUSES.find((s) => s === rawStatus) ?? null;
     const cursor = rawCursor && /^[A-Za-z0-9_.=-]{1,512}$/.test(rawCursor) ? rawCursor : null;
     const consents = await this.rpc.call('consent', 'consents.list', this.web.rpcCaller(appId), { appId, status, limit: 50, cursor });
@@ -148,17 +148,12 @@ export class AppDataController {
   }
 
   @Get('/apps/:appId/optin-links')
-  async optinForm(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    this.web.send(res, 200, page('Opt-in links', this.optinFormHtml(appId, this.web.viewer(signedIn)), this.web.viewer(signedIn)));
+  async optinForm(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
+    this.web.send(res, 200, page('Opt-in links', this.optinFormHtml(appId, viewer), viewer));
   }
 
   @Post('/apps/:appId/optin-links')
-  async createOptin(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async createOptin(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
     const ref = String(req.body?.ref ?? '').trim() || null;
     const days = String(req.body?.expiresInDays ?? '').trim();
     const expiresInDays = days ? Number(days) : null;
@@ -177,7 +172,7 @@ export class AppDataController {
       );
     const link = await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'optinLink.created',
       (caller) => this.rpc.call('consent', 'optinLinks.create', caller, { appId, ref, expiresInDays }),
       (created) => created.url,

@@ -7,6 +7,7 @@ import { DomainError } from '#platform/errors';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { businessProfilePage } from './business-profile-page';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { page } from './layout';
 
@@ -32,10 +33,7 @@ export class BusinessProfileController {
   ) {}
 
   @Get('/apps/:appId/profile')
-  async show(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async show(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const profile = await this.rpc.call('profile', 'profile.get', this.web.rpcCaller(appId), { appId });
     this.web.send(res, 200, page('Business profile', businessProfilePage(appId, viewer, profile), viewer));
   }
@@ -46,12 +44,10 @@ export class BusinessProfileController {
   async update(
     @Param('appId') appId: string,
     @UploadedFile() avatarFile: Express.Multer.File | undefined,
+    @AppMember() viewer: AppMemberViewer,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
     const patch: BusinessProfilePatch = {
       displayName: String(req.body?.displayName ?? '').trim(),
       about: optional(req.body?.about),
@@ -63,7 +59,7 @@ export class BusinessProfileController {
     if (req.body?.removeAvatar === 'yes') patch.avatarMediaId = null;
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'profile.updated',
       async (caller) => {
         const avatar = avatarFile && avatarFile.size > 0 ? await this.uploadAvatar(appId, avatarFile, caller) : undefined;

@@ -58,33 +58,6 @@ export class ConsoleWeb {
     return typeof token === 'string' ? token : '';
   }
 
-  /** The session of a member of the app, or null once the answer (redirect to sign in, or 404) is sent. */
-  async memberSession(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const signedIn = await this.session(req);
-    if (!signedIn) {
-      this.redirect(res, '/');
-      return null;
-    }
-    const [row] = await this.runtime
-      .em()
-      .execute<{ role: string }[]>(`select role from console.members where app_id = ? and email = ?`, [appId, signedIn.email]);
-    if (!row) {
-      this.notFound(res, this.viewer(signedIn));
-      return null;
-    }
-    return signedIn;
-  }
-
-  /** As memberSession(), for a change: the signed-in person's CSRF token must come with it. */
-  async memberChange(req: Request, res: Response, appId: string): Promise<ConsoleSession | null> {
-    const signedIn = await this.memberSession(req, res, appId);
-    if (signedIn && !this.sessionTokenMatches(req, signedIn)) {
-      this.refuseCsrf(res, this.viewer(signedIn));
-      return null;
-    }
-    return signedIn;
-  }
-
   rpcCaller(appId: string): RpcCaller {
     return consoleCaller(appId);
   }

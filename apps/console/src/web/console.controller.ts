@@ -6,6 +6,7 @@ import { clientAddress } from '#platform/service-kit';
 import { AuditTrail } from '../audit/audit-trail';
 import { endSession } from '../sessions/session-store';
 import { SignInHandler } from '../sign-in/sign-in.handler';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { auditLine } from './audit-lines';
 import { BeforeSignIn } from './change.guard';
 import { ConsoleWeb } from './console-web';
@@ -173,16 +174,13 @@ export class ConsoleController {
   }
 
   @Get('/apps/:appId')
-  async overview(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.session(req);
-    if (!signedIn) return this.web.redirect(res, '/');
+  async overview(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
+    // A member's app is always there (console.members references console.apps).
     const [app] = await this.web.runtime
       .em()
-      .execute<{ display_name: string; handle: string; created_at: Date; role: string }[]>(
-        `select a.display_name, a.handle, a.created_at, m.role from console.apps a join console.members m using (app_id) where a.app_id = ? and m.email = ?`,
-        [appId, signedIn.email],
-      );
-    if (!app) return this.web.notFound(res, this.web.viewer(signedIn));
+      .execute<{ display_name: string; handle: string; created_at: Date }[]>(`select display_name, handle, created_at from console.apps where app_id = ?`, [
+        appId,
+      ]);
     const [audit, platformApp, quota] = await Promise.all([
       this.audit.recent(appId),
       this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId }),
@@ -201,7 +199,7 @@ export class ConsoleController {
             <dt>Created</dt>
             <dd>${new Date(app.created_at).toISOString()}</dd>
             <dt>Your role</dt>
-            <dd>${app.role}</dd>
+            <dd>${viewer.role}</dd>
             <dt>Status</dt>
             <dd>${platformApp.status}</dd>
             <dt>Verification</dt>
@@ -225,7 +223,7 @@ export class ConsoleController {
           <ul>
             ${audit.map((entry) => html`<li><time datetime="${entry.occurredAt.toISOString()}">${entry.occurredAt.toISOString()}</time>: ${auditLine(entry)}</li>`)}
           </ul>`,
-        this.web.viewer(signedIn),
+        viewer,
       ),
     );
   }

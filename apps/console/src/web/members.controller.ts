@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { MembersHandler } from '../members/members.handler';
-import type { ConsoleSession } from '../sessions/session-store';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { page } from './layout';
 import { membersPage, type MemberRow, type WaitingInvitation } from './members-page';
@@ -17,14 +17,9 @@ export class MembersController {
   ) {}
 
   @Get('/apps/:appId/members')
-  async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.session(req);
-    if (!signedIn) return this.web.redirect(res, '/');
-    const viewer = this.web.viewer(signedIn);
+  async list(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const em = this.web.runtime.em();
     const members = await em.execute<MemberRow[]>(`select email, role from console.members where app_id = ? order by added_at, email`, [appId]);
-    const mine = members.find((m) => m.email === signedIn.email);
-    if (!mine) return this.web.notFound(res, viewer);
     // The links that still work: not accepted, ended or expired, and sent by someone who is an owner now.
     const waiting = await em.execute<WaitingInvitation[]>(
       `select i.email, i.invited_by, i.invited_at, i.expires_at from console.invitations i
@@ -33,46 +28,42 @@ export class MembersController {
         order by i.invited_at`,
       [appId, this.web.runtime.clock.now()],
     );
-    this.web.send(res, 200, page('Members', membersPage(appId, viewer, mine.role === 'owner', members, waiting), viewer));
+    this.web.send(res, 200, page('Members', membersPage(appId, viewer, viewer.role === 'owner', members, waiting), viewer));
   }
 
   @Post('/apps/:appId/members')
-  async invite(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async invite(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
     const email = String(req.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254)
-      return this.web.problem(res, 400, 'Members', 'That is not an email address.', this.web.viewer(signedIn), {
+      return this.web.problem(res, 400, 'Members', 'That is not an email address.', viewer, {
         href: `/apps/${appId}/members`,
         label: 'Back to the members',
       });
-    await this.members.invite(appId, signedIn.email, email);
+    await this.members.invite(appId, viewer.email, email);
     this.web.redirect(res, `/apps/${appId}/members`);
   }
 
   @Post('/apps/:appId/invitations/withdraw')
-  async withdraw(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.change(appId, req, res, (signedIn, email) => this.members.withdraw(appId, signedIn.email, email));
+  async withdraw(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.change(appId, req, res, (email) => this.members.withdraw(appId, viewer.email, email));
   }
 
   @Post('/apps/:appId/members/owner')
-  async makeOwner(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.change(appId, req, res, (signedIn, email) => this.members.makeOwner(appId, signedIn.email, email));
+  async makeOwner(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.change(appId, req, res, (email) => this.members.makeOwner(appId, viewer.email, email));
   }
 
   @Post('/apps/:appId/members/remove')
-  async remove(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.change(appId, req, res, (signedIn, email) => this.members.remove(appId, signedIn.email, email));
+  async remove(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.change(appId, req, res, (email) => this.members.remove(appId, viewer.email, email));
   }
 
-  /** A change to one address by a member with the session's CSRF token; the decider's refusals become pages. */
-  private async change(appId: string, req: Request, res: Response, decide: (signedIn: ConsoleSession, email: string) => Promise<void>): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  /** A change to one address by a member (AppMemberGuard); the decider's refusals become pages. */
+  private async change(appId: string, req: Request, res: Response, decide: (email: string) => Promise<void>): Promise<void> {
     const email = String(req.body?.email ?? '')
       .trim()
       .toLowerCase();
-    await decide(signedIn, email);
+    await decide(email);
     this.web.redirect(res, `/apps/${appId}/members`);
   }
 }

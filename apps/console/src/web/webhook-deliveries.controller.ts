@@ -1,8 +1,9 @@
-import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import type { WebhookDeliveryStatus } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { changeAction, page } from './layout';
@@ -24,12 +25,9 @@ export class WebhookDeliveriesController {
     @Param('appId') appId: string,
     @Query('status') rawStatus: string | undefined,
     @Query('endpoint') rawEndpoint: string | undefined,
-    @Req() req: Request,
+    @AppMember() viewer: AppMemberViewer,
     @Res() res: Response,
   ): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
     const status = DELIVERY_STATUSES.find((s) => s === rawStatus) ?? null;
     const subscriptionId = rawEndpoint && /^we_[A-Za-z0-9]+$/.test(rawEndpoint) ? rawEndpoint : null;
     const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.web.rpcCaller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
@@ -83,9 +81,12 @@ export class WebhookDeliveriesController {
   }
 
   @Get('/apps/:appId/webhook-deliveries/:deliveryId')
-  async attempts(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
+  async attempts(
+    @Param('appId') appId: string,
+    @Param('deliveryId') deliveryId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     // A delivery of another app, or none: the dispatcher answers not_found, shown as the 404 page.
     const { data } = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
     this.web.send(
@@ -117,18 +118,21 @@ export class WebhookDeliveriesController {
               )}
             </tbody>
           </table>`,
-        this.web.viewer(signedIn),
+        viewer,
       ),
     );
   }
 
   @Post('/apps/:appId/webhook-deliveries/:deliveryId/replay')
-  async replay(@Param('appId') appId: string, @Param('deliveryId') deliveryId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async replay(
+    @Param('appId') appId: string,
+    @Param('deliveryId') deliveryId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'delivery.replayed',
       (caller) => this.rpc.call('webhooks', 'deliveries.replay', caller, { appId, deliveryId }),
       () => deliveryId,

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { WEBHOOKS, type PublicEventType } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
+import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page } from './layout';
@@ -38,25 +39,20 @@ export class WebhooksController {
   ) {}
 
   @Get('/apps/:appId/webhooks')
-  async list(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberSession(req, res, appId);
-    if (!signedIn) return;
-    const viewer = this.web.viewer(signedIn);
+  async list(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
     this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints), viewer));
   }
 
   @Post('/apps/:appId/webhooks')
-  async add(@Param('appId') appId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async add(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Req() req: Request, @Res() res: Response): Promise<void> {
     const events = subscribedEvents(req.body?.events);
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ events, verifyToken });
-    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
+    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, viewer, ENDPOINTS_LINK(appId));
     const created = await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.added',
       (caller) => this.rpc.call('webhooks', 'endpoints.create', caller, { appId, url: String(req.body?.url ?? '').trim(), verifyToken, events }),
       (endpoint) => endpoint.url,
@@ -72,18 +68,21 @@ export class WebhooksController {
           <input id="secret" type="text" readonly value="${created.secret}" />
           <button type="button" data-copy="secret">Copy</button>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
-        this.web.viewer(signedIn),
+        viewer,
       ),
     );
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/test')
-  async test(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async test(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.tested',
       (caller) => this.rpc.call('webhooks', 'endpoints.test', caller, { appId, endpointId }),
       () => endpointId,
@@ -92,15 +91,19 @@ export class WebhooksController {
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/verify')
-  async verify(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async verify(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const verifyToken = String(req.body?.verifyToken ?? '');
     const problem = requestProblem({ verifyToken });
-    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
+    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, viewer, ENDPOINTS_LINK(appId));
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.verified',
       (caller) => this.rpc.call('webhooks', 'endpoints.verify', caller, { appId, endpointId, verifyToken }),
       (endpoint) => endpoint.url,
@@ -109,12 +112,15 @@ export class WebhooksController {
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/rotate-secret')
-  async rotate(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async rotate(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     const rotated = await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.secretRotated',
       (caller) => this.rpc.call('webhooks', 'endpoints.rotateSecret', caller, { appId, endpointId }),
       () => endpointId,
@@ -129,21 +135,25 @@ export class WebhooksController {
           <button type="button" data-copy="secret">Copy</button>
           <p>The previous secret keeps signing beside it until ${rotated.previousSecretExpiresAt}.</p>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
-        this.web.viewer(signedIn),
+        viewer,
       ),
     );
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/events')
-  async changeEvents(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async changeEvents(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const events = subscribedEvents(req.body?.events);
     const problem = requestProblem({ events });
-    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, this.web.viewer(signedIn), ENDPOINTS_LINK(appId));
+    if (problem) return this.web.problem(res, 400, 'Webhook endpoints', problem, viewer, ENDPOINTS_LINK(appId));
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.eventsChanged',
       (caller) => this.rpc.call('webhooks', 'endpoints.update', caller, { appId, endpointId, events }),
       (endpoint) => `${endpoint.url} (${endpoint.events.join(', ')})`,
@@ -152,12 +162,15 @@ export class WebhooksController {
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/delete')
-  async remove(@Param('appId') appId: string, @Param('endpointId') endpointId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const signedIn = await this.web.memberChange(req, res, appId);
-    if (!signedIn) return;
+  async remove(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.audit.change(
       appId,
-      signedIn.email,
+      viewer.email,
       'endpoint.deleted',
       (caller) => this.rpc.call('webhooks', 'endpoints.delete', caller, { appId, endpointId }),
       () => endpointId,
