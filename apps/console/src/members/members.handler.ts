@@ -3,12 +3,14 @@ import type { DomainEvent } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { decideInTransaction, handleCommand } from '#platform/event-store';
 import { enqueueMail } from '#platform/mail';
+import { runStatement } from '#platform/postgres';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { newToken, tokenHash } from '../sessions/secret-tokens';
 import { createSession } from '../sessions/session-store';
 import { SIGNED_IN_TTL_MS } from '../sign-in/sign-in.decider';
 import { invitationEmail } from './invitation.email';
 import { membershipDecider, type MembershipCommand } from './membership.decider';
+import { appNameStatement, invitationStatement, type AppNameRow, type InvitationRow } from './members.sql';
 import { isMembershipEvent, projectMembership } from './membership.projection';
 
 export const membersStream = (appId: string) => `app-members-${appId}`;
@@ -39,7 +41,7 @@ export class MembersHandler {
     const token = newToken();
     const hash = tokenHash(token);
     await this.decide(appId, { type: 'InviteMember', data: { appId, email, tokenHash: hash, by }, metadata: { now: this.runtime.clock.now() } }, async (tx) => {
-      const [app] = await tx.execute<{ display_name: string }[]>(`select display_name from console.apps where app_id = ?`, [appId]);
+      const [app] = await runStatement<AppNameRow>(tx, appNameStatement(appId));
       const link = `${this.settings.consoleUrl}/invitations/${token}`;
       await enqueueMail(tx, 'console', invitationEmail(email, app?.display_name ?? appId, by, link, hash), this.settings.mailFrom);
     });
@@ -48,7 +50,7 @@ export class MembersHandler {
   /** Follows an invitation: the invitee joins and is signed in (the link proves the address). */
   async accept(token: string): Promise<{ appId: string; cookieToken: string; expiresAt: Date }> {
     const hash = tokenHash(token);
-    const [invitation] = await this.runtime.em().execute<{ app_id: string }[]>(`select app_id from console.invitations where token_hash = ?`, [hash]);
+    const [invitation] = await runStatement<InvitationRow>(this.runtime.em(), invitationStatement(hash));
     // No stream to load for a token nobody issued: the decider's own answer to an unknown token.
     if (!invitation) throw new DomainError('not_found', 'This invitation is not known.');
     const now = this.runtime.clock.now();

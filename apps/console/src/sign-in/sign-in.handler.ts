@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { handleCommand } from '#platform/event-store';
+import { runStatement } from '#platform/postgres';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { newToken, tokenHash } from '../sessions/secret-tokens';
 import { createSession } from '../sessions/session-store';
@@ -9,6 +10,7 @@ import { signInDecider, type SignInCommand } from './sign-in.decider';
 import type { SignInRequestsWorker } from './sign-in-requests.worker';
 import type { SignInEvent } from './sign-in.state';
 import { isSignInEvent, personStream } from './sign-in-stream';
+import { markLinkUsedStatement, queueSignInRequestStatement, signInLinkStatement, type SignInLinkRow } from './sign-in.sql';
 
 /** Loads the facts, lets the sign-in rules decide, and applies what they decided in one transaction. */
 export class SignInHandler {
@@ -29,14 +31,14 @@ export class SignInHandler {
     const now = this.runtime.clock.now();
     const em = this.runtime.em();
     admitSignInRequest(await countClientRequest(em, client, now));
-    await em.execute(`insert into console.sign_in_queue (email, requested_at) values (?, ?)`, [email, now]);
+    await runStatement(em, queueSignInRequestStatement(email, now));
     this.requests.kick();
   }
 
   /** Follows a link: a new session's token (for the cookie) and when it ends, or a DomainError. */
   async useLink(token: string): Promise<{ cookieToken: string; expiresAt: Date }> {
     const hash = tokenHash(token);
-    const [link] = await this.runtime.em().execute<{ email: string }[]>(`select email from console.sign_in_links where token_hash = ?`, [hash]);
+    const [link] = await runStatement<SignInLinkRow>(this.runtime.em(), signInLinkStatement(hash));
     const email = link?.email ?? '';
     const cookieToken = newToken();
     const now = this.runtime.clock.now();
@@ -48,7 +50,7 @@ export class SignInHandler {
         for (const event of events) {
           if (event.type !== 'SignInLinkUsed') continue;
           expiresAt = new Date(event.data.sessionExpiresAt);
-          await tx.execute(`update console.sign_in_links set used_at = ? where token_hash = ?`, [event.data.usedAt, hash]);
+          await runStatement(tx, markLinkUsedStatement(hash, event.data.usedAt));
           await createSession(tx, event.data.sessionHash, email, now, expiresAt);
         }
       },
