@@ -2,10 +2,12 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EventRef, MediaForUse, MediaResource, RpcCaller } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
+import { runStatement } from '#platform/postgres';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MediaBucket } from '#platform/storage';
 import { findMedia, publicMedia } from '../media/media.records';
 import { UploadVerification } from '../verification/upload-verification.service';
+import { mediaEventsStatement } from './get-media.sql';
 
 /**
  * GET /media/{id} (checks a pending upload first, D12) and `media.prepare`: the check on first use.
@@ -37,9 +39,7 @@ export class GetMediaHandler implements OnModuleInit {
     if (!found) return { found: false, events: [] };
     // After the check the row names the key the file is served from (for a verified upload, its copy).
     const row = await this.verification.verify(found, caller.requestId ?? null);
-    const events: EventRef[] = await this.runtime
-      .em()
-      .execute(`select event_id as "eventId", type from media.events where stream_id = ? order by stream_version`, [`media-${row.media_id}`]);
+    const events = await runStatement<EventRef>(this.runtime.em(), mediaEventsStatement(row.media_id));
     return {
       found: true,
       source: row.source,

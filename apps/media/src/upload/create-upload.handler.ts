@@ -10,12 +10,14 @@ import {
 } from '#platform/contracts';
 import { decideInTransaction } from '#platform/event-store';
 import { RpcDispatcher } from '#platform/kafka';
+import { runStatement } from '#platform/postgres';
 import { ServiceRuntime } from '#platform/service-kit';
 import { MediaBucket } from '#platform/storage';
 import { mediaDecider } from '../media/media.decider';
 import { uploadObjectKey } from '../media/media.object-keys';
 import { projectMediaEvents } from '../media/media.projection';
 import { publicMedia, type MediaRow } from '../media/media.records';
+import { uploadRateLockStatement, uploadsSinceStatement, type UploadCountRow } from './create-upload.sql';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -42,11 +44,8 @@ export class CreateUploadHandler implements OnModuleInit {
     const expiresAt = new Date(now.getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
     const objectKey = uploadObjectKey(request.appId, mediaId);
     const row = await this.runtime.em().transactional(async (tx) => {
-      await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`media-rate:${request.appId}`]);
-      const [{ count }]: { count: string }[] = await tx.execute(
-        `select count(*) as count from media.media where app_id = ? and source = 'app' and created_at > ?`,
-        [request.appId, new Date(now.getTime() - HOUR_MS)],
-      );
+      await runStatement(tx, uploadRateLockStatement(request.appId));
+      const [{ count }] = await runStatement<UploadCountRow>(tx, uploadsSinceStatement(request.appId, new Date(now.getTime() - HOUR_MS)));
       const { events } = await decideInTransaction({
         em: tx,
         eventStore: this.runtime.eventStore,
