@@ -42,12 +42,10 @@ describe('console invitations in a browser (e2e)', () => {
       expect(await ownerPage.getByRole('listitem').filter({ hasText: invitee }).count()).toBe(0);
 
       const inviteePage = await inviteeContext.newPage();
-      await inviteePage.goto(`${CONSOLE}${link}`);
-      const [answer] = await Promise.all([
-        inviteePage.waitForResponse((response) => response.request().method() === 'POST'),
-        inviteePage.getByRole('button', { name: 'Accept the invitation' }).click(),
-      ]);
-      expect(answer.status()).toBe(410);
+      // Opening the dead link says why at once: nothing to accept.
+      const answer = await inviteePage.goto(`${CONSOLE}${link}`);
+      expect(answer?.status()).toBe(410);
+      expect(await inviteePage.getByRole('button', { name: 'Accept the invitation' }).count()).toBe(0);
       await inviteePage.getByRole('heading', { name: 'This invitation no longer works' }).waitFor();
       await inviteePage.getByRole('alert').filter({ hasText: 'An owner of the app withdrew this invitation.' }).waitFor();
       await inviteePage.screenshot({ path: path.join(SCREENSHOTS, 'console-invitation-refused.png'), fullPage: true });

@@ -5,10 +5,14 @@ import { acceptInvitation, appOwnedBy, csrfOf, invitationLinks, membersForm, sig
 
 const address = (name: string) => `${unique(`${name}.`)}@invites.example`;
 
-/** A refused invitation link: 410 and the reason in words, no sign-in. */
+/** A refused invitation link: opening it answers 410 with the reason in words and nothing to accept; accepting anyway, the same; no sign-in. */
 async function expectRefused(link: string, words: string) {
   const visitor = new Visitor();
-  const answer = await acceptInvitation(visitor, link);
+  const opened = await visitor.request('GET', link);
+  expect([opened.status, opened.body.includes(words), opened.body.includes('Accept the invitation')]).toEqual([410, true, false]);
+  // A page opened while the link still worked: its Accept is refused with the same words.
+  const preSessionToken = csrfOf((await visitor.request('GET', '/')).body);
+  const answer = await visitor.request('POST', link, { csrf: preSessionToken });
   expect([answer.status, answer.body.includes(words), visitor.cookies.has('console_session')]).toEqual([410, true, false]);
   expect(answer.body).not.toContain('invalid_transition');
 }

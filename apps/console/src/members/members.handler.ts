@@ -47,6 +47,28 @@ export class MembersHandler {
     });
   }
 
+  /**
+   * What accepting the invitation would answer now, without accepting it: the decider's refusal, or
+   * null when the link still works. The link's page shows a dead link's reason before any button.
+   */
+  async refusalOf(token: string): Promise<DomainError | null> {
+    const hash = tokenHash(token);
+    const em = this.runtime.em();
+    const [invitation] = await runStatement<InvitationRow>(em, invitationStatement(hash));
+    if (!invitation) return new DomainError('not_found', 'This invitation is not known.');
+    const { state } = await this.runtime.eventStore.aggregate(em, membersStream(invitation.app_id), membershipDecider);
+    try {
+      membershipDecider.decide(
+        { type: 'AcceptInvitation', data: { appId: invitation.app_id, tokenHash: hash }, metadata: { now: this.runtime.clock.now() } },
+        state,
+      );
+      return null;
+    } catch (error) {
+      if (error instanceof DomainError) return error;
+      throw error;
+    }
+  }
+
   /** Follows an invitation: the invitee joins and is signed in (the link proves the address). */
   async accept(token: string): Promise<{ appId: string; cookieToken: string; expiresAt: Date }> {
     const hash = tokenHash(token);

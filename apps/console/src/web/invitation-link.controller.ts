@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isDomainError } from '#platform/errors';
+import { isDomainError, type DomainError } from '#platform/errors';
 import { MembersHandler } from '../members/members.handler';
 import { BeforeSignIn } from './change.guard';
 import { ConsoleWeb } from './console-web';
@@ -16,7 +16,10 @@ export class InvitationLinkController {
   ) {}
 
   @Get('/invitations/:token')
-  confirm(@Param('token') token: string, @Req() req: Request, @Res() res: Response): void {
+  async confirm(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    // A link something ended says why at once; accepting decides again, so this is only what the page shows.
+    const refusal = await this.members.refusalOf(token);
+    if (refusal) return this.refuse(res, refusal);
     const csrf = this.web.formToken(req, res);
     this.web.send(
       res,
@@ -41,13 +44,17 @@ export class InvitationLinkController {
       this.web.redirect(res, `/apps/${appId}`);
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      // Unknown is 404; a link something ended (used, withdrawn, replaced, expired...) is gone: 410, with the decider's reason.
-      const known = error.code !== 'not_found';
-      const reason = known ? error.message : 'This invitation link is not known: it may be mistyped, or expired and deleted.';
-      this.web.problem(res, known ? 410 : 404, known ? 'This invitation no longer works' : 'Unknown invitation', reason, null, {
-        href: '/',
-        label: 'Sign in',
-      });
+      this.refuse(res, error);
     }
+  }
+
+  /** Unknown is 404; a link something ended (used, withdrawn, replaced, expired...) is gone: 410, with the decider's reason. */
+  private refuse(res: Response, error: DomainError): void {
+    const known = error.code !== 'not_found';
+    const reason = known ? error.message : 'This invitation link is not known: it may be mistyped, or expired and deleted.';
+    this.web.problem(res, known ? 410 : 404, known ? 'This invitation no longer works' : 'Unknown invitation', reason, null, {
+      href: '/',
+      label: 'Sign in',
+    });
   }
 }
