@@ -1,10 +1,17 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually } from '#platform/testing';
 import { CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /** Where the browser tests leave their screenshots of the pages. */
 export const SCREENSHOTS = path.resolve(__dirname, '../../../../.data/screenshots');
+
+/** Debian's Chromium (global setup installs it and names it in CHROMIUM_PATH), with the screenshots folder ready. */
+export async function launchChromium(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+}
 
 /** Signs `email` in on `page` through the form and the emailed link, as a person would. */
 export async function signIn(page: Page, email: string): Promise<void> {

@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { api, eventually, ONE_PIXEL_PNG, requestsTo, startWebhookReceiver, TEST_WEBHOOK_HOSTS, unique } from '#platform/testing';
-import { SCREENSHOTS, signIn } from './console-browser.test-helpers';
+import { launchChromium, SCREENSHOTS, signIn } from './console-browser.test-helpers';
 import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
 
 /**
@@ -13,8 +12,7 @@ import { appOwnedBy, CONSOLE, mailTo } from './console-visitor.test-helpers';
  */
 let browser: Browser;
 beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

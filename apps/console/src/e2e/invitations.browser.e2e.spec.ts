@@ -1,15 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { unique } from '#platform/testing';
-import { SCREENSHOTS, signIn } from './console-browser.test-helpers';
+import { launchChromium, SCREENSHOTS, signIn } from './console-browser.test-helpers';
 import { appOwnedBy, CONSOLE, invitationLinks } from './console-visitor.test-helpers';
 
 /** In headless Chromium: an owner sees a waiting invitation (who sent it, when), withdraws it, and its link says why it no longer works. */
 let browser: Browser;
 beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
