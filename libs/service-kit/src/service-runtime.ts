@@ -153,8 +153,8 @@ export class ServiceRuntime {
     // Independent round trips: the broker's topics and the database's schema at once. Only the app's
     // own topics: its Kafka user in production may neither see nor create the others.
     const own = new Set(isKafkaApp(c.serviceName) ? kafkaTopicsOf(c.serviceName) : []);
-    // The test clock (never in production) follows gateway.events, which the access map need not list.
-    if (this.clock instanceof TestClock) own.add(TOPICS.gatewayEvents);
+    // The test clock (never in production, so not in the access map) follows topics of its own.
+    if (this.clock instanceof TestClock) for (const topic of testClockTopics()) own.add(topic);
     await Promise.all([
       ensureTopics(
         this.kafka,
@@ -365,13 +365,18 @@ export class ServiceRuntime {
   private async followTestClock(clock: TestClock): Promise<void> {
     await this.startBroadcast(
       'test-clock',
-      [TOPICS.gatewayEvents],
+      testClockTopics(),
       (event) => {
         if (event.type === 'TestClockAdvanced') clock.setOffset((event.data as { offsetMs: number }).offsetMs);
       },
       true,
     );
   }
+}
+
+/** Where the admin API's clock moves are published (gateway.events), which every service on the test clock follows. */
+function testClockTopics(): string[] {
+  return [TOPICS.gatewayEvents];
 }
 
 /**
