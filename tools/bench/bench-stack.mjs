@@ -1,3 +1,5 @@
+// Over 300 lines because every benchmark shares this one harness (database, ports, namespace, stack,
+// admin client, report); a piece of it alone would serve no bench.
 /**
  * Shared harness of the benchmarks: its own database, ports and Kafka namespace on the local
  * infrastructure, a started stack, an admin client, and one JSON report per run. The machine report

@@ -1,3 +1,5 @@
+// Over 300 lines because the document is one tree built in one pass: paths, bodies, answers and
+// refusals refer to each other's components, and splitting them would scatter the references.
 /**
  * The OpenAPI 3.1 document of the public API, built from the code's own definitions: the route table
  * (paths, methods, scopes, query specs, idempotency), the class-validator DTOs (request bodies), the

@@ -1,3 +1,5 @@
+// Over 300 lines because it is a table: one JSON Schema per public resource, which the OpenAPI
+// document, the SDK's types and the answer checks all read from this one place.
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every resource the public API answers with
  * (spec, "Resources and their fields"; D20, D21b, D23). The OpenAPI document is built from
