@@ -2,7 +2,7 @@
 import '#platform/tracing';
 import 'reflect-metadata';
 import { TOPICS, type DomainEvent } from '#platform/contracts';
-import type { OutboxRoute } from '#platform/event-store';
+import type { OutboxRoutes } from '#platform/event-store';
 import { runMain, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { appsConsumer, consentConsumer } from './audience/audience.projection';
 import { mediaConsumer } from './audience/media.projection';
@@ -10,15 +10,19 @@ import { userEventsConsumer } from './inbound/user-events.consumer';
 import { loadMessagingConfig } from './messaging.config';
 import { MessagingModule } from './messaging.module';
 import { messagingMigrations } from './persistence/migrations';
+import { handoverOf } from './send-message/message-handover';
 
 /**
- * Message events go to messaging.events keyed by conversation (`appId:appUserId`); the handoff of
- * each sent message goes to the chat product on chat.outbound, keyed by the recipient.
+ * Message events go to messaging.events keyed by conversation (`appId:appUserId`); each
+ * `MessageSent` also goes to the chat product on chat.outbound as its handoff (D3), keyed by the
+ * recipient (the conversation's shard: appUserId is a function of app and user).
  */
-export function messagingOutboxRoute(event: DomainEvent): OutboxRoute {
+export function messagingOutboxRoute(event: DomainEvent): OutboxRoutes {
   const data = event.data as { appUserId: string; userId?: string };
-  if (event.type === 'MessageHandedOver') return { topic: TOPICS.chatOutbound, key: data.userId as string, aggregateType: 'message' };
-  return { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
+  const conversation = { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
+  if (event.type !== 'MessageSent') return conversation;
+  const handedOver = handoverOf(event);
+  return [conversation, { topic: TOPICS.chatOutbound, key: (handedOver.data as { userId: string }).userId, aggregateType: 'message', event: handedOver }];
 }
 
 export const messagingService: ServiceDefinition = {

@@ -13,8 +13,6 @@ export interface HandleCommandArgs<State, Command, Event extends NewEvent> {
   meta: AppendMeta;
   /** The stream cannot exist yet (its id was just minted): skip reading it. */
   newStream?: boolean;
-  /** Outbox-only events derived from the appended ones, written with them (see EventStore.append). */
-  alsoPublish?: (stored: DomainEvent[]) => DomainEvent[];
   /** Inline projections, updated in the same transaction as the append. */
   project?: (em: EntityManager, events: DomainEvent[], state: State) => Promise<void>;
   /** Writes that belong to the decision's transaction even when it appends nothing (a credential beside the stream). */
@@ -23,7 +21,7 @@ export interface HandleCommandArgs<State, Command, Event extends NewEvent> {
 }
 
 /**
- * Load → decide → append (+ inline projections + outbox) in one transaction. A concurrent writer makes
+ * Load → decide → append (+ inline projections) in one transaction. A concurrent writer makes
  * the append fail on (stream_id, stream_version); the whole thing is then retried on fresh state.
  */
 export async function handleCommand<State, Command, Event extends NewEvent>(
@@ -53,7 +51,7 @@ export async function decideInTransaction<State, Command, Event extends NewEvent
     ? { state: args.decider.initialState(), version: 0 }
     : await args.eventStore.aggregate(tx, args.streamId, args.decider);
   const newEvents = args.decider.decide(args.command, state);
-  const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta, args.alsoPublish);
+  const stored = await args.eventStore.append(tx, args.streamId, version, newEvents, args.meta);
   const nextState = newEvents.reduce(args.decider.evolve, state);
   if (args.project && stored.length > 0) await args.project(tx, stored, nextState);
   await args.alongside?.(tx, stored);

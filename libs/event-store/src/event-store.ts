@@ -1,12 +1,10 @@
-// Over 300 lines because the append (events, outbox rows, traces, version conflicts) is one statement
-// built in one place; the helpers below it are the stored-event shapes that statement writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '#platform/contracts';
 import { foldEvents, type Decider } from '#platform/decider';
 import { pgTextArray } from './inbox';
 import type { PipelinedTransaction, Row, Statement } from '#platform/postgres';
-import { outboxChannel, quoteIdent } from './schema.sql';
+import { outboxChannel, quoteIdent, relayShardOf } from './schema.sql';
 
 /** An event as the decider produces it: type and data only. */
 export interface NewEvent<Type extends string = string, Data = unknown> {
@@ -28,7 +26,12 @@ export interface AppendMeta {
   idSeed?: string;
 }
 
-/** Where an event goes on Kafka; null keeps it private to the service. */
+/**
+ * Where an event goes on Kafka. A route function returns one, several (one event published to two
+ * topics), or null to keep the event private to the service. It runs at the append (which stores the
+ * shard of the first one's key) and again in the relay, so it must be a pure function of the event;
+ * every event of one stream must route to keys of one shard (the first key decides).
+ */
 export interface OutboxRoute {
   topic: string;
   /** Kafka key: the aggregate whose order matters. */
@@ -36,6 +39,17 @@ export interface OutboxRoute {
   aggregateType: string;
   /** Replaces `data` in the published copy, to keep private fields (such as a key hash) out of Kafka. */
   publishedData?: unknown;
+  /** Publishes this event (derived from the stored one, e.g. a handoff) in place of the stored one. */
+  event?: DomainEvent;
+}
+
+/** What a service's route function returns for one event. */
+export type OutboxRoutes = OutboxRoute | OutboxRoute[] | null;
+
+/** A route function's answer as a list (empty: private). */
+export function routesOf(routed: OutboxRoutes): OutboxRoute[] {
+  if (routed === null) return [];
+  return Array.isArray(routed) ? routed : [routed];
 }
 
 export type ExpectedVersion = number | 'any';
@@ -47,8 +61,6 @@ export interface StreamAppend {
   expectedVersion: number;
   events: NewEvent[];
   meta: AppendMeta;
-  /** Outbox-only events derived from the appended ones (see EventStore.append). */
-  alsoPublish?: (stored: DomainEvent[]) => DomainEvent[];
   /** The W3C trace context of the command's own unit of work, when the batch runs outside it. */
   trace?: Record<string, string>;
 }
@@ -76,19 +88,19 @@ export interface EventRow {
 
 /**
  * Postgres event store of one service schema. Every method takes the caller's EntityManager so that
- * the append, the inline projections and the outbox rows commit in one transaction.
+ * the append and the inline projections commit in one transaction. The event table is also the
+ * outbox: each appended event is written once, with the relay shard of its Kafka key, and the relay
+ * (OutboxRelay) tails the table (docs/adr/0213-the-event-table-is-the-outbox.md).
  */
 export class EventStore {
   private readonly table: string;
-  private readonly outbox: string;
   private wakeRelay: (() => void) | null = null;
 
   constructor(
     readonly schema: string,
-    private readonly route: (event: DomainEvent) => OutboxRoute | null,
+    readonly route: (event: DomainEvent) => OutboxRoutes,
   ) {
     this.table = `${quoteIdent(schema)}.events`;
-    this.outbox = `${quoteIdent(schema)}.outbox`;
   }
 
   /**
@@ -143,18 +155,10 @@ export class EventStore {
   }
 
   /**
-   * Appends events at `expectedVersion` (0 for a new stream) and writes their outbox rows.
+   * Appends events at `expectedVersion` (0 for a new stream); the relay publishes them once committed.
    * Must run inside `em.transactional`. Throws StreamVersionConflict when another writer won.
    */
-  async append(
-    em: EntityManager,
-    streamId: string,
-    expectedVersion: ExpectedVersion,
-    newEvents: NewEvent[],
-    meta: AppendMeta,
-    /** Outbox-only events derived from the appended ones (a handoff to another topic), written in the same statement. */
-    alsoPublish?: (stored: DomainEvent[]) => DomainEvent[],
-  ): Promise<DomainEvent[]> {
+  async append(em: EntityManager, streamId: string, expectedVersion: ExpectedVersion, newEvents: NewEvent[], meta: AppendMeta): Promise<DomainEvent[]> {
     if (newEvents.length === 0) return [];
     let base: number;
     if (expectedVersion === 'any') {
@@ -163,19 +167,19 @@ export class EventStore {
     } else {
       base = expectedVersion;
     }
-    const [events] = await this.appendMany(em, [{ streamId, expectedVersion: base, events: newEvents, meta, alsoPublish }]);
+    const [events] = await this.appendMany(em, [{ streamId, expectedVersion: base, events: newEvents, meta }]);
     return events;
   }
 
   /**
-   * Appends to many streams in one statement, and writes all their outbox rows in one more: what a
-   * batch of commands (group commit) decided. Each append is at its own expected version; a
-   * conflict on any of them throws StreamVersionConflict and the caller's transaction must roll back.
+   * Appends to many streams in one statement: what a batch of commands (group commit) decided. Each
+   * append is at its own expected version; a conflict on any of them throws StreamVersionConflict and
+   * the caller's transaction must roll back.
    */
   async appendMany(em: EntityManager, appends: StreamAppend[]): Promise<DomainEvent[][]> {
     const { stored, statements } = this.appendStatements(appends);
     if (statements.length === 0) return stored;
-    const [events, outbox] = statements;
+    const [events] = statements;
     try {
       await em.execute(events.sql, events.params);
     } catch (error) {
@@ -183,20 +187,19 @@ export class EventStore {
         throw new StreamVersionConflict(appends.map((a) => a.streamId).join(', '), appends.length === 1 ? appends[0].expectedVersion : 'any');
       throw error;
     }
-    if (outbox) await em.execute(outbox.sql, outbox.params);
     return stored;
   }
 
   /**
-   * What appendMany runs, without running it: the stored events of each append, and the statements
-   * (the events, then their outbox rows), for a caller that sends them with others in one round trip
-   * (PipelinedTransaction). A stream version conflict then surfaces as the unique violation itself.
+   * What appendMany runs, without running it: the stored events of each append, and the one statement
+   * that writes them, for a caller that sends it with others in one round trip (PipelinedTransaction).
+   * A stream version conflict then surfaces as the unique violation itself.
    *
-   * `committedBy`, the transaction the statements will commit in, lets this process's own relay
-   * (`wakeRelayWith`) be woken once it has committed instead of by the outbox's NOTIFY: Postgres
-   * signals every backend listening in the database on each notifying commit, whatever the channel,
-   * so a service committing a hundred batches a second woke every other service's relay listener as
-   * often, for nothing. Without a relay in this process the NOTIFY stays.
+   * `committedBy`, the transaction the statement will commit in, lets this process's own relay
+   * (`wakeRelayWith`) be woken once it has committed instead of by a NOTIFY: Postgres signals every
+   * backend listening in the database on each notifying commit, whatever the channel, so a service
+   * committing a hundred batches a second woke every other service's relay listener as often, for
+   * nothing. Without a relay in this process the NOTIFY stays.
    */
   appendStatements(
     appends: StreamAppend[],
@@ -207,31 +210,56 @@ export class EventStore {
     if (all.length === 0) return { stored, statements: [] };
     const wakeAfterCommit = options.committedBy ? this.wakeRelay : null;
     const values: unknown[] = [];
-    const placeholders = all.map((e) => {
-      values.push(
-        e.streamId,
-        e.streamVersion,
-        e.eventId,
-        e.type,
-        JSON.stringify(e.data),
-        JSON.stringify({ schemaVersion: e.schemaVersion, appId: e.appId, correlationId: e.correlationId, causationId: e.causationId }),
-        e.occurredAt,
-      );
-      return '(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)';
-    });
-    const outbox = this.outboxStatement(
-      appends.flatMap((append, i) => {
-        const events = append.alsoPublish ? [...stored[i], ...append.alsoPublish(stored[i])] : stored[i];
-        return events.map((event) => ({ event, trace: append.trace }));
+    let published = false;
+    let active: Record<string, string> | undefined;
+    const placeholders = appends.flatMap((append, i) =>
+      stored[i].map((e) => {
+        const routes = routesOf(this.route(e));
+        let trace: Record<string, string> | undefined;
+        if (routes.length > 0) {
+          published = true;
+          // Each published copy carries the W3C trace context of its unit of work, so consumers continue that trace.
+          if (!append.trace && !active) {
+            active = {};
+            propagation.inject(context.active(), active);
+          }
+          trace = append.trace ?? active;
+        }
+        values.push(
+          e.streamId,
+          e.streamVersion,
+          e.eventId,
+          e.type,
+          JSON.stringify(e.data),
+          JSON.stringify({
+            schemaVersion: e.schemaVersion,
+            appId: e.appId,
+            correlationId: e.correlationId,
+            causationId: e.causationId,
+            ...(trace && Object.keys(trace).length > 0 ? { trace } : {}),
+          }),
+          e.occurredAt,
+          routes.length > 0 ? relayShardOf(routes[0].key) : null,
+        );
+        return '(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::smallint)';
       }),
-      !wakeAfterCommit,
     );
-    if (outbox && wakeAfterCommit) options.committedBy!.afterCommit(wakeAfterCommit);
-    const insert = {
-      sql: `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at) values ${placeholders.join(', ')}`,
-      params: values,
+    const insert = `insert into ${this.table} (stream_id, stream_version, event_id, type, data, metadata, occurred_at, shard) values ${placeholders.join(', ')}`;
+    if (!published) return { stored, statements: [{ sql: insert, params: values }] };
+    if (wakeAfterCommit) {
+      options.committedBy!.afterCommit(wakeAfterCommit);
+      return { stored, statements: [{ sql: insert, params: values }] };
+    }
+    // The notification is delivered at commit, so the relay wakes only for events it can see.
+    return {
+      stored,
+      statements: [
+        {
+          sql: `with written as (${insert} returning 1) select pg_notify(?, '') from (select count(*) from written) as n`,
+          params: [...values, outboxChannel(this.schema)],
+        },
+      ],
     };
-    return { stored, statements: outbox ? [insert, outbox] : [insert] };
   }
 
   private newEventsOf({ streamId, expectedVersion, events, meta }: StreamAppend): DomainEvent[] {
@@ -248,48 +276,6 @@ export class EventStore {
       streamVersion: expectedVersion + i + 1,
       data: event.data,
     }));
-  }
-
-  /** Writes outbox rows for already-built events (also used to publish events that are not stored in a stream). */
-  async writeOutbox(em: EntityManager, events: DomainEvent[]): Promise<void> {
-    await this.writeOutboxRows(
-      em,
-      events.map((event) => ({ event })),
-    );
-  }
-
-  /**
-   * One round trip: the rows, and the notification that is delivered at commit, so the relay wakes
-   * only for rows it can see. Each row's Kafka headers carry the W3C trace context of its unit of
-   * work (`trace`, or the active one), so consumers continue that trace.
-   */
-  private async writeOutboxRows(em: EntityManager, rows: { event: DomainEvent; trace?: Record<string, string> }[]): Promise<void> {
-    const statement = this.outboxStatement(rows);
-    if (statement) await em.execute(statement.sql, statement.params);
-  }
-
-  private outboxStatement(rows: { event: DomainEvent; trace?: Record<string, string> }[], notify = true): Statement | null {
-    const values: unknown[] = [];
-    const placeholders: string[] = [];
-    let active: Record<string, string> | undefined;
-    for (const { event, trace } of rows) {
-      const route = this.route(event);
-      if (!route) continue;
-      if (!trace && !active) {
-        active = {};
-        propagation.inject(context.active(), active);
-      }
-      values.push(...outboxRowFor(event, route, trace ?? active!));
-      placeholders.push('(?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)');
-    }
-    if (placeholders.length === 0) return null;
-    const insert = `insert into ${this.outbox} (id, aggregate_type, aggregate_id, type, topic, payload, headers) values ${placeholders.join(', ')}`;
-    if (!notify) return { sql: insert, params: values };
-    return {
-      sql: `with written as (${insert} returning 1)
-       select pg_notify(?, '') from (select count(*) from written) as n`,
-      params: [...values, outboxChannel(this.schema)],
-    };
   }
 }
 
@@ -321,25 +307,37 @@ export function storedEvent(streamId: string, row: EventRow): DomainEvent {
   };
 }
 
+/** The event a route publishes: the derived one it names, or the stored one (with `publishedData` in place of data when it says so). */
+export function publishedEvent(event: DomainEvent, route: OutboxRoute): DomainEvent {
+  if (route.event) return route.event;
+  return route.publishedData === undefined ? event : { ...event, data: route.publishedData };
+}
+
+/** The Kafka headers of a published event: its id, type and correlation id, and the trace context given. */
+export function publishedHeaders(event: DomainEvent, trace: Record<string, string> | undefined): Record<string, string> {
+  return {
+    [EVENT_HEADERS.eventId]: event.eventId,
+    [EVENT_HEADERS.type]: event.type,
+    ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
+    ...trace,
+  };
+}
+
 /**
- * The outbox row of a routed event, Debezium-style: id (the event id), aggregate type, aggregate id
- * (the Kafka key), type, topic, payload (with `publishedData` in place of data when the route says
- * so) and the Kafka headers, including the unit of work's trace context.
+ * A row of the republish queue (the `outbox` table) for a routed event, Debezium-style: id (the
+ * published event's id), aggregate type, aggregate id (the Kafka key), type, topic, payload and the
+ * Kafka headers. `platformctl outbox redrive` writes them.
  */
 export function outboxRowFor(event: DomainEvent, route: OutboxRoute, trace: Record<string, string>): [string, string, string, string, string, string, string] {
+  const published = publishedEvent(event, route);
   return [
-    event.eventId,
+    published.eventId,
     route.aggregateType,
     route.key,
-    event.type,
+    published.type,
     route.topic,
-    JSON.stringify(route.publishedData === undefined ? event : { ...event, data: route.publishedData }),
-    JSON.stringify({
-      [EVENT_HEADERS.eventId]: event.eventId,
-      [EVENT_HEADERS.type]: event.type,
-      ...(event.correlationId ? { [EVENT_HEADERS.correlationId]: event.correlationId } : {}),
-      ...trace,
-    }),
+    JSON.stringify(published),
+    JSON.stringify(publishedHeaders(published, trace)),
   ];
 }
 

@@ -1,37 +1,46 @@
+// Over 300 lines because tailing the event table is one locked batch whose statements (shard leases,
+// the horizon read, the predecessors of late streams, the queue, the cursor move) only make sense together.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { DomainEvent } from '#platform/contracts';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient } from 'pg';
-import { PgListener } from '#platform/postgres';
-import { handlePoolErrors } from '#platform/postgres';
-import { outboxChannel, quoteIdent } from './schema.sql';
-import { queryEach, quoteText } from '#platform/postgres';
+import { handlePoolErrors, PgListener, queryEach, quoteText } from '#platform/postgres';
+import { publishedEvent, publishedHeaders, routesOf, storedEvent, type EventRow, type OutboxRoutes } from './event-store';
+import { outboxChannel, quoteIdent, RELAY_SHARDS } from './schema.sql';
 
 export interface OutboxRelayOptions {
   schema: string;
   /** Connection string of the service's own role. */
   databaseUrl: string;
   producer: Producer;
+  /** The service's route (the EventStore's): where each stored event goes. */
+  route: (event: DomainEvent) => OutboxRoutes;
   batchSize?: number;
   /** How long to wait after a notification before publishing, so bursts go out as one batch (default 5 ms). */
   lingerMs?: number;
-  /** Fallback poll, so rows left by a crashed relay or a missed notification still go out. */
+  /** Fallback poll, so events committed by a crashed process or without a notification still go out. */
   pollIntervalMs?: number;
-  /**
-   * Rows deleted after which the relay vacuums its outbox (default 5 000; 0 never). Every row is
-   * inserted and deleted within moments, so the dead rows are nearly all the table: each read walks
-   * past the dead entries at the head of the `seq` index, and the backlog gauge scans the heap.
-   */
-  vacuumEveryRows?: number;
   onError?: (error: unknown) => void;
   onPublished?: (count: number) => void;
   /**
-   * When spans are exported: each row's publish is a PRODUCER span, child of the unit of work that
+   * When spans are exported: each event's publish is a PRODUCER span, child of the unit of work that
    * wrote the event, and the message carries that span's traceparent, so consumers hang below it.
    */
   tracer?: Tracer | null;
 }
 
-interface OutboxRow {
+/** An event row as the relay reads it. */
+interface TailRow extends EventRow {
+  stream_id: string;
+  tx_id: string;
+  position: string;
+  shard: number;
+  /** A predecessor of a batch event, read because its transaction began after its successor's. */
+  early: boolean;
+}
+
+/** A row of the republish queue (the `outbox` table). */
+interface QueueRow {
   id: string;
   aggregate_id: string;
   topic: string;
@@ -39,25 +48,30 @@ interface OutboxRow {
   headers: Record<string, string>;
 }
 
-/**
- * How many shards an outbox is split into for publishing: a key's rows are all in shard
- * `hashtext(aggregate_id) & (OUTBOX_SHARDS - 1)`. A power of two, so the mask is a modulo that
- * cannot go negative. Changing it while relays of the old value still run would let two relays
- * publish one key: it is a constant of the platform, not a setting.
- */
-export const OUTBOX_SHARDS = 16;
-
-/** The SQL expression for a row's shard (its `aggregate_id` is the Kafka key). */
-export const OUTBOX_SHARD_SQL = `(hashtext(aggregate_id) & ${OUTBOX_SHARDS - 1})`;
+interface Message {
+  topic: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+}
 
 /**
- * Publishes outbox rows to Kafka in commit order (architecture section 2). Every replica of a service runs
- * one; they share the work by shard (docs/adr/0192-outbox-relays-share-the-outbox-by-shard.md). Each
- * batch takes, under transaction-scoped advisory locks, every shard with waiting rows that no other
- * relay holds, then reads those shards' oldest rows: one relay per shard at a time keeps per-key
- * order, and rows of shards another relay is publishing are left to it. Rows are locked, sent as one
- * batch, and deleted in the same transaction: a relay that dies mid-batch rolls back and the rows go
- * out again (at-least-once; consumers' inboxes make that harmless).
+ * Publishes the service's events to Kafka from its event table (architecture section 2;
+ * docs/adr/0213-the-event-table-is-the-outbox.md). Every replica of a service runs one; they share the
+ * work by shard (docs/adr/0192-outbox-relays-share-the-outbox-by-shard.md). Each batch takes, under
+ * transaction-scoped advisory locks, every shard with events to publish that no other relay holds,
+ * reads those shards' next events past their cursors, publishes them as one batch and moves the
+ * cursors in the same transaction: a relay that dies mid-batch rolls back and the events go out again
+ * (at-least-once; consumers' inboxes make that harmless).
+ *
+ * The horizon: an event is read only once every transaction that began before its own has ended
+ * (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`), in (tx_id, position) order, so one that commits
+ * late with a lower position is never passed over. A stream's events keep their order: when a batch's
+ * first event of a stream has an unpublished predecessor (its transaction began after the batch
+ * event's, yet committed first), the predecessor goes out before it, and again in its own turn.
+ *
+ * Rows of the republish queue (redrives, and outbox rows left by the previous release) go out first:
+ * while another relay holds them, this one does not tail, so a key's queued rows precede its new events.
  */
 export class OutboxRelay {
   private readonly pool: Pool;
@@ -67,29 +81,33 @@ export class OutboxRelay {
   private pending = false;
   private loop: Promise<void> | null = null;
   private readonly lockKey: string;
-  /** The schema's outbox table, quoted for SQL. */
-  private readonly outbox: string;
-  private deletedSinceVacuum = 0;
+  private readonly events: string;
+  private readonly cursor: string;
+  private readonly queue: string;
   /**
-   * The last read left shards with waiting rows to another relay holding them. That relay may have
-   * read before this process's rows committed, and rows committed without a NOTIFY (`wake`) never woke
+   * The last read left shards with events to another relay holding them. That relay may have read
+   * before this process's events committed, and events committed without a NOTIFY (`wake`) never woke
    * it: this relay tries again soon (backing off up to the poll interval) instead of at the next poll.
+   * Also set while the horizon holds events back (a transaction still open), to look again soon.
    */
   private lockWasBusy = false;
   private busyRetries = 0;
-  private vacuuming: Promise<void> | null = null;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    // A relay whose host vanishes must not hold its row locks and the advisory lock for hours.
+    // A relay whose host vanishes must not hold its locks for hours.
     this.pool = new Pool({
       connectionString: options.databaseUrl,
       max: 2,
       application_name: `${options.schema}-outbox-relay`,
-      options: '-c idle_in_transaction_session_timeout=60s',
+      // JIT compiling the tail's plan costs far more than running it.
+      options: '-c idle_in_transaction_session_timeout=60s -c jit=off',
     });
     handlePoolErrors(this.pool, (error) => options.onError?.(error));
     this.lockKey = `${options.schema}.outbox-relay`;
-    this.outbox = `${quoteIdent(options.schema)}.outbox`;
+    const s = quoteIdent(options.schema);
+    this.events = `${s}.events`;
+    this.cursor = `${s}.relay_cursor`;
+    this.queue = `${s}.outbox`;
     this.listener = new PgListener({
       databaseUrl: options.databaseUrl,
       channel: outboxChannel(options.schema),
@@ -110,35 +128,40 @@ export class OutboxRelay {
     this.running = false;
     this.wake();
     await this.loop;
-    await this.vacuuming;
     await this.listener.stop();
     await this.pool.end().catch(() => undefined);
   }
 
-  /** Number of rows waiting and the age of the oldest, for /metrics and readiness. */
+  /** Events (and queued rows) not yet published, and the age of the oldest, for /metrics and readiness. */
   async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
     const { rows } = await this.pool.query(
-      `select count(*)::int as count, coalesce(extract(epoch from now() - min(created_at)), 0)::float as age from ${this.outbox}`,
+      `select coalesce(sum(n), 0)::int as count, coalesce(extract(epoch from now() - min(oldest)), 0)::float as age from (
+         select count(*) as n, min(e.recorded_at) as oldest
+           from ${this.cursor} c cross join generate_series(0, ${RELAY_SHARDS - 1}) s(shard)
+           join lateral (select recorded_at from ${this.events} e
+                          where e.shard = s.shard and (e.tx_id, e.position) > (c.tx_ids[s.shard + 1], c.positions[s.shard + 1])) e on true
+         union all
+         select count(*), min(created_at) from ${this.queue}) waiting`,
     );
     return { count: rows[0].count, oldestAgeSeconds: rows[0].age };
   }
 
-  /** Publishes everything waiting now in the shards no other relay holds; returns how many rows went out. */
+  /** Publishes everything publishable now in the shards no other relay holds; returns how many events went out. */
   async drain(): Promise<number> {
     let total = 0;
     const batchSize = this.options.batchSize ?? 500;
     for (;;) {
-      const sent = await this.publishBatch();
+      const { sent, full } = await this.publishBatch(batchSize);
       total += sent;
-      // A short batch emptied its shards as of its read; rows committed since have notified us, and
+      // A short batch emptied its shards as of its read; events committed since have notified us, and
       // shards held by other relays are retried soon (`lockWasBusy`).
-      if (sent < batchSize) return total;
+      if (!full) return total;
     }
   }
 
   /**
-   * Rows were committed: publish them (what a notification does). Also called in this process once a
-   * transaction committed rows without a NOTIFY (`appendStatements` with `committedBy`); a crash
+   * Events were committed: publish them (what a notification does). Also called in this process once
+   * a transaction committed events without a NOTIFY (`appendStatements` with `committedBy`); a crash
    * between that commit and this call leaves them to the fallback poll, or to the relay of the next start.
    */
   wake(): void {
@@ -175,88 +198,51 @@ export class OutboxRelay {
   }
 
   /**
-   * Vacuums the outbox on the relay's second connection once enough rows were deleted, while
-   * publishing goes on. Autovacuum, where it runs at all, comes by a table once a minute at most;
-   * the outbox of a busy service gathers a hundred thousand dead rows in that time. `skip_locked`
-   * leaves the table to a vacuum already under way; `truncate false` never takes the exclusive lock
-   * that giving back the file's empty tail would need, which would stop every send's outbox insert.
+   * One locked batch, in two round trips: `begin`, the leases and the reads; then the cursor move (or
+   * the queue rows' delete) with `commit`.
    */
-  private deleted(count: number): void {
-    const every = this.options.vacuumEveryRows ?? 5000;
-    this.deletedSinceVacuum += count;
-    if (every <= 0 || this.deletedSinceVacuum < every || this.vacuuming) return;
-    this.deletedSinceVacuum = 0;
-    this.vacuuming = this.pool
-      .query(`vacuum (skip_locked, truncate false) ${this.outbox}`)
-      .then(
-        () => undefined,
-        (error: unknown) => this.options.onError?.(error),
-      )
-      .finally(() => (this.vacuuming = null));
-  }
-
-  /**
-   * One locked batch, in two round trips: `begin` with the shard locks and the read of their rows,
-   * then the delete with `commit`. Returns how many rows went out (0 also when other relays hold
-   * every shard with waiting rows).
-   */
-  private async publishBatch(): Promise<number> {
+  private async publishBatch(batchSize: number): Promise<{ sent: number; full: boolean }> {
     const client: PoolClient = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      // Simple-protocol text (several statements in one message), so the values are literals. The
-      // shards are locked in a statement of their own and named in a transaction-local setting, so the
-      // read's snapshot is taken once they are held: it sees every row committed before, and no shard
-      // is taken halfway through a scan that has already passed its older rows.
-      // Relays of the earlier design take the relay key exclusively for every batch; this one takes it
-      // shared, so both never publish at once while replicas of the two versions run side by side.
-      const key = quoteText(this.lockKey);
-      const read = await queryEach(
-        client,
-        `begin;
-         select set_config('platform.outbox_shards', coalesce(string_agg(shard::text, ',') filter (where locked), ''), true) as mine,
-                count(*)::int as waiting
-           from (select shard,
-                        case when pg_try_advisory_xact_lock_shared(hashtext(${key}))
-                             then pg_try_advisory_xact_lock(hashtext(${key}), shard) else false end as locked
-                   from (select distinct ${OUTBOX_SHARD_SQL} as shard from ${this.outbox}) waiting
-                  order by random()) shards;
-         select id, aggregate_id, topic, payload, headers from ${this.outbox}
-          where ${OUTBOX_SHARD_SQL} = any(string_to_array(nullif(current_setting('platform.outbox_shards'), ''), ',')::int[])
-          order by seq limit ${Math.trunc(this.options.batchSize ?? 500)} for update`,
-      );
-      const rows = read[2].rows as OutboxRow[];
-      const { mine, waiting } = read[1].rows[0] as { mine: string; waiting: number };
-      const taken = mine === '' ? 0 : mine.split(',').length;
-      // Shards with rows that another relay holds: it may have read before some of them committed.
-      this.lockWasBusy = taken < waiting;
-      if (rows.length === 0) {
+      const read = await queryEach(client, this.readSql(Math.trunc(batchSize)));
+      const lease = read[1].rows[0] as { mine: string; waiting: number; queue_mine: boolean; queue_waiting: boolean; held_back: boolean };
+      const queued = read[2].rows as QueueRow[];
+      const tail = read[3].rows as TailRow[];
+      const taken = lease.mine === '' ? 0 : lease.mine.split(',').length;
+      // Shards with events that another relay holds, or a queue it holds, or events behind the horizon.
+      this.lockWasBusy = taken < lease.waiting || (lease.queue_waiting && !lease.queue_mine) || lease.held_back;
+      if (queued.length === 0 && tail.length === 0) {
         await client.query('commit');
-        return 0;
+        return { sent: 0, full: false };
       }
-      const byTopic = new Map<string, { key: string; value: string; headers: Record<string, string> }[]>();
+      const messages: Message[] = [];
       const spans: Span[] = [];
-      for (const row of rows) {
-        const messages = byTopic.get(row.topic) ?? [];
-        const headers = this.options.tracer ? this.publishSpan(this.options.tracer, row, spans) : (row.headers ?? {});
-        messages.push({ key: row.aggregate_id, value: JSON.stringify(row.payload), headers });
-        byTopic.set(row.topic, messages);
+      for (const row of queued)
+        messages.push(this.traced({ topic: row.topic, key: row.aggregate_id, value: JSON.stringify(row.payload), headers: row.headers ?? {} }, spans));
+      for (const row of inStreamOrder(tail)) {
+        const event = storedEvent(row.stream_id, row);
+        const written = (row.metadata?.trace as Record<string, string> | undefined) ?? undefined;
+        for (const route of routesOf(this.options.route(event))) {
+          const published = publishedEvent(event, route);
+          messages.push(
+            this.traced({ topic: route.topic, key: route.key, value: JSON.stringify(published), headers: publishedHeaders(published, written) }, spans),
+          );
+        }
       }
       try {
-        await this.options.producer.sendBatch({
-          acks: -1,
-          topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
-        });
+        await this.send(messages);
       } catch (error) {
         for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error) });
         throw error;
       } finally {
         for (const span of spans) span.end();
       }
-      await client.query(`delete from ${this.outbox} where id = any(${quoteText(`{${rows.map((r) => r.id).join(',')}}`)}::uuid[]); commit`);
-      this.options.onPublished?.(rows.length);
-      this.deleted(rows.length);
-      return rows.length;
+      await client.query(`${this.cursorMoveSql(tail)}${this.queueDeleteSql(queued)}commit`);
+      const tailed = tail.filter((row) => !row.early).length;
+      this.options.onPublished?.(queued.length + tailed);
+      // Queued rows hold the tail back until they are gone: look again at once.
+      return { sent: queued.length + tailed, full: queued.length > 0 || tailed >= batchSize };
     } catch (error) {
       broken = await client.query('rollback').then(
         () => undefined,
@@ -269,30 +255,161 @@ export class OutboxRelay {
     }
   }
 
-  /** Starts the row's PRODUCER span (below the writer's traceparent) and returns the headers that carry it. */
-  private publishSpan(tracer: Tracer, row: OutboxRow, spans: Span[]): Record<string, string> {
-    const written = row.headers ?? {};
-    const parent = propagation.extract(context.active(), written);
+  /**
+   * Simple-protocol text (several statements in one message), so the values are literals. The leases
+   * are taken in a statement of their own and named in a transaction-local setting, so the reads'
+   * snapshot is taken once they are held: it sees the cursors the last holder committed.
+   * Relays of the earlier design take the relay key exclusively for every batch; this one takes it
+   * shared, so both never publish at once while replicas of the two versions run side by side.
+   */
+  private readSql(limit: number): string {
+    const key = quoteText(this.lockKey);
+    const horizon = `pg_snapshot_xmin(pg_current_snapshot())`;
+    const after = (shard: string) => `(c.tx_ids[${shard} + 1], c.positions[${shard} + 1])`;
+    const columns = `e.stream_id, e.stream_version, e.event_id, e.type, e.data, e.metadata, e.occurred_at, e.tx_id::text as tx_id, e.position::text as position, e.shard`;
+    return `begin;
+      select set_config('platform.relay_shards', coalesce(string_agg(shard::text, ',') filter (where locked and shard >= 0), ''), true) as mine,
+             (count(*) filter (where shard >= 0 and ready))::int as waiting,
+             coalesce(bool_or(locked) filter (where shard < 0), false) as queue_mine,
+             coalesce(bool_or(shard < 0), false) as queue_waiting,
+             coalesce(bool_or(shard >= 0 and not ready), false) as held_back
+        from (select shard, ready,
+                     case when not ready then false
+                          when pg_try_advisory_xact_lock_shared(hashtext(${key}))
+                          then pg_try_advisory_xact_lock(hashtext(${key} || '.tail'), shard) else false end as locked
+                from (select s.shard, e.tx_id < ${horizon} as ready
+                        from ${this.cursor} c cross join generate_series(0, ${RELAY_SHARDS - 1}) s(shard)
+                        join lateral (select e.tx_id from ${this.events} e
+                                       where e.shard = s.shard and (e.tx_id, e.position) > ${after('s.shard')}
+                                       order by e.tx_id, e.position limit 1) e on true
+                      union all
+                      select -1, true where exists (select 1 from ${this.queue})) waiting
+               order by random()) shards;
+      select id, aggregate_id, topic, payload, headers from ${this.queue}
+       where current_setting('platform.relay_shards') is not null
+         and pg_try_advisory_xact_lock(hashtext(${key} || '.tail'), -1)
+       order by seq limit ${limit} for update skip locked;
+      with recursive mine as (
+        select unnest(string_to_array(nullif(current_setting('platform.relay_shards'), ''), ',')::int[]) as shard
+         where not exists (select 1 from ${this.queue})
+      ),
+      c as materialized (select tx_ids, positions from ${this.cursor} limit 1),
+      next as (
+        select e.tx_id, e.position
+          from c cross join mine m
+          cross join lateral (select e.tx_id, e.position from ${this.events} e
+                               where e.shard = m.shard and (e.tx_id, e.position) > ${after('m.shard')} and e.tx_id < ${horizon}
+                               order by e.tx_id, e.position limit ${limit}) e
+         order by e.tx_id, e.position limit ${limit}
+      ),
+      batch as (select ${columns} from next n join ${this.events} e on e.position = n.position),
+      firsts as (select distinct on (stream_id) stream_id, stream_version, shard from batch order by stream_id, stream_version),
+      early as (
+        select ${columns}
+          from firsts f cross join c
+          join ${this.events} e on e.stream_id = f.stream_id and e.stream_version = f.stream_version - 1
+         where f.stream_version > 1 and e.shard = f.shard and (e.tx_id, e.position) > ${after('f.shard')}
+        union all
+        select ${columns}
+          from early p cross join c
+          join ${this.events} e on e.stream_id = p.stream_id and e.stream_version = p.stream_version - 1
+         where e.shard = p.shard and (e.tx_id, e.position) > ${after('p.shard')}
+      )
+      select stream_id, stream_version, event_id, type, data, metadata, occurred_at, tx_id, position, shard, false as early from batch
+      union all
+      select *, true from early`;
+  }
+
+  /** Moves each shard's cursor to its last event in the batch (predecessors read early do not move it): one row write. */
+  private cursorMoveSql(tail: TailRow[]): string {
+    const last = new Map<number, TailRow>();
+    for (const row of tail) {
+      if (row.early) continue;
+      const before = last.get(row.shard);
+      if (!before || (compareBig(row.tx_id, before.tx_id) || compareBig(row.position, before.position)) > 0) last.set(row.shard, row);
+    }
+    if (last.size === 0) return '';
+    const sets = [...last.entries()].flatMap(([shard, row]) => [
+      `tx_ids[${shard + 1}] = ${quoteText(row.tx_id)}::xid8`,
+      `positions[${shard + 1}] = ${BigInt(row.position).toString()}`,
+    ]);
+    return `update ${this.cursor} set ${sets.join(', ')}; `;
+  }
+
+  private queueDeleteSql(queued: QueueRow[]): string {
+    if (queued.length === 0) return '';
+    return `delete from ${this.queue} where id = any(${quoteText(`{${queued.map((r) => r.id).join(',')}}`)}::uuid[]); `;
+  }
+
+  private async send(messages: Message[]): Promise<void> {
+    const byTopic = new Map<string, Omit<Message, 'topic'>[]>();
+    for (const { topic, ...message } of messages) {
+      const list = byTopic.get(topic) ?? [];
+      list.push(message);
+      byTopic.set(topic, list);
+    }
+    await this.options.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic.entries()].map(([topic, list]) => ({ topic, messages: list })),
+    });
+  }
+
+  /** With spans exported, starts the message's PRODUCER span (below the writer's traceparent) and puts it in the headers. */
+  private traced(message: Message, spans: Span[]): Message {
+    const tracer = this.options.tracer;
+    if (!tracer) return message;
+    const parent = propagation.extract(context.active(), message.headers);
     const span = tracer.startSpan(
-      `${row.topic} publish`,
+      `${message.topic} publish`,
       {
         kind: SpanKind.PRODUCER,
         attributes: {
           'messaging.system': 'kafka',
           'messaging.operation.type': 'send',
-          'messaging.destination.name': row.topic,
-          'messaging.kafka.message.key': row.aggregate_id,
+          'messaging.destination.name': message.topic,
+          'messaging.kafka.message.key': message.key,
         },
       },
       parent,
     );
     spans.push(span);
-    const headers: Record<string, string> = { ...written };
+    const headers: Record<string, string> = { ...message.headers };
     delete headers.traceparent;
     delete headers.tracestate;
     propagation.inject(trace.setSpan(context.active(), span), headers);
-    return headers;
+    return { ...message, headers };
   }
+}
+
+/**
+ * The batch's events with each stream's in version order: predecessors read early first, then the
+ * batch in (tx_id, position) order, and within that order a stream's events take its slots in version
+ * order (a transaction that began earlier may hold a stream's later version).
+ */
+export function inStreamOrder<Row extends { stream_id: string; stream_version: number; early: boolean; tx_id: string; position: string }>(rows: Row[]): Row[] {
+  const early = rows
+    .filter((row) => row.early)
+    .sort((a, b) => (a.stream_id === b.stream_id ? a.stream_version - b.stream_version : a.stream_id < b.stream_id ? -1 : 1));
+  const batch = rows.filter((row) => !row.early).sort((a, b) => compareBig(a.tx_id, b.tx_id) || compareBig(a.position, b.position));
+  const ordered = [...early, ...batch];
+  const slots = new Map<string, number[]>();
+  ordered.forEach((row, i) => {
+    const list = slots.get(row.stream_id) ?? [];
+    list.push(i);
+    slots.set(row.stream_id, list);
+  });
+  const result = [...ordered];
+  for (const indexes of slots.values()) {
+    if (indexes.length < 2) continue;
+    const sorted = indexes.map((i) => ordered[i]).sort((a, b) => a.stream_version - b.stream_version);
+    indexes.forEach((slot, k) => (result[slot] = sorted[k]));
+  }
+  return result;
+}
+
+function compareBig(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -5,10 +5,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
-import { type AppendMeta, EventStore, handleCommand, type NewEvent, type OutboxRoute, StreamVersionConflict } from '#platform/event-store';
+import type { DomainEvent } from '#platform/contracts';
+import { type AppendMeta, EventStore, handleCommand, type NewEvent, type OutboxRoute, relayShardOf, StreamVersionConflict } from '#platform/event-store';
 import type { Decider } from '#platform/decider';
-import { createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
+import { countRows, countUnpublished, createTestSchema, dropTestSchema, uniqueName, type TestSchema } from './integration.test-helpers';
 
 // The integration project's `testTimeout` in jest.config.js is not applied by Jest (global-only option).
 jest.setTimeout(60_000);
@@ -139,9 +139,8 @@ describe('EventStore (Postgres)', () => {
     const read = await store.readStream(db.em(), stream);
     expect(read.version).toBe(2);
     expect(read.events[1]).toEqual(winners[0].value[0]);
-    // The losers left no outbox rows behind either.
-    const [outbox] = await db.query<{ n: number }>(`select count(*)::int as n from "${db.schema}".outbox where aggregate_id = ?`, [stream]);
-    expect(outbox.n).toBe(2);
+    // The losers left nothing to publish behind either.
+    expect(await countUnpublished(db, 'e.stream_id = ?', [stream])).toBe(2);
   });
 
   it('handleCommand applies all of 20 concurrent commands, retrying on conflict, with versions 1..20 and no gaps', async () => {
@@ -214,7 +213,7 @@ describe('EventStore (Postgres)', () => {
     expect(raced.loads).toBe(1); // other errors are not retried
   });
 
-  it('writes outbox rows in the append transaction: commit keeps both, rollback leaves neither', async () => {
+  it('writes each event once, with the shard of its key when published and its trace, and nothing in the outbox', async () => {
     const committed = uniqueName('outbox_ok');
     const events = await db.em().transactional((em) =>
       store.append(
@@ -229,48 +228,30 @@ describe('EventStore (Postgres)', () => {
         meta({ correlationId: 'req_outbox' }),
       ),
     );
-    const rows = await db.query<{
-      id: string;
-      aggregate_type: string;
-      aggregate_id: string;
-      type: string;
-      topic: string;
-      payload: DomainEvent;
-      headers: Record<string, string>;
-    }>(`select id, aggregate_type, aggregate_id, type, topic, payload, headers from "${db.schema}".outbox where aggregate_id = ? order by seq`, [committed]);
-    // Private events are stored but not routed to Kafka.
-    expect(rows.map((r) => r.id)).toEqual([events[0].eventId, events[2].eventId]);
-    rows.forEach((row, i) => {
-      const event = events[i * 2];
-      expect(row).toEqual({
-        id: event.eventId,
-        aggregate_type: 'counter',
-        aggregate_id: committed,
-        type: 'CounterIncremented',
-        topic: TOPIC,
-        payload: event,
-        headers: { [EVENT_HEADERS.eventId]: event.eventId, [EVENT_HEADERS.type]: 'CounterIncremented', [EVENT_HEADERS.correlationId]: 'req_outbox' },
-      });
-    });
+    const rows = await db.query<{ event_id: string; shard: number | null; published: boolean }>(
+      `select event_id, shard, tx_id is not null as published from "${db.schema}".events where stream_id = ? order by stream_version`,
+      [committed],
+    );
+    // Private events are stored but have no shard: the relay never reads them.
+    expect(rows).toEqual([
+      { event_id: events[0].eventId, shard: relayShardOf(committed), published: true },
+      { event_id: events[1].eventId, shard: null, published: true },
+      { event_id: events[2].eventId, shard: relayShardOf(committed), published: true },
+    ]);
+    expect(await countUnpublished(db, 'e.stream_id = ?', [committed])).toBe(2);
+    expect(await countRows(db, 'outbox')).toBe(0);
 
     const rolledBack = uniqueName('outbox_rollback');
     let appended: DomainEvent[] = [];
     await expect(
       db.em().transactional(async (em) => {
         appended = await store.append(em as never, rolledBack, 0, [{ type: 'CounterIncremented', data: { by: 1, n: 1 } }], meta());
-        // Visible inside the transaction...
-        const [inside] = await em.execute(`select count(*)::int as n from "${db.schema}".outbox where aggregate_id = ?`, [rolledBack]);
-        expect(inside.n).toBe(1);
         throw new Error('abort after append');
       }),
     ).rejects.toThrow('abort after append');
     expect(appended).toHaveLength(1);
-    // ...and gone with the rollback, events and outbox alike.
-    const [after] = await db.query<{ events: number; outbox: number }>(
-      `select (select count(*)::int from "${db.schema}".events where stream_id = ?) as events, (select count(*)::int from "${db.schema}".outbox where aggregate_id = ? or id = ?) as outbox`,
-      [rolledBack, rolledBack, appended[0].eventId],
-    );
-    expect(after).toEqual({ events: 0, outbox: 0 });
+    // Gone with the rollback: nothing to publish.
+    expect(await countUnpublished(db, 'e.stream_id = ?', [rolledBack])).toBe(0);
     expect(await store.readStream(db.em(), rolledBack)).toEqual({ events: [], version: 0 });
   });
 });

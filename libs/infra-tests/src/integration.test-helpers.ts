@@ -10,7 +10,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { createKafka, ensureTopics, KeyHashPartitioner, parseBrokers } from '#platform/kafka';
 import { bootstrapServiceSchema, createOrm, runMigrations, serviceUrlFor } from '#platform/service-kit';
-import { eventSourcingTablesSql, quoteIdent } from '#platform/event-store';
+import { eventSourcingTablesSql, eventTableOutboxSql, quoteIdent } from '#platform/event-store';
 import type { PostgresOrm } from '#platform/postgres';
 
 /** Admin connection to the test database (same defaults and variables as tools/test/test-env.mjs). */
@@ -117,7 +117,14 @@ export interface TestSchema {
  * `svc_<schema>` owning the schema), then MikroORM connected as that role runs one migration with the
  * event-sourcing tables plus `extraSql` (given the quoted schema name).
  */
-export async function createTestSchema(options: { prefix?: string; extraSql?: (s: string) => string[]; poolMax?: number } = {}): Promise<TestSchema> {
+export async function createTestSchema(
+  options: {
+    prefix?: string;
+    extraSql?: (s: string) => string[];
+    poolMax?: number;
+    /** false: the tables as they were before the event table became the outbox. */ eventTableOutbox?: boolean;
+  } = {},
+): Promise<TestSchema> {
   await ensureTestDatabase();
   const schema = uniqueName(options.prefix ?? 'es_test');
   const role = `svc_${schema}`;
@@ -126,6 +133,7 @@ export async function createTestSchema(options: { prefix?: string; extraSql?: (s
   class Migration00000000000001EsTestInit extends Migration {
     override async up(): Promise<void> {
       for (const sql of eventSourcingTablesSql(schema)) this.addSql(sql);
+      if (options.eventTableOutbox !== false) for (const sql of eventTableOutboxSql(schema)) this.addSql(sql);
       for (const sql of extra) this.addSql(sql);
     }
   }
@@ -261,6 +269,17 @@ export function byKey(messages: ConsumedMessage[]): Map<string, ConsumedMessage[
     groups.set(m.key ?? '', list);
   }
   return groups;
+}
+
+/** Events of the schema the relay has still to publish (past their shard's cursor), optionally filtered (`e.` columns). */
+export async function countUnpublished(test: TestSchema, where = 'true', params: unknown[] = []): Promise<number> {
+  const s = quoteIdent(test.schema);
+  const [row] = await test.query<{ n: number }>(
+    `select count(*)::int as n from ${s}.events e cross join ${s}.relay_cursor c
+      where e.shard is not null and (e.tx_id, e.position) > (c.tx_ids[e.shard + 1], c.positions[e.shard + 1]) and ${where}`,
+    params,
+  );
+  return Number(row.n);
 }
 
 export async function countRows(test: TestSchema, table: string, where = 'true', params: unknown[] = []): Promise<number> {

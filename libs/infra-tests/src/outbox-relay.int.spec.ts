@@ -1,16 +1,17 @@
 /**
- * OutboxRelay against real Postgres and Kafka: what goes out (key, headers, payload, per-key order),
- * that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses nothing, and that two
- * relays on one schema never reorder a key (advisory locks per shard) while one publishes the shards the
- * other does not hold, and that rows committed without a NOTIFY go out because their commit wakes the
- * relay of their process.
+ * OutboxRelay tailing the event table against real Postgres and Kafka: what goes out (key, headers,
+ * payload, per-key order), that NOTIFY wakes it, that a relay SIGKILLed in the middle of a batch loses
+ * nothing, that two relays on one schema never reorder a key (advisory locks per shard) while one
+ * publishes the shards the other does not hold, that events committed without a NOTIFY go out because
+ * their commit wakes the relay of their process, and that events committing out of position order are
+ * all published in stream order (tailing-order cases: event-table-tailing.int.spec.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
-import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, OUTBOX_SHARD_SQL, type OutboxRelayOptions } from '#platform/event-store';
+import { type AppendMeta, EventStore, type NewEvent, outboxChannel, OutboxRelay, relayShardOf, type OutboxRelayOptions } from '#platform/event-store';
 import { PipelinedTransaction } from '#platform/postgres';
 import {
   BROKERS,
@@ -18,7 +19,7 @@ import {
   byKey,
   collectTopics,
   connectProducer,
-  countRows,
+  countUnpublished,
   createTestSchema,
   createTopic,
   deleteTopics,
@@ -87,13 +88,14 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     schemas.push(db);
     return db;
   }
-  async function newRelay(db: TestSchema, options: Partial<OutboxRelayOptions> = {}): Promise<OutboxRelay> {
+  async function newRelay(db: TestSchema, store: EventStore, options: Partial<OutboxRelayOptions> = {}): Promise<OutboxRelay> {
     const producer = await connectProducer(kafka);
     producers.push(producer);
     const relay = new OutboxRelay({
       schema: db.schema,
       databaseUrl: db.url,
       producer,
+      route: store.route,
       onError: (error) => process.stderr.write(`relay error: ${String(error)}\n`),
       ...options,
     });
@@ -119,7 +121,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     await deleteTopics(kafka, topics);
   });
 
-  it('publishes every row with key = aggregate id and event headers, in order per key, then deletes it', async () => {
+  it('publishes every event with key, event headers and the stored event, in order per key, and moves its cursor', async () => {
     const [mainTopic, auditTopic] = await Promise.all([newTopic(), newTopic(2)]);
     const db = await newSchema();
     // Two topics in one batch: `Audited` events go to their own topic, keyed by the same stream.
@@ -137,14 +139,14 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
         appended.push(...(await db.em().transactional((em) => store.append(em as never, stream, round * 2, events, meta(i === 0 ? `req_${round}` : null)))));
       }
     }
-    expect(await countRows(db, 'outbox')).toBe(appended.length);
+    expect(await countUnpublished(db)).toBe(appended.length);
 
     const published: number[] = [];
-    const relay = await newRelay(db, { batchSize: 7, pollIntervalMs: 60000, onPublished: (n) => published.push(n) });
+    const relay = await newRelay(db, store, { batchSize: 7, pollIntervalMs: 60000, onPublished: (n) => published.push(n) });
     const collector = await collect([mainTopic, auditTopic]);
     await relay.start();
 
-    await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0, { detail: () => published });
+    await waitFor('every event published', async () => (await countUnpublished(db)) === 0, { detail: () => published });
     expect(await relay.backlog()).toEqual({ count: 0, oldestAgeSeconds: 0 });
     expect(published.reduce((a, b) => a + b, 0)).toBe(appended.length);
     expect(Math.max(...published)).toBeLessThanOrEqual(7);
@@ -191,7 +193,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const topic = await newTopic();
     const db = await newSchema();
     const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
-    const relay = await newRelay(db, { pollIntervalMs: 60000 });
+    const relay = await newRelay(db, store, { pollIntervalMs: 60000 });
     const collector = await collect([topic]);
     await relay.start();
     const relayIsIdle = async () => {
@@ -204,7 +206,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     return { db, store, relay, collector, relayIsIdle };
   }
 
-  it('is woken by NOTIFY: rows go out immediately although the poll is 60 s', async () => {
+  it('is woken by NOTIFY: events go out immediately although the poll is 60 s', async () => {
     const { db, store, collector, relayIsIdle } = await relayWithoutPoll();
 
     for (let round = 1; round <= 3; round++) {
@@ -216,12 +218,12 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       });
       const elapsed = Date.now() - started;
       expect(elapsed).toBeLessThan(5000);
-      await waitFor('its outbox row to be deleted', async () => (await countRows(db, 'outbox')) === 0);
+      await waitFor('its cursor to pass it', async () => (await countUnpublished(db)) === 0);
     }
     expect(collector.messages).toHaveLength(3);
   });
 
-  it('rows committed by a transaction the store was told of send no NOTIFY, and the commit wakes the relay of their process', async () => {
+  it('events committed by a transaction the store was told of send no NOTIFY, and the commit wakes the relay of their process', async () => {
     const { db, store, relay, collector, relayIsIdle } = await relayWithoutPoll();
     const listener = new Client({ connectionString: db.url });
     await listener.connect();
@@ -242,7 +244,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await waitFor('both events on Kafka', () => [beforeWiring, loud].every(onKafka), { timeoutMs: 10000 });
 
       store.wakeRelayWith(() => relay.wake());
-      await waitFor('its outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
+      await waitFor('every event published', async () => (await countUnpublished(db)) === 0);
       await waitFor('the relay to be idle', relayIsIdle);
       const started = Date.now();
       // Nothing but the commit wakes the relay: no NOTIFY, and its poll is 60 s away.
@@ -251,7 +253,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       await waitFor('the woken event on Kafka', () => onKafka(woken), { timeoutMs: 10000 });
       expect(Date.now() - started).toBeLessThan(5000);
 
-      // A transaction that rolls back wakes nobody; its rows never existed.
+      // A transaction that rolls back wakes nobody; its events never existed.
       const wakes = jest.spyOn(relay, 'wake');
       await expect(
         PipelinedTransaction.run(db.em(), async (tx) => {
@@ -264,7 +266,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
         }),
       ).rejects.toThrow('decided against it');
       expect(wakes).not.toHaveBeenCalled();
-      expect(await countRows(db, 'outbox')).toBe(0);
+      expect(await countUnpublished(db)).toBe(0);
     } finally {
       await listener.end();
     }
@@ -293,7 +295,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
           ])
         ).length > 0;
       await waitFor('the relay to have read under the held lock', readUnderLock);
-      expect(await countRows(db, 'outbox')).toBe(1);
+      expect(await countUnpublished(db)).toBe(1);
       await other.query('select pg_advisory_unlock(hashtext($1))', [`${db.schema}.outbox-relay`]);
       const released = Date.now();
       await waitFor('the event on Kafka once the lock is free', () => collector.messages.some((m) => m.headers[EVENT_HEADERS.eventId] === event.eventId), {
@@ -310,10 +312,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     await waitFor('the relay to be idle', relayIsIdle);
     const streams = Array.from({ length: 40 }, () => uniqueName('sharded'));
     const shardOf = new Map<string, number>();
-    for (const stream of streams) {
-      const [{ shard }] = await adminQuery<{ shard: number }>(`select ${OUTBOX_SHARD_SQL.replace('aggregate_id', '$1::text')} as shard`, [stream]);
-      shardOf.set(stream, shard);
-    }
+    for (const stream of streams) shardOf.set(stream, relayShardOf(stream));
     const held = [...new Set(shardOf.values())].slice(0, 3);
     expect(held.length).toBe(3);
     const inHeldShards = streams.filter((s) => held.includes(shardOf.get(s)!));
@@ -325,7 +324,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     try {
       await other.query('begin');
       await other.query('select pg_advisory_xact_lock_shared(hashtext($1))', [`${db.schema}.outbox-relay`]);
-      for (const shard of held) await other.query('select pg_advisory_xact_lock(hashtext($1), $2)', [`${db.schema}.outbox-relay`, shard]);
+      for (const shard of held) await other.query('select pg_advisory_xact_lock(hashtext($1), $2)', [`${db.schema}.outbox-relay.tail`, shard]);
 
       const versions = new Map<string, number>();
       for (let round = 0; round < 3; round++)
@@ -334,9 +333,9 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
           versions.set(stream, round + 1);
         }
       const onKafka = (list: string[]) => collector.messages.filter((m) => list.includes(m.key!)).length;
-      await waitFor('every row of the free shards on Kafka', () => onKafka(free) === free.length * 3, { detail: () => onKafka(free) });
+      await waitFor('every event of the free shards on Kafka', () => onKafka(free) === free.length * 3, { detail: () => onKafka(free) });
       // The held shards wait for their holder, however often this relay is woken.
-      expect(await countRows(db, 'outbox')).toBe(inHeldShards.length * 3);
+      expect(await countUnpublished(db)).toBe(inHeldShards.length * 3);
       expect(onKafka(inHeldShards)).toBe(0);
 
       await other.query('commit');
@@ -345,42 +344,10 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
         detail: () => collector.messages.length,
       });
       assertPerKeyOrder(collector.messages, versions, { allowDuplicates: false });
-      await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0);
+      await waitFor('every event published', async () => (await countUnpublished(db)) === 0);
     } finally {
       await other.end();
     }
-  });
-
-  it('vacuums its outbox once vacuumEveryRows rows were deleted, and not before', async () => {
-    const topic = await newTopic();
-    const db = await newSchema();
-    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
-    const vacuums = async () => {
-      const [row] = await adminQuery<{ n: number }>(`select vacuum_count::int as n from pg_stat_user_tables where schemaname = $1 and relname = 'outbox'`, [
-        db.schema,
-      ]);
-      return row.n;
-    };
-    const relay = await newRelay(db, { batchSize: 4, pollIntervalMs: 60000, vacuumEveryRows: 10 });
-    await relay.start();
-    const append = (n: number) =>
-      db.em().transactional((em) =>
-        store.append(
-          em as never,
-          uniqueName('vac'),
-          0,
-          Array.from({ length: n }, (_, i) => ({ type: 'Piled', data: { i } })),
-          meta(),
-        ),
-      );
-
-    await append(8);
-    await waitFor('8 rows published', async () => (await countRows(db, 'outbox')) === 0);
-    expect(await vacuums()).toBe(0);
-
-    // The 12th deleted row passes 10: the relay vacuums.
-    await append(4);
-    await waitFor('a vacuum of the outbox', async () => (await vacuums()) === 1, { detail: vacuums });
   });
 
   it('loses nothing when the relay process is SIGKILLed mid-batch; a second relay drains the rest', async () => {
@@ -388,7 +355,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const db = await newSchema();
     const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
 
-    // 20 000 rows: 200 streams x 100 events, in one transaction.
+    // 20 000 events: 200 streams x 100 events, in one transaction.
     const streams = Array.from({ length: 200 }, (_, i) => `crash-${i}`);
     const eventIds = new Set<string>();
     await db.em().transactional(async (em) => {
@@ -399,7 +366,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     });
     const total = eventIds.size;
     expect(total).toBe(20000);
-    expect(await countRows(db, 'outbox')).toBe(total);
+    expect(await countUnpublished(db)).toBe(total);
 
     const childLog: string[] = [];
     let childPublished = 0;
@@ -410,6 +377,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       env: {
         ...process.env,
         RELAY_SCHEMA: db.schema,
+        RELAY_TOPIC: topic,
         RELAY_DATABASE_URL: db.url,
         KAFKA_BROKERS: BROKERS.join(','),
         RELAY_BATCH_SIZE: '200',
@@ -426,12 +394,12 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     });
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
 
-    // Some rows are gone (5 committed batches) and the 6th batch is on Kafka but not yet deleted.
+    // 5 batches committed their cursor moves and the 6th batch is on Kafka but not yet committed.
     const remainingAtKill = await waitFor(
       'the child relay to commit some batches and stall inside the next one',
       async () => {
         if (child.exitCode !== null) throw new Error(`child exited early: ${childLog.join('')}`);
-        const remaining = await countRows(db, 'outbox');
+        const remaining = await countUnpublished(db);
         return remaining < total && stalled !== null ? remaining : false;
       },
       { timeoutMs: 30000, intervalMs: 10, detail: () => ({ childPublished, stalled: stalled?.batch, log: childLog.join('').slice(-2000) }) },
@@ -442,14 +410,14 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     expect(childPublished).toBe(1000);
     expect(remainingAtKill).toBe(total - 1000);
     expect(inFlight).toHaveLength(200);
-    // The killed batch never got to its delete: all its rows are still in the outbox.
-    expect(await countRows(db, 'outbox')).toBe(total - 1000);
-    expect(await countRows(db, 'outbox', "id = any(string_to_array(?, ',')::uuid[])", [inFlight.join(',')])).toBe(200);
+    // The killed batch never got to move its cursor: all its events are still unpublished.
+    expect(await countUnpublished(db)).toBe(total - 1000);
+    expect(await countUnpublished(db, "e.event_id = any(string_to_array(?, ',')::uuid[])", [inFlight.join(',')])).toBe(200);
 
     // A fresh relay takes over; it may first find the lock still held until Postgres ends the dead session.
-    const relay = await newRelay(db, { batchSize: 500, pollIntervalMs: 200 });
+    const relay = await newRelay(db, store, { batchSize: 500, pollIntervalMs: 200 });
     await relay.start();
-    await waitFor('the second relay to drain the outbox', async () => (await countRows(db, 'outbox')) === 0, {
+    await waitFor('the second relay to publish the rest', async () => (await countUnpublished(db)) === 0, {
       timeoutMs: 30000,
       detail: () => relay.backlog(),
     });
@@ -488,8 +456,8 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
     const counts = [0, 0];
     // Small batches and a short poll: the two relays contend for the lock all the time.
-    const relayA = await newRelay(db, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[0] += n) });
-    const relayB = await newRelay(db, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[1] += n) });
+    const relayA = await newRelay(db, store, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[0] += n) });
+    const relayB = await newRelay(db, store, { batchSize: 5, pollIntervalMs: 20, onPublished: (n) => (counts[1] += n) });
     const collector = await collect([topic]);
     await Promise.all([relayA.start(), relayB.start()]);
 
@@ -510,7 +478,7 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     );
     const total = [...versions.values()].reduce((a, b) => a + b, 0);
 
-    await waitFor('the outbox to be empty', async () => (await countRows(db, 'outbox')) === 0, { timeoutMs: 20000, detail: () => counts });
+    await waitFor('every event published', async () => (await countUnpublished(db)) === 0, { timeoutMs: 20000, detail: () => counts });
     await waitFor(`${total} messages on Kafka`, () => collector.messages.length >= total, { timeoutMs: 20000, detail: () => collector.messages.length });
     expect(counts[0] + counts[1]).toBe(total);
     // Both really took part (otherwise the test would prove nothing about the lock).

@@ -1,4 +1,5 @@
 import { EVENT_DATA_SCHEMAS, type DomainEvent, type KafkaUse } from '#platform/contracts';
+import { routesOf } from '#platform/event-store';
 import { loadBaseConfig } from './config';
 import { ServiceRuntime } from './service-runtime';
 import type { ServiceDefinition } from './start-service';
@@ -40,8 +41,7 @@ export function outboxTopics(route: ServiceDefinition['outboxRoute']): string[] 
       streamVersion: 1,
       data: {},
     };
-    const routed = route(event);
-    if (routed) topics.add(routed.topic);
+    for (const routed of routesOf(route(event))) topics.add(routed.topic);
   }
   return [...topics].sort();
 }

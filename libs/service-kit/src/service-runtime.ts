@@ -7,7 +7,7 @@ import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { Kafka, Producer } from 'kafkajs';
 import { Clock, clockFromMode, TestClock } from '#platform/clock';
 import { allTopicSpecs, assertKafkaUses, kafkaNamespace, kafkaTopicsOf, kafkaUseRefusal, isKafkaApp, TOPICS, type DomainEvent } from '#platform/contracts';
-import { EventStore, OutboxRelay, type OutboxRoute } from '#platform/event-store';
+import { EventStore, OutboxRelay, routesOf, type OutboxRoutes } from '#platform/event-store';
 import {
   ConsumerLagPoller,
   createKafka,
@@ -49,7 +49,7 @@ export interface ServiceRuntimeOptions {
   entities: Options['entities'];
   migrations: MigrationObject[];
   /** Topic and key of each event this service publishes; null keeps an event private. */
-  outboxRoute: (event: DomainEvent) => OutboxRoute | null;
+  outboxRoute: (event: DomainEvent) => OutboxRoutes;
   /** false: keep outbox rows unpublished (a rebuild into a fresh schema must not publish its events again). */
   publish?: boolean;
   /** Put between the namespace and the consumer name in group ids, so a rebuild reads topics from offset 0 in groups of its own. */
@@ -204,6 +204,7 @@ export class ServiceRuntime {
       schema: c.schema,
       databaseUrl: c.serviceDatabaseUrl,
       producer: this.producer,
+      route: this.eventStore.route,
       onError: (error) => log(kafkaTroubleLevel(error), 'outbox relay error', { service: c.serviceName, error: String(error) }),
       onPublished: (n) => this.metrics.outboxPublished.inc(n),
       tracer: exportTracer(),
@@ -388,13 +389,14 @@ function publishableRoute(app: string, route: ServiceRuntimeOptions['outboxRoute
   const refusals = new Map<string, string | null>();
   return (event) => {
     const routed = route(event);
-    if (routed === null) return null;
-    let refusal = refusals.get(routed.topic);
-    if (refusal === undefined) {
-      refusal = kafkaUseRefusal(app, { kind: 'produce', topic: routed.topic });
-      refusals.set(routed.topic, refusal);
+    for (const { topic } of routesOf(routed)) {
+      let refusal = refusals.get(topic);
+      if (refusal === undefined) {
+        refusal = kafkaUseRefusal(app, { kind: 'produce', topic });
+        refusals.set(topic, refusal);
+      }
+      if (refusal !== null) throw new Error(refusal);
     }
-    if (refusal !== null) throw new Error(refusal);
     return routed;
   };
 }

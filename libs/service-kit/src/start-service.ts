@@ -1,7 +1,7 @@
 import type { Options, MigrationObject } from '@mikro-orm/core';
 import type { INestApplication, Type } from '@nestjs/common';
 import type { DomainEvent, RpcService } from '#platform/contracts';
-import type { OutboxRoute } from '#platform/event-store';
+import type { OutboxRoute, OutboxRoutes } from '#platform/event-store';
 import { startNestService } from './bootstrap';
 import { loadBaseConfig } from './config';
 import { startHealthServer } from './health-server';
@@ -25,7 +25,7 @@ export interface ServiceDefinition {
   rpcOpsSafeToRerun?: boolean;
   entities: Options['entities'];
   migrations: MigrationObject[];
-  outboxRoute: (event: DomainEvent) => OutboxRoute | null;
+  outboxRoute: (event: DomainEvent) => OutboxRoutes;
   /** Consumers to start after the runtime is up (a function when handlers need the runtime). */
   consumers?: AnyConsumerSpec[] | ((runtime: ServiceRuntime) => AnyConsumerSpec[]);
   module: Type<unknown>;

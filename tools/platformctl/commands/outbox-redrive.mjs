@@ -29,25 +29,26 @@ function loadCompiled(service, namespace) {
   const require = createRequire(import.meta.url);
   const route = require(main)[SERVICES[service].route];
   if (typeof route !== 'function') throw new CliError(`${main} does not export ${SERVICES[service].route}`);
-  const { storedEvent, outboxRowFor } = require(path.join(ROOT, 'dist/libs/event-store/src/event-store.js'));
+  const { storedEvent, outboxRowFor, routesOf } = require(path.join(ROOT, 'dist/libs/event-store/src/event-store.js'));
   const { EVENT_HEADERS } = require(path.join(ROOT, 'dist/libs/contracts/src/domain-event.js'));
-  return { route, storedEvent, outboxRowFor, redrivenHeader: EVENT_HEADERS.redrivenAt };
+  return { route: (event) => routesOf(route(event)), storedEvent, outboxRowFor, redrivenHeader: EVENT_HEADERS.redrivenAt };
 }
 
 /**
- * Republishes stored events by writing their outbox rows again, exactly as the append wrote them
- * (same event ids, topic, key, payload and headers, through the service's own route); the running
- * service's relay publishes them, marked `redriven-at`. A consumer's inbox holds the ids it applied within
+ * Republishes stored events read from the event table by queueing them in the relay's republish queue
+ * (the `outbox` table), exactly as the relay publishes them (same event ids, topics, keys, payloads
+ * and headers, through the service's own route, derived handoffs included); the running service's
+ * relay publishes them before it tails on, marked `redriven-at`. A consumer's inbox holds the ids it applied within
  * its window (7 days), so nothing applies twice; a copy of an older event is passed over (counted in
  * consumer_stale_redrives_total), since the inbox may have forgotten it.
  */
 export default {
   name: ['outbox', 'redrive'],
-  summary: "Republish a service's stored events (by occurredAt) through its outbox; the relay sends them again.",
+  summary: "Republish a service's stored events (by occurredAt) from its event table; the relay sends them again.",
   description:
     'Times are the platform clock (occurredAt), as the API shows them. Events the service keeps private (route null) are skipped.\n' +
     "Consumers pass over copies of events older than their inbox's 7-day window (old history is applied again to fresh tables by replay projections).\n" +
-    'Outbox-only handoffs (messaging MessageHandedOver on chat.outbound) are not in the event store and are not redriven.\n' +
+    'Handoffs derived from an event (messaging MessageHandedOver on chat.outbound) go out again with it.\n' +
     'Needs the built service (dist/, npm run build) for its outbox route, and the service running to publish.',
   options: {
     service: { type: 'string', required: true, choices: Object.keys(SERVICES), description: 'service whose events to republish' },
@@ -88,7 +89,7 @@ export default {
           out(
             dryRun
               ? `dry run: would republish ${n - summary.private}, private (not published) ${summary.private}`
-              : `republished ${summary.republished}, already in the outbox ${summary.alreadyWaiting}, private (not published) ${summary.private}`,
+              : `republished ${summary.republished}, already queued ${summary.alreadyWaiting}, private (not published) ${summary.private}`,
           );
         }
       };
@@ -108,15 +109,17 @@ export default {
         const outbox = [];
         for (const row of rows) {
           const event = storedEvent(row.stream_id, row);
-          const r = route(event);
-          if (!r) {
+          const routes = route(event);
+          if (routes.length === 0) {
             summary.private += 1;
             continue;
           }
-          summary.byTopic[r.topic] = (summary.byTopic[r.topic] ?? 0) + 1;
-          // No trace context: a redrive is not part of the request that caused the event. The copy says it is
-          // one: a consumer passes over a copy of an event older than its inbox's window (ADR 0190).
-          outbox.push(outboxRowFor(event, r, { [redrivenHeader]: redrivenAt }));
+          for (const r of routes) {
+            summary.byTopic[r.topic] = (summary.byTopic[r.topic] ?? 0) + 1;
+            // No trace context: a redrive is not part of the request that caused the event. The copy says it is
+            // one: a consumer passes over a copy of an event older than its inbox's window (ADR 0190).
+            outbox.push(outboxRowFor(event, r, { [redrivenHeader]: redrivenAt }));
+          }
         }
         if (!dryRun && outbox.length > 0) {
           // Rows still waiting (not yet sent) keep their place; in one transaction with the wake-up of the relay.

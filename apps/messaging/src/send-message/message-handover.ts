@@ -14,3 +14,15 @@ export function handover(events: DomainEvent[], appId: string, media: OutboundMe
   };
   return handedOver;
 }
+
+/** Provisional: the handoff of a MessageSent that carries what acceptance carries. */
+export function handoverOf(sent: DomainEvent): DomainEvent {
+  const d = sent.data as { messageId: string; appUserId: string; userId: string; type: ChatMessageType; text: string | null; handedOver?: OutboundMediaFile[] };
+  return {
+    ...sent,
+    eventId: derivedUuidv7(new Date(sent.occurredAt).getTime(), `${sent.eventId}:handover`),
+    type: 'MessageHandedOver',
+    causationId: sent.eventId,
+    data: { messageId: d.messageId, appId: sent.appId, userId: d.userId, appUserId: d.appUserId, type: d.type, text: d.text, media: d.handedOver ?? [] },
+  };
+}

@@ -5,7 +5,6 @@ import type { ServiceRuntime } from '#platform/service-kit';
 import { newOutboundMessages } from '../messages/message.projection';
 import type { MessageEvent } from '../messages/message.state';
 import type { MessagingConfig } from '../messaging.config';
-import { handover } from './message-handover';
 import {
   businessInitiatedStatements,
   claimStatement,
@@ -96,14 +95,13 @@ async function runBatch(
       else refuse(send, decision.refusal);
     });
 
-    // One more round trip writes everything and commits: events, outbox rows, message rows, counts, released keys.
+    // One more round trip writes everything and commits: events, message rows, counts, released keys.
     const { stored, statements: appended } = runtime.eventStore.appendStatements(
       accepted.map((send) => ({
         streamId: `message-${send.messageId}`,
         expectedVersion: 0,
         events: send.events,
         meta: { now: send.now, appId: send.request.appId, correlationId: send.caller.requestId ?? null, causationId: send.caller.requestId ?? null },
-        alsoPublish: (events) => [handover(events, send.request.appId, send.file?.handedOver ?? [])],
         trace: send.trace,
       })),
       // The busiest writer of the database: its relay is woken in-process at the commit, not by a NOTIFY that every service's listener would take.

@@ -2,9 +2,10 @@
  * A real OutboxRelay in its own process, for the crash test of outbox-relay.int.spec.ts (the test
  * SIGKILLs it mid-run). Runs the TypeScript sources through ./ts-register.js, so it needs no build.
  *
- * env: RELAY_SCHEMA, RELAY_DATABASE_URL (the service role), KAFKA_BROKERS, RELAY_BATCH_SIZE,
- *      RELAY_POLL_MS, RELAY_STALL_AT_BATCH (n > 0: after Kafka acknowledged the n-th batch, the relay
- *      never gets to delete its rows or commit; the parent kills it right there).
+ * env: RELAY_SCHEMA, RELAY_DATABASE_URL (the service role), RELAY_TOPIC (every event goes there, keyed
+ *      by its stream), KAFKA_BROKERS, RELAY_BATCH_SIZE, RELAY_POLL_MS, RELAY_STALL_AT_BATCH (n > 0:
+ *      after Kafka acknowledged the n-th batch, the relay never gets to move its cursor or commit; the
+ *      parent kills it right there).
  * IPC: { type: 'started' }, { type: 'published', total } after every committed batch, and
  *      { type: 'stalled', batch, eventIds } once the stalled batch is on Kafka.
  */
@@ -30,7 +31,7 @@ async function main() {
   await producer.connect();
 
   // The dangerous window of a crash: Kafka has acknowledged the batch, but the relay has neither
-  // deleted its rows nor committed. Batch n stops right there, so the SIGKILL lands inside it.
+  // moved its cursor nor committed. Batch n stops right there, so the SIGKILL lands inside it.
   const stallAt = Number(env.RELAY_STALL_AT_BATCH ?? 0);
   let batches = 0;
   const sendBatch = producer.sendBatch.bind(producer);
@@ -50,6 +51,7 @@ async function main() {
     schema: env.RELAY_SCHEMA,
     databaseUrl: env.RELAY_DATABASE_URL,
     producer,
+    route: (event) => ({ topic: env.RELAY_TOPIC, key: event.streamId, aggregateType: 'thing' }),
     batchSize: Number(env.RELAY_BATCH_SIZE ?? 200),
     pollIntervalMs: Number(env.RELAY_POLL_MS ?? 1000),
     onError: (error) => process.stderr.write(`outbox relay child error: ${String(error?.stack ?? error)}\n`),

@@ -6,6 +6,7 @@ import { Migration20261127000400ConsoleRetention } from './migration-20261127-00
 import { Migration20261127000500ConsoleBoundedInbox } from './migration-20261127-0005-bounded-inbox';
 import { Migration20261130000600ConsoleInvitationsEnd } from './migration-20261130-0006-invitations-end';
 import { Migration20261204000700ConsoleSignInQueue } from './migration-20261204-0007-sign-in-queue';
+import { Migration20261204000800ConsoleEventTableOutbox } from './migration-20261204-0008-event-table-outbox';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const consoleMigrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const consoleMigrations: MigrationObject[] = [
   { name: 'Migration20261127000500ConsoleBoundedInbox', class: Migration20261127000500ConsoleBoundedInbox },
   { name: 'Migration20261130000600ConsoleInvitationsEnd', class: Migration20261130000600ConsoleInvitationsEnd },
   { name: 'Migration20261204000700ConsoleSignInQueue', class: Migration20261204000700ConsoleSignInQueue },
+  { name: 'Migration20261204000800ConsoleEventTableOutbox', class: Migration20261204000800ConsoleEventTableOutbox },
 ];

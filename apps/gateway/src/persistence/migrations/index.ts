@@ -5,6 +5,7 @@ import { Migration20261122000300GatewayIdempotencyFillfactor } from './migration
 import { Migration20261123000400GatewayDropIdempotencyRecords } from './migration-20261123-0004-drop-idempotency-records';
 import { Migration20261124000500GatewayRateBuckets } from './migration-20261124-0005-rate-buckets';
 import { Migration20261127000600GatewayBoundedInbox } from './migration-20261127-0006-bounded-inbox';
+import { Migration20261204000700GatewayEventTableOutbox } from './migration-20261204-0007-event-table-outbox';
 
 export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100GatewayInit', class: Migration20261122000100GatewayInit },
@@ -13,4 +14,5 @@ export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261123000400GatewayDropIdempotencyRecords', class: Migration20261123000400GatewayDropIdempotencyRecords },
   { name: 'Migration20261124000500GatewayRateBuckets', class: Migration20261124000500GatewayRateBuckets },
   { name: 'Migration20261127000600GatewayBoundedInbox', class: Migration20261127000600GatewayBoundedInbox },
+  { name: 'Migration20261204000700GatewayEventTableOutbox', class: Migration20261204000700GatewayEventTableOutbox },
 ];

@@ -6,6 +6,7 @@ import { Migration20261122000400MessagingMedia } from './migration-20261122-0004
 import { Migration20261122000500SendRequestExpiry } from './migration-20261122-0005-send-request-expiry';
 import { Migration20261127000600MessagingBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261127000700DailyCountQuota } from './migration-20261127-0007-daily-count-quota';
+import { Migration20261204000800MessagingEventTableOutbox } from './migration-20261204-0008-event-table-outbox';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261122000500SendRequestExpiry', class: Migration20261122000500SendRequestExpiry },
   { name: 'Migration20261127000600MessagingBoundedInbox', class: Migration20261127000600MessagingBoundedInbox },
   { name: 'Migration20261127000700DailyCountQuota', class: Migration20261127000700DailyCountQuota },
+  { name: 'Migration20261204000800MessagingEventTableOutbox', class: Migration20261204000800MessagingEventTableOutbox },
 ];
