@@ -302,18 +302,21 @@ export class OutboxRelay {
                                order by e.tx_id, e.position limit ${limit}) e
          order by e.tx_id, e.position limit ${limit}
       ),
-      batch as (select ${columns} from next n join ${this.events} e on e.position = n.position),
+      batch as (select e.* from next n cross join lateral (select ${columns} from ${this.events} e where e.position = n.position) e),
       firsts as (select distinct on (stream_id) stream_id, stream_version, shard from batch order by stream_id, stream_version),
       early as (
-        select ${columns}
+        select e.*
           from firsts f cross join c
-          join ${this.events} e on e.stream_id = f.stream_id and e.stream_version = f.stream_version - 1
-         where f.stream_version > 1 and e.shard = f.shard and (e.tx_id, e.position) > ${after('f.shard')}
+          cross join lateral (select ${columns} from ${this.events} e
+                               where e.stream_id = f.stream_id and e.stream_version = f.stream_version - 1 and e.shard = f.shard
+                                 and (e.tx_id, e.position) > ${after('f.shard')}) e
+         where f.stream_version > 1
         union all
-        select ${columns}
+        select e.*
           from early p cross join c
-          join ${this.events} e on e.stream_id = p.stream_id and e.stream_version = p.stream_version - 1
-         where e.shard = p.shard and (e.tx_id, e.position) > ${after('p.shard')}
+          cross join lateral (select ${columns} from ${this.events} e
+                               where e.stream_id = p.stream_id and e.stream_version = p.stream_version - 1 and e.shard = p.shard
+                                 and (e.tx_id, e.position) > ${after('p.shard')}) e
       )
       select stream_id, stream_version, event_id, type, data, metadata, occurred_at, tx_id, position, shard, false as early from batch
       union all
