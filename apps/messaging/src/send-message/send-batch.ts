@@ -5,7 +5,7 @@ import type { ServiceRuntime } from '#platform/service-kit';
 import { newOutboundMessages } from '../messages/message.projection';
 import type { MessageEvent } from '../messages/message.state';
 import type { MessagingConfig } from '../messaging.config';
-import { handover } from './message-handover';
+import { handoverOf } from './message-handover';
 import {
   businessInitiatedStatements,
   claimStatement,
@@ -103,7 +103,7 @@ async function runBatch(
         expectedVersion: 0,
         events: send.events,
         meta: { now: send.now, appId: send.request.appId, correlationId: send.caller.requestId ?? null, causationId: send.caller.requestId ?? null },
-        alsoPublish: (events) => [handover(events, send.request.appId, send.file?.handedOver ?? [])],
+        alsoPublish: (events) => events.filter((e) => e.type === 'MessageSent').map(handoverOf),
         trace: send.trace,
       })),
       // The busiest writer of the database: its relay is woken in-process at the commit, not by a NOTIFY that every service's listener would take.
