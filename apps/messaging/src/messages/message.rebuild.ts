@@ -5,8 +5,10 @@ import { opensOutbound } from './message.state';
 /**
  * Messaging's projections that its own event store fully determines: `messages` (the inline projection
  * of message streams, message.projection.ts) and `daily_counts` (D8: one per accepted send, per app
- * and UTC day: per event that opens an outbound message, a MessageSent or in streams written before a MessageAccepted). The fold below must stay equivalent to projectMessageEvents and countAgainstQuota;
- * the replay-projections test compares a rebuild with the live tables row by row.
+ * and UTC day, counted at the event that opens the message: its MessageSent, or in streams written
+ * before one event per send its MessageAccepted; D3). The fold below must stay equivalent to
+ * projectMessageEvents and countAgainstQuota; the replay-projections test compares a rebuild with the
+ * live tables row by row.
  */
 export interface MessageRow {
   message_id: string;
