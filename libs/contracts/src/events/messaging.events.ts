@@ -20,10 +20,6 @@ interface StatusData {
   clientReference: string | null;
 }
 
-/**
- * Events of the Message aggregate (stream `message-<messageId>`), published on `messaging.events`
- * keyed by `appId:appUserId`, so one conversation's events stay in order.
- */
 /** What a send's acceptance carries: who and what was sent (D3). */
 export type AcceptanceData = StatusData & {
   userId: string;
@@ -39,8 +35,11 @@ export type SentMediaFile = MessageMediaFile & { objectKey: string };
 export type SentAtOnceData = Omit<AcceptanceData, 'media'> & { media: SentMediaFile[] };
 
 /**
- * A send accepted but not handed over at once (D3); its handover later appends MessageSent. Streams
- * written before one event per send hold it before their MessageSent.
+ * Events of the Message aggregate (stream `message-<messageId>`), published on `messaging.events`
+ * keyed by `appId:appUserId`, so one conversation's events stay in order.
+ *
+ * MessageAccepted: a send accepted but not handed over at once (D3); its handover later appends
+ * MessageSent. Streams written before one event per send hold it before their MessageSent.
  */
 export interface MessageAccepted {
   type: 'MessageAccepted';
@@ -48,8 +47,9 @@ export interface MessageAccepted {
 }
 /**
  * Handed to the chat product on chat.outbound (D3): message.status `sent`. A send handed over at once
- * appends only this event, carrying what acceptance carries (SentAtOnceData); a MessageSent after a
- * MessageAccepted (streams written before, or a later handover) may carry the status data alone.
+ * appends only this event, carrying what acceptance carries (SentAtOnceData), and its handover is
+ * derived from it alone; in streams written before one event per send it follows the MessageAccepted
+ * with the status data alone. A message is opened by its stream's first event, not by this one's shape.
  */
 export interface MessageSent {
   type: 'MessageSent';
