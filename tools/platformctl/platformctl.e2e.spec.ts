@@ -266,8 +266,9 @@ describe('platformctl (e2e)', () => {
     const run = await ctl('outbox', 'redrive', '--service', 'messaging', '--since', since.toISOString(), '--yes', '--json');
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(summary.republished).toBeGreaterThanOrEqual(4);
-    expect(summary.byTopic[topic]).toBeGreaterThanOrEqual(4);
+    // The message's MessageSent (one event per send, D3), MessageDelivered and MessageRead at least.
+    expect(summary.republished).toBeGreaterThanOrEqual(3);
+    expect(summary.byTopic[topic]).toBeGreaterThanOrEqual(3);
 
     // The relay published them again (same ids) and the dispatcher read past them.
     await eventually(async () => (await topicEnd(topic)) >= endBefore + summary.republished, 15_000);
