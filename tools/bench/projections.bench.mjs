@@ -1,8 +1,9 @@
 /**
  * Projection rebuild rate, with the bench stack running.
  * From the event store (default): seeds N message events (default 100 000: Accepted, Sent, Delivered,
- * Read for N/4 messages, each kind after the previous one so a message's events span pages) straight
- * into messaging's event store, then runs `replay projections --service messaging`.
+ * Read for N/4 messages, each kind after the previous one so a message's events span pages; streams
+ * as sends wrote them before one event per send, D3) straight into messaging's event store, then runs
+ * `replay projections --service messaging`.
  * From topics (--source topics): produces N ConsentUpdated events to consent.events, waits until
  * messaging's live consumer has applied them, then runs `replay projections --service messaging
  * --from-offset 0` (every one is checked against the live inbox and applied through the live handler).

@@ -7,8 +7,9 @@
  *   and app user, consent's app user and opted-in consent (`opt_in_link`) with its version row and
  *   list sequence, messaging's consent copy, and the consent stream (`AppUserIdentified`,
  *   `ConsentUpdated`); app user ids are the HMAC the services compute (`APP_USER_ID_SECRET`);
- * - per message: the row (`delivered`), its stream (`MessageAccepted`, `MessageSent`,
- *   `MessageDelivered`), the chat product's inbox row, and the day's counter;
+ * - per message: the row (`delivered`), its stream as sends wrote it before one event per send
+ *   (`MessageAccepted`, `MessageSent`, `MessageDelivered`: D3, such streams still fold), the chat
+ *   product's inbox row, and the day's counter;
  * - per webhook delivery (the most recent messages' `sent` and `delivered` statuses, inside the 30 days
  *   deliveries are kept): the public event, the delivery (`delivered`) and its attempt, to one
  *   endpoint per app (disabled since, so no new event is delivered to its made-up URL).

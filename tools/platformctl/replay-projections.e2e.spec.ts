@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaNamespace } from '#platform/contracts';
+import { ID_PREFIX, kafkaNamespace, newId } from '#platform/contracts';
 import {
   admin,
   api,
@@ -46,11 +46,44 @@ async function foldMatchesTable(appIds: string[]): Promise<{ fromEvents: string;
   return { fromEvents: row.from_events, fromTable: row.from_table, n: row.n };
 }
 
+/**
+ * Messages as sends wrote them before one event per send (D3): MessageAccepted, then MessageSent with
+ * the status data alone (and the last one delivered), with their rows and counts as the projection made
+ * them then. Written straight into the event store; returns their ids.
+ */
+async function streamsWrittenBefore(who: { app: { appId: string }; userId: string; appUserId: string }): Promise<string[]> {
+  const ids = [0, 1, 2].map(() => newId(ID_PREFIX.message, Date.now()));
+  await queryDatabase(
+    `with sends as (
+       select message_id, n, now() - make_interval(mins => (10 - n)::int) as at, n = 2 as delivered from unnest($1::text[]) with ordinality as m(message_id, n)),
+     events as (
+       insert into messaging.events (stream_id, stream_version, event_id, type, data, metadata, occurred_at)
+       select 'message-' || message_id, v, gen_random_uuid(), (array['MessageAccepted', 'MessageSent', 'MessageDelivered'])[v],
+              case v when 1 then jsonb_build_object('messageId', message_id, 'appUserId', $3::text, 'clientReference', 'before-' || n, 'userId', $4::text,
+                                                    'type', 'text', 'text', 'written before ' || n, 'media', '[]'::jsonb, 'businessInitiated', n = 1)
+                else jsonb_build_object('messageId', message_id, 'appUserId', $3::text, 'clientReference', 'before-' || n) end,
+              jsonb_build_object('schemaVersion', 1, 'appId', $2::text, 'correlationId', null, 'causationId', null),
+              at + (v - 1) * interval '1 second'
+         from sends cross join generate_series(1, 3) v where v < 3 or delivered),
+     counted as (
+       insert into messaging.daily_counts (app_id, day, accepted) select $2::text, (at at time zone 'UTC')::date, count(*) from sends group by 2
+       on conflict (app_id, day) do update set accepted = messaging.daily_counts.accepted + excluded.accepted)
+     insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated,
+                                     created_at, delivered_at, version)
+     select message_id, $2::text, 'outbound', $3::text, $4::text, 'text', 'written before ' || n, '[]'::jsonb, case when delivered then 'delivered' else 'sent' end,
+            'before-' || n, n = 1, at, case when delivered then at + interval '2 seconds' end, case when delivered then 3 else 2 end
+       from sends`,
+    [ids, who.app.appId, who.appUserId, who.userId],
+  );
+  return ids;
+}
+
 async function dailyCountsMatch(appIds: string[]): Promise<{ fromEvents: string; fromTable: string }> {
   const [row] = await queryDatabase<{ from_events: string; from_table: string }>(
     `select (select string_agg(app_id || ':' || day || ':' || n, '|' order by app_id, day) from (
                select metadata->>'appId' as app_id, (occurred_at at time zone 'UTC')::date as day, count(*) as n
-               from messaging.events where type = 'MessageAccepted' and metadata->>'appId' = any($1) group by 1, 2) e) as from_events,
+               from messaging.events where (type = 'MessageAccepted' or (type = 'MessageSent' and stream_version = 1)) and metadata->>'appId' = any($1)
+               group by 1, 2) e) as from_events,
             (select string_agg(app_id || ':' || day || ':' || accepted, '|' order by app_id, day) from messaging.daily_counts where app_id = any($1)) as from_table`,
     [appIds],
   );
@@ -76,8 +109,12 @@ describe('platformctl replay projections (e2e)', () => {
       if (i % 2 === 0 || i % 3 === 0) continue;
       expectStatus(await admin('POST', `/sim/users/${a.userId}/receipts`, { messageId: id, status: i % 5 === 0 ? 'read' : 'delivered' }), 200);
     }
+    // And messages whose streams were written before one event per send (D3: MessageAccepted, then MessageSent).
+    const writtenBefore = await streamsWrittenBefore(a);
+    expect(expectStatus(await api('GET', `/messages/${writtenBefore[0]}`, a.app.sandboxKey), 200).body.status).toBe('sent');
+    before.push(...writtenBefore);
     const beforeSum = await messagesChecksum(before);
-    expect(beforeSum.n).toBe(32);
+    expect(beforeSum.n).toBe(35);
 
     // Sends keep going from two clients while the rebuild runs (small pages: many reads, tails and a real swap).
     let stop = false;

@@ -1,7 +1,7 @@
 // First: instruments pg before anything loads it (when traces are exported).
 import '#platform/tracing';
 import 'reflect-metadata';
-import { TOPICS, type DomainEvent } from '#platform/contracts';
+import { carriedAcceptance, TOPICS, type DomainEvent, type MessageSent } from '#platform/contracts';
 import type { OutboxRoutes } from '#platform/event-store';
 import { runMain, startService, type ServiceDefinition, type ServiceStartOptions } from '#platform/service-kit';
 import { appsConsumer, consentConsumer } from './audience/audience.projection';
@@ -19,8 +19,11 @@ import { handoverOf } from './send-message/message-handover';
  */
 export function messagingOutboxRoute(event: DomainEvent): OutboxRoutes {
   const data = event.data as { appUserId: string; userId?: string };
+  // Never stored, derived from MessageSent below; named here too, so the topics this route reaches are listed by type (kafka-uses).
+  if (event.type === 'MessageHandedOver') return { topic: TOPICS.chatOutbound, key: data.userId as string, aggregateType: 'message' };
   const conversation = { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
-  if (event.type !== 'MessageSent') return conversation;
+  // A MessageSent stored before it carried the acceptance had its handover written beside it.
+  if (event.type !== 'MessageSent' || !carriedAcceptance(event.data as MessageSent['data'])) return conversation;
   const handedOver = handoverOf(event);
   return [conversation, { topic: TOPICS.chatOutbound, key: (handedOver.data as { userId: string }).userId, aggregateType: 'message', event: handedOver }];
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
-import type { DomainEvent, EventOf, PlatformEventType } from '#platform/contracts';
+import { EVENT_HEADERS, type DomainEvent, type EventOf, type PlatformEventType } from '#platform/contracts';
 import { validateDomainEvent } from './event-validator';
 
 export type EventHandler = (em: EntityManager, event: DomainEvent) => Promise<void>;
@@ -25,9 +25,13 @@ export type Parsed =
 /**
  * What a consumer with these handlers does with a message: apply it (a valid event of a handled
  * type), skip it (a type it does not handle) or dead-letter it (not JSON, not an object, invalid).
- * Projection rebuilds read topics with the same rules, so they apply exactly what consumers apply.
+ * A message whose type header (every relayed event has one) names a type it does not handle is
+ * skipped before its value is read. Projection rebuilds read topics with the same rules, so they
+ * apply exactly what consumers apply.
  */
 export function parseEventMessage(message: KafkaMessage, handlers: Record<string, EventHandler>): Parsed {
+  const headerType = headerString(message.headers?.[EVENT_HEADERS.type]);
+  if (headerType !== undefined && !Object.hasOwn(handlers, headerType)) return { kind: 'skip', message };
   const raw = message.value?.toString('utf8') ?? '';
   let event: DomainEvent;
   try {

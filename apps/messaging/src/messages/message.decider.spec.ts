@@ -42,11 +42,16 @@ const send = (
   metadata: { now },
 });
 const status = { messageId: 'msg_1', appUserId: recipient.appUserId, clientReference: 'order-1' };
-const accepted = (businessInitiated = false, type: 'text' | 'image' | 'file' = 'text'): MessageEvent => ({
-  type: 'MessageAccepted',
+/** D3: a send handed over at once is one event, MessageSent carrying what acceptance carries. */
+const sent = (businessInitiated = false, type: 'text' | 'image' | 'file' = 'text'): MessageEvent => ({
+  type: 'MessageSent',
   data: { ...status, userId: 'usr_1', type, text: type === 'text' ? 'Hello' : null, media: [], businessInitiated },
 });
-const sent: MessageEvent = { type: 'MessageSent', data: status };
+/** A send in a stream written before one event per send: MessageAccepted, then MessageSent with the status data alone. */
+const acceptedThenSent = (businessInitiated = false): MessageEvent[] => [
+  { type: 'MessageAccepted', data: { ...status, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated } },
+  { type: 'MessageSent', data: status },
+];
 const delivered: MessageEvent = { type: 'MessageDelivered', data: status };
 const read: MessageEvent = { type: 'MessageRead', data: status };
 const failed: MessageEvent = { type: 'MessageFailed', data: { ...status, reason: 'consent_revoked' } };
@@ -64,64 +69,75 @@ const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video'
 
 describe('Message decider', () => {
   describe('send: accepted and handed over at once (D3)', () => {
-    it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([accepted(), sent]));
+    it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([sent()]));
     it('outside the reply window the send is business-initiated', () =>
       spec
         .given([])
         .when(send(facts({ lastUserMessageAt: null })))
-        .then([accepted(true), sent]));
+        .then([sent(true)]));
     it('keeps a null clientReference', () =>
       spec
         .given([])
         .when(send(facts(), 'text', null))
         .then([
           {
-            type: 'MessageAccepted',
+            type: 'MessageSent',
             data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false },
           },
-          { type: 'MessageSent', data: { ...status, clientReference: null } },
         ]));
     it('an internal_live app with a live key reaches its own org', () =>
       spec
         .given([])
         .when(send(live('internal_live')))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('a public_live app reaches an org that allows outside businesses', () =>
       spec
         .given([])
         .when(send(live('public_live', { recipient: { ...recipient, orgId: 'org_other', orgAllowsExternalBusinesses: true } })))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('a public_live app reaches its own org even when that org blocks outside businesses', () =>
       spec
         .given([])
         .when(send(live('public_live')))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('a sandbox key works on a live app, for testers', () =>
       spec
         .given([])
         .when(send(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'public_live', dailyQuota: 5 } })))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('email addressing: internal_live, live key, recipient in the org', () =>
       spec
         .given([])
         .when(send(live('internal_live', { addressedBy: 'email' })))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('a media message with a ready file of the right kind', () =>
       spec
         .given([])
         .when(send(facts({ media: media() }), 'image'))
-        .then([accepted(false, 'image'), sent]));
+        .then([sent(false, 'image')]));
     it('file takes documents and other files', () => {
       spec
         .given([])
         .when(send(facts({ media: media({ kind: 'document' }) }), 'file'))
-        .then([accepted(false, 'file'), sent]);
+        .then([sent(false, 'file')]);
       spec
         .given([])
         .when(send(facts({ media: media({ kind: 'other' }) }), 'file'))
-        .then([accepted(false, 'file'), sent]);
+        .then([sent(false, 'file')]);
     });
-    it('a message id is used once', () => spec.given([accepted(), sent]).when(send(facts())).thenThrows('invalid_transition'));
+    it('a message id is used once', () => {
+      spec.given([sent()]).when(send(facts())).thenThrows('invalid_transition');
+      spec.given(acceptedThenSent()).when(send(facts())).thenThrows('invalid_transition');
+    });
+  });
+
+  describe('folding a send (D3): one event, or two in streams written before', () => {
+    const fold = (events: MessageEvent[]) => events.reduce(messageDecider.evolve, messageDecider.initialState());
+    it('MessageSent alone opens the message sent', () =>
+      expect(fold([sent()])).toEqual({ kind: 'outbound', messageId: 'msg_1', appUserId: recipient.appUserId, clientReference: 'order-1', status: 'sent' }));
+    it('MessageAccepted then MessageSent folds to the same state', () => expect(fold(acceptedThenSent())).toEqual(fold([sent()])));
+    it('and so do both with a receipt after them', () => expect(fold([...acceptedThenSent(), read])).toEqual(fold([sent(), read])));
+    it('a business-initiated send folds alike', () => expect(fold(acceptedThenSent(true))).toEqual(fold([sent(true)])));
   });
 
   describe('send rules, each on its own', () => {
@@ -160,7 +176,7 @@ describe('Message decider', () => {
       spec
         .given([])
         .when(send(facts({ lastUserMessageAt: before(HOUR), businessInitiatedSentAt: sentWithin24h(50) })))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('the daily quota used up', () => refused(facts({ dailyUsage: usage(10_000) }), 'daily_quota_exceeded'));
     it('a quota of 0 refuses everything', () =>
       refused(facts({ app: { appId: 'app_1', orgId: APP_ORG, status: 'sandbox', dailyQuota: 0 } }), 'daily_quota_exceeded'));
@@ -171,17 +187,17 @@ describe('Message decider', () => {
       spec
         .given([])
         .when(send(facts({ lastUserMessageAt: before(24 * HOUR - 1000) })))
-        .then([accepted(false), sent]));
+        .then([sent(false)]));
     it('closed at exactly 24:00:00: the send is business-initiated', () =>
       spec
         .given([])
         .when(send(facts({ lastUserMessageAt: before(24 * HOUR) })))
-        .then([accepted(true), sent]));
+        .then([sent(true)]));
     it('closed when the user never wrote', () =>
       spec
         .given([])
         .when(send(facts({ lastUserMessageAt: null })))
-        .then([accepted(true), sent]));
+        .then([sent(true)]));
   });
 
   describe('business-initiated cap (D7): 3 in any rolling 24 h', () => {
@@ -190,13 +206,13 @@ describe('Message decider', () => {
       spec
         .given([])
         .when(send(outside(sentWithin24h(2))))
-        .then([accepted(true), sent]));
+        .then([sent(true)]));
     it('the fourth is refused', () => refused(outside(sentWithin24h(3)), 'business_initiated_cap'));
     it('a send exactly 24 h old no longer counts', () =>
       spec
         .given([])
         .when(send(outside([before(24 * HOUR), before(2 * HOUR), before(HOUR)])))
-        .then([accepted(true), sent]));
+        .then([sent(true)]));
     it('a send 23:59:59 old still counts', () => refused(outside([before(24 * HOUR - 1000), before(2 * HOUR), before(HOUR)]), 'business_initiated_cap'));
   });
 
@@ -207,7 +223,7 @@ describe('Message decider', () => {
       spec
         .given([])
         .when(send(quota(5, usage(4))))
-        .then([accepted(), sent]));
+        .then([sent()]));
     it('at 23:59:59 UTC the used-up quota still refuses', () =>
       spec
         .given([])
@@ -217,7 +233,7 @@ describe('Message decider', () => {
       spec
         .given([])
         .when(send(quota(5, usage(5, '2026-11-01')), 'text', 'order-1', new Date('2026-11-02T00:00:00Z')))
-        .then([accepted(), sent]));
+        .then([sent()]));
   });
 
   describe('send rules in D9 order: the earlier check answers', () => {
@@ -247,50 +263,56 @@ describe('Message decider', () => {
       ));
   });
 
-  describe('receipts and failure', () => {
+  // D3: a stream written before one event per send (MessageAccepted, MessageSent) folds to the state of one written since.
+  const streams: [string, MessageEvent[]][] = [
+    ['one event per send', [sent()]],
+    ['written before: accepted, then sent', acceptedThenSent()],
+  ];
+
+  describe.each(streams)('receipts and failure, %s', (_, opened) => {
     it('sent → delivered', () =>
       spec
-        .given([accepted(), sent])
+        .given(opened)
         .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
         .then([delivered]));
     it('delivered → read', () =>
       spec
-        .given([accepted(), sent, delivered])
+        .given([...opened, delivered])
         .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
         .then([read]));
     it('read before delivered leaves the message read', () => {
       spec
-        .given([accepted(), sent])
+        .given(opened)
         .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
         .then([read]);
       spec
-        .given([accepted(), sent, read])
+        .given([...opened, read])
         .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
         .then([]);
     });
     it('a repeated receipt changes nothing', () => {
       spec
-        .given([accepted(), sent, delivered])
+        .given([...opened, delivered])
         .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
         .then([]);
       spec
-        .given([accepted(), sent, delivered, read])
+        .given([...opened, delivered, read])
         .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
         .then([]);
     });
     it('the chat product refusing a handoff fails the message (D4)', () =>
       spec
-        .given([accepted(), sent])
+        .given(opened)
         .when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata })
         .then([failed]));
     it('a failed message takes no receipts', () =>
       spec
-        .given([accepted(), sent, failed])
+        .given([...opened, failed])
         .when({ type: 'RecordReceipt', data: { status: 'read' }, metadata })
         .then([]));
     it('a refusal after delivery changes nothing', () =>
       spec
-        .given([accepted(), sent, delivered])
+        .given([...opened, delivered])
         .when({ type: 'RecordDeliveryRefusal', data: { reason: 'consent_revoked' }, metadata })
         .then([]));
     it('receipts for unknown messages are refused', () =>
@@ -300,15 +322,27 @@ describe('Message decider', () => {
         .thenThrows('not_found'));
   });
 
-  describe('delivery deadline (D4: 30 days)', () => {
+  describe.each(streams)('delivery deadline (D4: 30 days), %s', (_, opened) => {
     const handedOverAt = '2026-01-01T00:00:00.000Z';
     const expire = (now: string): MessageCommand => ({ type: 'ExpireMessage', data: { handedOverAt }, metadata: { now: new Date(now) } });
     const expired: MessageEvent = { type: 'MessageFailed', data: { ...status, reason: 'expired' } };
-    it('an undelivered message fails as expired after 30 days', () => spec.given([accepted(), sent]).when(expire('2026-01-31T00:00:00.000Z')).then([expired]));
-    it('is not expired a millisecond earlier', () => spec.given([accepted(), sent]).when(expire('2026-01-30T23:59:59.999Z')).thenThrows('invalid_transition'));
-    it('a delivered message never expires', () => spec.given([accepted(), sent, delivered]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
-    it('a read message never expires', () => spec.given([accepted(), sent, read]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
-    it('a failed message keeps its first reason', () => spec.given([accepted(), sent, failed]).when(expire('2026-03-01T00:00:00.000Z')).then([]));
+    it('an undelivered message fails as expired after 30 days', () => spec.given(opened).when(expire('2026-01-31T00:00:00.000Z')).then([expired]));
+    it('is not expired a millisecond earlier', () => spec.given(opened).when(expire('2026-01-30T23:59:59.999Z')).thenThrows('invalid_transition'));
+    it('a delivered message never expires', () =>
+      spec
+        .given([...opened, delivered])
+        .when(expire('2026-03-01T00:00:00.000Z'))
+        .then([]));
+    it('a read message never expires', () =>
+      spec
+        .given([...opened, read])
+        .when(expire('2026-03-01T00:00:00.000Z'))
+        .then([]));
+    it('a failed message keeps its first reason', () =>
+      spec
+        .given([...opened, failed])
+        .when(expire('2026-03-01T00:00:00.000Z'))
+        .then([]));
     it('an inbound message cannot expire', () =>
       spec
         .given([
@@ -321,7 +355,7 @@ describe('Message decider', () => {
         .thenThrows('not_found'));
     it('a receipt after expiry changes nothing', () =>
       spec
-        .given([accepted(), sent, expired])
+        .given([...opened, expired])
         .when({ type: 'RecordReceipt', data: { status: 'delivered' }, metadata })
         .then([]));
   });

@@ -1,4 +1,4 @@
-import type { ChatMessageType, DeliveryRefusalReason, MessageMediaFile, MessageReceived } from '#platform/contracts';
+import type { ChatMessageType, DeliveryRefusalReason, MessageReceived, SentMediaFile } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
@@ -7,7 +7,7 @@ import { checkSend, type SendFacts } from './send-rules';
 export type MessageCommand =
   | Command<
       'SendMessage',
-      { messageId: string; type: ChatMessageType; text: string | null; media: MessageMediaFile[]; clientReference: string | null; facts: SendFacts }
+      { messageId: string; type: ChatMessageType; text: string | null; media: SentMediaFile[]; clientReference: string | null; facts: SendFacts }
     >
   | Command<'RecordReceipt', { status: 'delivered' | 'read' }>
   | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
@@ -26,11 +26,8 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       const { businessInitiated } = checkSend(d.type, d.facts, command.metadata.now);
       const recipient = d.facts.recipient!;
       const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
-      // D3: accepted and handed over to the chat product in the same decision.
-      return [
-        { type: 'MessageAccepted', data: { ...status, userId: recipient.userId, type: d.type, text: d.text, media: d.media, businessInitiated } },
-        { type: 'MessageSent', data: status },
-      ];
+      // D3: accepted and handed over to the chat product at once, one event carrying both.
+      return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: d.type, text: d.text, media: d.media, businessInitiated } }];
     }
     case 'RecordInboundMessage':
       if (state.kind !== 'absent') return [];

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DomainEvent } from '#platform/contracts';
+import type { AcceptanceData, DomainEvent } from '#platform/contracts';
 import { storedEventGuard } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
-import type { MessageEvent } from './message.state';
+import { opensOutbound, type MessageEvent } from './message.state';
 
 const isMessageEvent = storedEventGuard<MessageEvent>({
   MessageAccepted: true,
@@ -15,10 +15,10 @@ const isMessageEvent = storedEventGuard<MessageEvent>({
 
 /** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts). */
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
-  const handedOver = handedOverIn(events);
   // New outbound messages first, one multi-row insert for all (a group commit decides many sends at
-  // once): every other statement updates a row its own message's MessageAccepted made, which comes
+  // once): every other statement updates a row its own message's first event made, which comes
   // earlier in the list or in an earlier append.
+  const opened = new Set(newOutbound(events).map((open) => open.acceptance.messageId));
   const insert = newOutboundMessages(events);
   if (insert) await em.execute(insert.sql, insert.params);
   for (const stored of events) {
@@ -30,7 +30,8 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
       case 'MessageAccepted':
         break;
       case 'MessageSent':
-        if (handedOver.has(event.data.messageId)) break;
+        // Its message's row, made by the insert above, is sent already.
+        if (opened.has(event.data.messageId)) break;
         await em.execute(`update messaging.messages set status = 'sent', version = ? where message_id = ?`, [v, event.data.messageId]);
         break;
       case 'MessageDelivered':
@@ -68,40 +69,54 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
   }
 }
 
-/** Messages whose MessageSent is among the events: a send appends it with MessageAccepted, so the row starts out sent. */
-function handedOverIn(events: DomainEvent[]): Set<string> {
-  return new Set(events.filter((e) => e.type === 'MessageSent').map((e) => (e.data as { messageId: string }).messageId));
+/** An event that opens an outbound message (D3): its acceptance, and the status and version the message has once the events are applied. */
+interface OpenedOutbound {
+  event: DomainEvent;
+  acceptance: AcceptanceData;
+  status: 'accepted' | 'sent';
+  version: number;
+}
+
+/** The outbound messages the events open; one whose MessageSent follows its MessageAccepted among them starts out sent. */
+function newOutbound(events: DomainEvent[]): OpenedOutbound[] {
+  const opened = new Map<string, OpenedOutbound>();
+  for (const event of events) {
+    if (!isMessageEvent(event)) continue;
+    const acceptance = opensOutbound(event);
+    if (acceptance) {
+      opened.set(acceptance.messageId, { event, acceptance, status: event.type === 'MessageSent' ? 'sent' : 'accepted', version: event.streamVersion });
+      continue;
+    }
+    const open = event.type === 'MessageSent' ? opened.get(event.data.messageId) : undefined;
+    if (open) opened.set(open.acceptance.messageId, { ...open, status: 'sent', version: event.streamVersion });
+  }
+  return [...opened.values()];
 }
 
 /**
- * The rows of the outbound messages the events accept, one multi-row insert (null if none). For
- * what a send appends (MessageAccepted and MessageSent) this is the whole projection, so a send
- * can run it with its other statements in one round trip.
+ * The rows of the outbound messages the events open, one multi-row insert (null if none). For what
+ * a send appends (MessageSent, or MessageAccepted and MessageSent in streams written before) this is
+ * the whole projection, so a send can run it with its other statements in one round trip.
  */
 export function newOutboundMessages(events: DomainEvent[]): Statement | null {
-  const handedOver = handedOverIn(events);
-  const accepted = events.filter(isMessageEvent).filter((e) => e.type === 'MessageAccepted');
-  if (accepted.length === 0) return null;
+  const opened = newOutbound(events);
+  if (opened.length === 0) return null;
   return {
     sql: `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version)
-       values ${accepted.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
-    params: accepted.flatMap((stored) => {
-      const d = stored.data;
-      const sent = handedOver.has(d.messageId);
-      return [
-        d.messageId,
-        stored.appId,
-        d.appUserId,
-        d.userId,
-        d.type,
-        d.text,
-        JSON.stringify(d.media),
-        sent ? 'sent' : 'accepted',
-        d.clientReference,
-        d.businessInitiated,
-        new Date(stored.occurredAt),
-        sent ? stored.streamVersion + 1 : stored.streamVersion,
-      ];
-    }),
+       values ${opened.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)").join(', ')}`,
+    params: opened.flatMap(({ event, acceptance: d, status, version }) => [
+      d.messageId,
+      event.appId,
+      d.appUserId,
+      d.userId,
+      d.type,
+      d.text,
+      JSON.stringify(d.media),
+      status,
+      d.clientReference,
+      d.businessInitiated,
+      new Date(event.occurredAt),
+      version,
+    ]),
   };
 }

@@ -1,10 +1,14 @@
 import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '#platform/event-store';
+import type { AcceptanceData, MessageReceived } from '#platform/contracts';
+import { opensOutbound } from './message.state';
 
 /**
  * Messaging's projections that its own event store fully determines: `messages` (the inline projection
- * of message streams, message.projection.ts) and `daily_counts` (D8: one per MessageAccepted, per app
- * and UTC day). The fold below must stay equivalent to projectMessageEvents and countAgainstQuota;
- * the replay-projections test compares a rebuild with the live tables row by row.
+ * of message streams, message.projection.ts) and `daily_counts` (D8: one per accepted send, per app
+ * and UTC day, counted at the event that opens the message: its MessageSent, or in streams written
+ * before one event per send its MessageAccepted; D3). The fold below must stay equivalent to
+ * projectMessageEvents and countAgainstQuota; the replay-projections test compares a rebuild with the
+ * live tables row by row.
  */
 export interface MessageRow {
   message_id: string;
@@ -52,15 +56,18 @@ export const MESSAGE_EVENT_TYPES = ['MessageAccepted', 'MessageSent', 'MessageDe
 type D = Record<string, unknown>;
 
 /** The row a message's first event creates; the fields that differ between directions come from the caller. */
-function newRow(e: RebuildEvent, own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'>): MessageRow {
-  const d = e.data as D;
+function newRow(
+  e: RebuildEvent,
+  d: Pick<AcceptanceData, 'messageId' | 'appUserId' | 'userId' | 'text'> & { type: string },
+  own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'>,
+): MessageRow {
   return {
-    message_id: d.messageId as string,
+    message_id: d.messageId,
     app_id: e.appId as string,
-    app_user_id: d.appUserId as string,
-    user_id: d.userId as string,
-    type: d.type as string,
-    text: (d.text as string | null) ?? null,
+    app_user_id: d.appUserId,
+    user_id: d.userId,
+    type: d.type,
+    text: d.text ?? null,
     ...own,
     failure_reason: null,
     created_at: e.occurredAt,
@@ -76,17 +83,20 @@ export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent):
   const d = e.data as D;
   const at = e.occurredAt;
   const v = e.streamVersion;
+  const acceptance = opensOutbound(e);
+  if (acceptance) {
+    // D3: a MessageSent opens its message sent, a MessageAccepted (streams written before) accepted until its MessageSent.
+    return newRow(e, acceptance, {
+      direction: 'outbound',
+      media: JSON.stringify(acceptance.media),
+      status: e.type === 'MessageSent' ? 'sent' : 'accepted',
+      client_reference: acceptance.clientReference,
+      business_initiated: acceptance.businessInitiated,
+    });
+  }
   switch (e.type) {
-    case 'MessageAccepted':
-      return newRow(e, {
-        direction: 'outbound',
-        media: JSON.stringify(d.media),
-        status: 'accepted',
-        client_reference: (d.clientReference as string | null) ?? null,
-        business_initiated: d.businessInitiated as boolean,
-      });
     case 'MessageReceived':
-      return newRow(e, {
+      return newRow(e, e.data as MessageReceived['data'], {
         direction: 'inbound',
         media: JSON.stringify((d.media as D[]).map(({ objectKey: _key, ...file }) => file)),
         status: 'received',
@@ -121,7 +131,7 @@ export class MessagingRebuildSession implements RebuildSession {
   private readonly counts = new Map<string, number>();
 
   async applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
-    const created = new Set(events.filter((e) => e.type === 'MessageAccepted' || e.type === 'MessageReceived').map(messageIdOf));
+    const created = new Set(events.filter((e) => e.type === 'MessageReceived' || opensOutbound(e)).map(messageIdOf));
     const missing = [...new Set(events.map(messageIdOf).filter((id) => !created.has(id) && !this.rows.has(id)))];
     if (missing.length > 0) {
       const existing = await query<MessageRow>(
@@ -134,7 +144,8 @@ export class MessagingRebuildSession implements RebuildSession {
       const id = messageIdOf(e);
       const next = applyMessageEvent(this.rows.get(id), e);
       if (next) this.rows.set(id, next);
-      if (e.type === 'MessageAccepted') {
+      // D8 counts each send once, by the event that opens it.
+      if (opensOutbound(e)) {
         const key = `${e.appId}\u0000${e.utcDay}`;
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
       }

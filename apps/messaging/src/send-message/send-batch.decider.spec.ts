@@ -63,14 +63,11 @@ const send = (f: SendFactsBeforeCounts, now = NOW, type: 'text' | 'image' = 'tex
   data: { messageId: `msg_${++sequence}`, type, text: type === 'text' ? 'Hello' : null, media: [], clientReference: null, facts: f },
   metadata: { now },
 });
-/** The events of an accepted send. */
+/** The events of an accepted send: one MessageSent carrying the acceptance (D3). */
 const accepted = (command: SendCommand, businessInitiated = false): MessageEvent[] => {
   const recipient = command.data.facts.recipient!;
   const status = { messageId: command.data.messageId, appUserId: recipient.appUserId, clientReference: null };
-  return [
-    { type: 'MessageAccepted', data: { ...status, userId: recipient.userId, type: 'text', text: 'Hello', media: [], businessInitiated } },
-    { type: 'MessageSent', data: status },
-  ];
+  return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: 'text', text: 'Hello', media: [], businessInitiated } }];
 };
 const storedBusinessInitiated = (n: number, sentAt: Date[]) => ({ appId: APP, appUserId: user(n).appUserId, sentAt });
 

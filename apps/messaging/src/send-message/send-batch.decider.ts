@@ -1,3 +1,4 @@
+import { carriedAcceptance } from '#platform/contracts';
 import type { Command } from '#platform/decider';
 import { DomainError } from '#platform/errors';
 import { messageDecider, type MessageCommand } from '../messages/message.decider';
@@ -117,7 +118,7 @@ function decideOne(command: SendCommand, counts: { accepted: number; businessIni
 }
 
 function isBusinessInitiated(events: MessageEvent[]): boolean {
-  return events.some((event) => event.type === 'MessageAccepted' && event.data.businessInitiated);
+  return events.some((event) => event.type === 'MessageSent' && carriedAcceptance(event.data)?.businessInitiated === true);
 }
 
 function dayKey(appId: string, day: string): string {

@@ -29,7 +29,7 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
     const row = byAt.get(send.at);
     if (!row) return [];
     const { appUserId } = addressed[send.at];
-    const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, listed: [], handedOver: [] });
+    const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, files: [] });
     const facts: SendFactsBeforeCounts = {
       keyEnvironment: send.request.keyEnvironment,
       app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
@@ -63,8 +63,7 @@ export function mediaFiles(rows: Row[]): Map<number, MediaFile> {
     const size = Number(row.size);
     files.set(row.at, {
       facts: { found: true, kind: row.kind, status: row.status, mimeType: row.mime_type, fileName: row.file_name, size },
-      listed: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size }],
-      handedOver: [{ mediaId: row.media_id, objectKey: row.object_key, fileName: row.file_name, mimeType: row.mime_type, size }],
+      files: [{ id: row.media_id, mimeType: row.mime_type, fileName: row.file_name, size, objectKey: row.object_key }],
     });
   }
   return files;
@@ -89,7 +88,7 @@ export function sendCommand(send: ClaimedSend): SendCommand {
       messageId: send.messageId,
       type: body.type,
       text: body.text ?? null,
-      media: send.file?.listed ?? [],
+      media: send.file?.files ?? [],
       clientReference: body.clientReference ?? null,
       facts: send.facts,
     },

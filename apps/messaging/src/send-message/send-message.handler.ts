@@ -18,7 +18,7 @@ const MAX_SENDS_PER_BATCH = 100;
  * POST /messages behind the gateway. Concurrent sends are decided in shared batches (group commit):
  * one transaction claims every Idempotency-Key, reads the facts of all sends (D9), locks the D8
  * (and, for business-initiated sends, D7) counters they need, decides each send in arrival order,
- * then appends all MessageAccepted + MessageSent events, writes the message rows, the handoffs to
+ * then appends one MessageSent per send (D3), writes the message rows, the handoffs to
  * the chat product (chat.outbound, via the outbox) and the counts, a statement for each kind of
  * row. A refused send writes nothing and releases its key. The statements go out in two round
  * trips (three with a business-initiated send, one more with an email address), not one each

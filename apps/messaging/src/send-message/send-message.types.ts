@@ -1,7 +1,8 @@
-import type { MessageMediaFile, OutboundMediaFile, RpcCaller, SendMessageCall } from '#platform/contracts';
+import type { RpcCaller, SendMessageCall, SentMediaFile } from '#platform/contracts';
 import type { MediaFacts, SendFactsBeforeCounts } from '../messages/send-rules';
 
-export type MediaFile = { facts: MediaFacts; listed: MessageMediaFile[]; handedOver: OutboundMediaFile[] };
+/** A send's file: its D9 facts, and as MessageSent carries it (the Message resource's file and its object, for the handover). */
+export type MediaFile = { facts: MediaFacts; files: SentMediaFile[] };
 
 /** A send waiting for its batch: the request, and what was fixed when it arrived. */
 export interface PendingSend {

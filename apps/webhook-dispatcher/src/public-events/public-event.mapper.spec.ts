@@ -49,6 +49,14 @@ describe('public event mapping', () => {
     });
   });
 
+  it('a send handed over at once (one MessageSent carrying its acceptance, D3) → the same message.status sent, nothing of the acceptance', () => {
+    const acceptance = { userId: 'usr_1', type: 'image', text: 'Look', businessInitiated: false };
+    const media = [{ id: 'med_1', mimeType: 'image/png', fileName: 'a.png', size: 10, objectKey: 'app_1/med_1' }];
+    const mapped = toPublicEvent(domain('MessageSent', status({ clientReference: 'order-7', ...acceptance, media })))!;
+    expect(mapped.envelope.data).toEqual({ id: 'msg_1', appUserId: 'u_1', status: 'sent', timestamp: '2026-05-01T12:00:00.250Z', clientReference: 'order-7' });
+    expect(mapped.payload).toBe(toPublicEvent(domain('MessageSent', status({ clientReference: 'order-7' })))!.payload);
+  });
+
   it('message.status echoes clientReference and carries the failure reason', () => {
     expect(toPublicEvent(domain('MessageFailed', status({ clientReference: 'order-7', reason: 'consent_revoked' })))!.envelope.data).toEqual({
       id: 'msg_1',

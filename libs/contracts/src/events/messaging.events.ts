@@ -20,25 +20,40 @@ interface StatusData {
   clientReference: string | null;
 }
 
+/** What a send's acceptance carries: who and what was sent (D3). */
+export type AcceptanceData = StatusData & {
+  userId: string;
+  type: ChatMessageType;
+  text: string | null;
+  media: MessageMediaFile[];
+  /** Sent while the reply window was closed (counts towards D7's cap). */
+  businessInitiated: boolean;
+};
+/** A file handed over with a send: the Message resource's file and its object in the media bucket. */
+export type SentMediaFile = MessageMediaFile & { objectKey: string };
+/** A MessageSent that is the send itself (handed over at once): its acceptance, with the objects of its files. */
+export type SentAtOnceData = Omit<AcceptanceData, 'media'> & { media: SentMediaFile[] };
+
 /**
  * Events of the Message aggregate (stream `message-<messageId>`), published on `messaging.events`
  * keyed by `appId:appUserId`, so one conversation's events stay in order.
+ *
+ * MessageAccepted: a send accepted but not handed over at once (D3); its handover later appends
+ * MessageSent. Streams written before one event per send hold it before their MessageSent.
  */
 export interface MessageAccepted {
   type: 'MessageAccepted';
-  data: StatusData & {
-    userId: string;
-    type: ChatMessageType;
-    text: string | null;
-    media: MessageMediaFile[];
-    /** Sent while the reply window was closed (counts towards D7's cap). */
-    businessInitiated: boolean;
-  };
+  data: AcceptanceData;
 }
-/** Handed to the chat product on chat.outbound (D3): message.status `sent`. */
+/**
+ * Handed to the chat product on chat.outbound (D3): message.status `sent`. A send handed over at once
+ * appends only this event, carrying what acceptance carries (SentAtOnceData), and its handover is
+ * derived from it alone; in streams written before one event per send it follows the MessageAccepted
+ * with the status data alone. A message is opened by its stream's first event, not by this one's shape.
+ */
 export interface MessageSent {
   type: 'MessageSent';
-  data: StatusData;
+  data: StatusData | SentAtOnceData;
 }
 export interface MessageDelivered {
   type: 'MessageDelivered';
@@ -80,16 +95,32 @@ const mediaFile = {
   size: int('Bytes.', { minimum: 0 }),
 };
 
+const acceptanceData = {
+  ...statusData,
+  userId: str('The chat user (`usr_…`); never shown to apps.'),
+  type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
+  text: nullableStr('Text, or the caption of a media message.'),
+  media: arrayOf('Files of a media message.', record(mediaFile)),
+  businessInitiated: bool('Sent while the reply window was closed (D7).'),
+};
+
+/** The acceptance a MessageSent carries (a send handed over at once, D3), or null when it carries the status data alone. */
+export function carriedAcceptance(data: MessageSent['data']): SentAtOnceData | null {
+  return 'userId' in data ? data : null;
+}
+
 export const MESSAGING_EVENT_SCHEMAS: Record<MessagingEvent['type'], JsonSchema> = {
-  MessageAccepted: record({
-    ...statusData,
-    userId: str('The chat user (`usr_…`); never shown to apps.'),
-    type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
-    text: nullableStr('Text, or the caption of a media message.'),
-    media: arrayOf('Files of a media message.', record(mediaFile)),
-    businessInitiated: bool('Sent while the reply window was closed (D7).'),
-  }),
-  MessageSent: record(statusData),
+  MessageAccepted: record(acceptanceData),
+  MessageSent: {
+    description: 'The status data alone after a MessageAccepted; a send handed over at once carries its acceptance (D3).',
+    anyOf: [
+      record({
+        ...acceptanceData,
+        media: arrayOf('Files of a media message.', record({ ...mediaFile, objectKey: str('Key of the object in the media bucket.') })),
+      }),
+      record(statusData),
+    ],
+  },
   MessageDelivered: record(statusData),
   MessageRead: record(statusData),
   MessageFailed: record({ ...statusData, reason: oneOf('Why (D4).', MESSAGE_FAILURE_REASONS) }),
