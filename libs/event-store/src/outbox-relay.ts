@@ -136,10 +136,10 @@ export class OutboxRelay {
   async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
     const { rows } = await this.pool.query(
       `select coalesce(sum(n), 0)::int as count, coalesce(extract(epoch from now() - min(oldest)), 0)::float as age from (
-         select count(*) as n, min(e.recorded_at) as oldest
+         select w.n, w.oldest
            from ${this.cursor} c cross join generate_series(0, ${RELAY_SHARDS - 1}) s(shard)
-           join lateral (select recorded_at from ${this.events} e
-                          where e.shard = s.shard and (e.tx_id, e.position) > (c.tx_ids[s.shard + 1], c.positions[s.shard + 1])) e on true
+           cross join lateral (select count(*) as n, min(e.recorded_at) as oldest from ${this.events} e
+                                where e.shard = s.shard and (e.tx_id, e.position) > (c.tx_ids[s.shard + 1], c.positions[s.shard + 1])) w
          union all
          select count(*), min(created_at) from ${this.queue}) waiting`,
     );
@@ -256,6 +256,9 @@ export class OutboxRelay {
   }
 
   /**
+   * Every lookup of the events is a lateral subquery with a limit or an aggregate, which the planner
+   * cannot pull up into a join: each runs as an index scan from its shard's cursor (or its key), never
+   * as a join that reads every published event.
    * Simple-protocol text (several statements in one message), so the values are literals. The leases
    * are taken in a statement of their own and named in a transaction-local setting, so the reads'
    * snapshot is taken once they are held: it sees the cursors the last holder committed.
@@ -302,21 +305,21 @@ export class OutboxRelay {
                                order by e.tx_id, e.position limit ${limit}) e
          order by e.tx_id, e.position limit ${limit}
       ),
-      batch as (select e.* from next n cross join lateral (select ${columns} from ${this.events} e where e.position = n.position) e),
+      batch as (select e.* from next n cross join lateral (select ${columns} from ${this.events} e where e.position = n.position limit 1) e),
       firsts as (select distinct on (stream_id) stream_id, stream_version, shard from batch order by stream_id, stream_version),
       early as (
         select e.*
           from firsts f cross join c
           cross join lateral (select ${columns} from ${this.events} e
                                where e.stream_id = f.stream_id and e.stream_version = f.stream_version - 1 and e.shard = f.shard
-                                 and (e.tx_id, e.position) > ${after('f.shard')}) e
+                                 and (e.tx_id, e.position) > ${after('f.shard')} limit 1) e
          where f.stream_version > 1
         union all
         select e.*
           from early p cross join c
           cross join lateral (select ${columns} from ${this.events} e
                                where e.stream_id = p.stream_id and e.stream_version = p.stream_version - 1 and e.shard = p.shard
-                                 and (e.tx_id, e.position) > ${after('p.shard')}) e
+                                 and (e.tx_id, e.position) > ${after('p.shard')} limit 1) e
       )
       select stream_id, stream_version, event_id, type, data, metadata, occurred_at, tx_id, position, shard, false as early from batch
       union all
