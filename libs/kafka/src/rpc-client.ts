@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ClientKafka, KafkaHeaders } from '@nestjs/microservices';
-import type { Consumer, EachMessagePayload, Producer } from 'kafkajs';
+import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import {
   kafkaNamespace,
   RPC_APP_ID_HEADER,
@@ -76,15 +76,26 @@ class RepliesClientKafka extends ClientKafka {
     return partition === undefined ? null : String(partition);
   }
 
-  override createResponseCallback(): (payload: EachMessagePayload) => Promise<void> {
-    return async ({ message }) => {
-      const id = headerText(message.headers?.[KafkaHeaders.CORRELATION_ID]);
-      const answer = id === null ? undefined : this.waiting.get(id);
-      // Another replica's reply, or one that came after its caller gave up.
-      if (id === null || answer === undefined) return;
-      this.waiting.delete(id);
-      answer(readReply(message));
-    };
+  /** Reads the reply topics a fetched batch at a time (Nest reads them a record at a time, each awaited). */
+  override async bindTopics(): Promise<void> {
+    const consumer = this._consumer;
+    if (!consumer) throw new Error('No consumer initialized');
+    if (this.responsePatterns.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: this.responsePatterns });
+    await consumer.run({
+      ...(this.options.run ?? {}),
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) this.route(message);
+      },
+    });
+  }
+
+  /** Hands a reply to the call waiting for it; another replica's reply, or one that came after its caller gave up, is passed over. */
+  private route(message: KafkaMessage): void {
+    const id = headerText(message.headers?.[KafkaHeaders.CORRELATION_ID]);
+    const answer = id === null ? undefined : this.waiting.get(id);
+    if (id === null || answer === undefined) return;
+    this.waiting.delete(id);
+    answer(readReply(message));
   }
 }
 
