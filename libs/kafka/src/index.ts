@@ -20,3 +20,4 @@ export * from './rpc-sealing';
 export * from './kafka-health';
 export * from './kafka-security';
 export * from './reply-partition-assigner';
+export * from './rpc-wire';

@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ClientKafka } from '@nestjs/microservices';
-import type { Consumer } from 'kafkajs';
-import { firstValueFrom, timeout } from 'rxjs';
+import { ClientKafka, KafkaHeaders } from '@nestjs/microservices';
+import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import {
   kafkaNamespace,
   RPC_APP_ID_HEADER,
+  rpcReplyTopic,
   rpcTopic,
   type RpcCaller,
   type RpcOperationName,
@@ -24,6 +25,7 @@ import type { KafkaSecurity } from './kafka-security';
 import { KeyHashPartitioner } from './key-hash-partitioner';
 import { replyPartitionAssigner } from './reply-partition-assigner';
 import { openFields, sealFields, type RpcFieldSealer } from './rpc-sealing';
+import { headerText, readReply, requestRecord, type ReadReply } from './rpc-wire';
 
 export interface RpcClientOptions {
   brokers: string[];
@@ -48,10 +50,52 @@ export interface RpcClientOptions {
   replyPartition?: number;
 }
 
-/** ClientKafka, with its reply consumer in reach (to notice a crash kafkajs will not recover from). */
+/**
+ * ClientKafka for its connection (the reply consumer's group, assigner and subscriptions, the
+ * producer), with the calls' own bookkeeping instead of Nest's per-record path: a reply record is
+ * matched by its correlation id header before anything else of it is read, so the replies of
+ * another replica sharing the partition are passed over undecoded, and a caller's is handed to
+ * the call waiting for it (`waiting`).
+ */
 class RepliesClientKafka extends ClientKafka {
+  /** The calls waiting for their reply, by correlation id. */
+  readonly waiting = new Map<string, (reply: ReadReply) => void>();
+
   get replyConsumer(): Consumer | null {
     return this._consumer;
+  }
+
+  /** The producer, once connected (null while connecting again: a call then fails at once). */
+  get requestProducer(): Producer | null {
+    return this._producer;
+  }
+
+  /** The reply partition requests name (the one this client's group was assigned), or null before the group's first join. */
+  replyPartitionOf(replyTopic: string): string | null {
+    const partition = this.consumerAssignments[replyTopic];
+    return partition === undefined ? null : String(partition);
+  }
+
+  /** Reads the reply topics a fetched batch at a time (Nest reads them a record at a time, each awaited). */
+  override async bindTopics(): Promise<void> {
+    const consumer = this._consumer;
+    if (!consumer) throw new Error('No consumer initialized');
+    if (this.responsePatterns.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics: this.responsePatterns });
+    await consumer.run({
+      ...(this.options.run ?? {}),
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) this.route(message);
+      },
+    });
+  }
+
+  /** Hands a reply to the call waiting for it; another replica's reply, or one that came after its caller gave up, is passed over. */
+  private route(message: KafkaMessage): void {
+    const id = headerText(message.headers?.[KafkaHeaders.CORRELATION_ID]);
+    const answer = id === null ? undefined : this.waiting.get(id);
+    if (id === null || answer === undefined) return;
+    this.waiting.delete(id);
+    answer(readReply(message));
   }
 }
 
@@ -63,7 +107,7 @@ export class RpcTimeoutError extends DomainError {
 }
 
 /**
- * Request/reply to the services over @nestjs/microservices' Kafka transport, safe with many gateway
+ * Request/reply to the services on @nestjs/microservices' Kafka wire (rpc-wire.ts), safe with many gateway
  * replicas: every replica reads replies in a consumer group of its own, so a rebalance among
  * replicas can never move a reply partition away from the replica that waits for it. The group
  * reads one partition of each reply topic (`replyPartition`), which every request names as its
@@ -197,9 +241,12 @@ export class RpcClient {
     });
   }
 
-  /** The wire's side of `call`: a reply's result is taken for the operation's reply type here. */
+  /**
+   * The wire's side of `call`: the request record as Nest's ClientKafka writes it (rpc-wire.ts), its
+   * reply awaited by correlation id for at most `timeoutMs`; a reply's result is taken for the
+   * operation's reply type here.
+   */
   private async send<R>(service: RpcService, op: string, caller: RpcCaller, payload: unknown, timeoutMs: number): Promise<R> {
-    let reply: RpcReply<R>;
     // The service continues the caller's trace: the current span's W3C context as Kafka headers.
     const headers: Record<string, string> = {};
     propagation.inject(context.active(), headers);
@@ -209,18 +256,48 @@ export class RpcClient {
     const request: RpcRequest = { op, caller, payload: sealer ? sealFields(payload, 'request', sealer) : payload, deadline: Date.now() + timeoutMs };
     const started = performance.now();
     const done = (outcome: 'ok' | 'refused' | 'failed') => this.options.onCall?.(service, op, (performance.now() - started) / 1000, outcome);
-    try {
-      reply = await firstValueFrom(this.client.send<RpcReply<R>>(rpcTopic(service), { value: request, headers }).pipe(timeout(timeoutMs)));
-    } catch (error) {
+    const answer = await this.exchange(service, request, headers, timeoutMs);
+    if (!answer.ok) {
       done('failed');
-      if ((error as Error)?.name === 'TimeoutError') throw new RpcTimeoutError(service, op);
+      if (answer.reason === TIMED_OUT) throw new RpcTimeoutError(service, op);
       throw new DomainError('internal_error', `Call to ${service} (${op}) failed; retry with the same Idempotency-Key.`);
     }
+    const reply = answer.reply as RpcReply<R>;
     done(reply.ok ? 'ok' : 'refused');
     if (reply.ok) return (sealer ? openFields(reply.result, 'reply', sealer) : reply.result) as R;
     throw DomainError.fromRpcError(reply.error);
   }
+
+  /** Produces the request and resolves with its reply, or with why there is none (never rejects). */
+  private exchange(service: RpcService, request: RpcRequest, headers: Record<string, string>, timeoutMs: number): Promise<ReadReply> {
+    const producer = this.client.requestProducer;
+    const replyTopic = rpcReplyTopic(service);
+    const replyPartition = this.client.replyPartitionOf(replyTopic);
+    // Not connected (or connecting again after a crash), or the reply group has not joined yet.
+    if (producer === null || replyPartition === null) return Promise.resolve({ ok: false, reason: 'not connected' });
+    const correlationId = randomUUID();
+    return new Promise<ReadReply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.client.waiting.delete(correlationId);
+        resolve({ ok: false, reason: TIMED_OUT });
+      }, timeoutMs);
+      this.client.waiting.set(correlationId, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      producer
+        .send({ topic: rpcTopic(service), messages: [requestRecord(request, headers, { correlationId, topic: replyTopic, partition: replyPartition })] })
+        .catch((error: unknown) => {
+          if (!this.client.waiting.delete(correlationId)) return;
+          clearTimeout(timer);
+          resolve({ ok: false, reason: `the request was not produced: ${String((error as Error)?.message ?? error)}` });
+        });
+    });
+  }
 }
+
+/** Why a call has no reply when its time ran out. */
+const TIMED_OUT = 'timed out';
 
 /** kafkajs marks errors a later try may not meet (a topic without a leader yet, a broker restarting). */
 function isRetriable(error: unknown): boolean {

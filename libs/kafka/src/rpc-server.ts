@@ -1,5 +1,6 @@
-import { KafkaHeaders, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
+import { KafkaContext, KafkaHeaders, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { isObservable, lastValueFrom } from 'rxjs';
 import { RPC_APP_ID_HEADER, type RpcReply } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { coalesceSends } from './coalescing-send';
@@ -8,6 +9,7 @@ import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
 import { restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
 import { prepareKafkaJs } from './kafka-client';
+import { decodeValue, headerText, NO_MESSAGE_HANDLER } from './rpc-wire';
 
 /** How long closing waits for the requests under way to be answered. */
 const CLOSE_DRAIN_MS = 5_000;
@@ -38,8 +40,10 @@ export interface RpcServerLimits {
 }
 
 /**
- * @nestjs/microservices' Kafka server (the `@MessagePattern` handlers and reply format are Nest's),
- * with these changes for a service under load:
+ * @nestjs/microservices' Kafka server (the `@MessagePattern` handlers and the wire are Nest's,
+ * rpc-wire.ts), with these changes for a service under load:
+ * - a request runs from its record to its reply without Nest's per-record parser, observables and
+ *   `nextTick` (handleMessage);
  * - requests are handled concurrently (up to `maxInFlight` per process), and the next fetch does
  *   not wait for a fetched batch to be answered, where Nest's `eachMessage` handles one request per
  *   partition at a time, so a service could never have more commands in progress than partitions,
@@ -212,6 +216,51 @@ export class RpcKafkaServer extends ServerKafka {
     void this.sendMessage({ id: correlationId, response: reply, isDisposed: true }, replyTopic, replyPartition ?? undefined, correlationId, undefined as never);
   }
 
+  /**
+   * One request, from its record to its reply, without Nest's per-record machinery: where Nest's
+   * handleMessage copies the record and decodes every header, builds the request packet through
+   * its deserializer, wraps the handler's promise in observables (ReplaySubject, catchError,
+   * finalize) and publishes from a `process.nextTick`, this reads the three reply headers, decodes
+   * the value as Nest's parser does (JSON for an object or array), awaits the handler and hands
+   * its answer to Nest's own `sendMessage`. The wire is Nest's, byte for byte (the same topics,
+   * headers, serialised value and reply partition; an older client or server on the other side
+   * cannot tell), and a handler still gets the `KafkaContext` (here with the record as kafkajs
+   * gave it: header values are Buffers). A record without a reply address is an event: Nest's path.
+   */
+  override async handleMessage(payload: RequestMessage): Promise<void> {
+    const { topic, partition, message } = payload;
+    const correlationId = headerText(message.headers?.[KafkaHeaders.CORRELATION_ID]);
+    const replyTopic = headerText(message.headers?.[KafkaHeaders.REPLY_TOPIC]);
+    const handler = this.getHandlerByPattern(topic);
+    if (!correlationId || !replyTopic || handler?.isEventHandler) return super.handleMessage(payload);
+    const replyPartition = headerText(message.headers?.[KafkaHeaders.REPLY_PARTITION]) ?? undefined;
+    const context = new KafkaContext([message, partition, topic, this.consumer!, payload.heartbeat, this.producer!]);
+    if (!handler) return this.reply({ id: correlationId, err: NO_MESSAGE_HANDLER, isDisposed: true }, replyTopic, replyPartition, context);
+    let answer: { response: unknown } | { err: unknown };
+    try {
+      // Nest's handler proxy turns a thrown error into an observable that fails with the error to send.
+      const result: unknown = await handler(decodeValue(message.value), context);
+      answer = { response: isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result };
+    } catch (error) {
+      answer = { err: error };
+    }
+    this.reply({ id: correlationId, ...answer, isDisposed: true }, replyTopic, replyPartition, context);
+  }
+
+  /**
+   * Sends a reply without holding the request's slot until the broker has it (as Nest's path did);
+   * closing still waits for it. sendMessage never rejects (see above).
+   */
+  private reply(
+    message: { id: string; isDisposed: true } & ({ response: unknown } | { err: unknown }),
+    replyTopic: string,
+    replyPartition: string | undefined,
+    context: KafkaContext,
+  ): void {
+    const sent: Promise<unknown> = this.sendMessage(message, replyTopic, replyPartition, message.id, context).finally(() => this.handling.delete(sent));
+    this.handling.add(sent);
+  }
+
   private async restartConsumer(crashed: Consumer): Promise<void> {
     if (this.closing || this.consumer !== crashed || !this.client) return;
     await crashed.disconnect().catch(() => undefined);
@@ -234,10 +283,4 @@ export class RpcKafkaServer extends ServerKafka {
 /** The app a request is made for, from the header the RPC client adds; null for an internal call. */
 function appOf(message: KafkaMessage): string | null {
   return headerText(message.headers?.[RPC_APP_ID_HEADER]) || null;
-}
-
-function headerText(value: Buffer | string | (Buffer | string)[] | undefined): string | null {
-  const first = Array.isArray(value) ? value[0] : value;
-  if (first === undefined) return null;
-  return Buffer.isBuffer(first) ? first.toString('utf8') : first;
 }

@@ -1,14 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Clock } from '#platform/clock';
 import type { RpcService } from '#platform/contracts';
-import { DomainError } from '#platform/errors';
 import { EventStore } from '#platform/event-store';
 import { RpcDispatcher } from '#platform/kafka';
 import { HealthController } from './health.controller';
 import { log } from './logger';
 import { rpcControllerFor } from './rpc.controller';
 import { ServiceRuntime } from './service-runtime';
-import { waitForApplied } from './wait-for-applied';
+import { requireApplied } from './wait-for-applied';
 
 /** Provides the runtime's parts to a service's Nest module, plus health, metrics and its RPC endpoint. */
 @Global()
@@ -25,9 +24,7 @@ export class ServiceKitModule {
     dispatcher.register('clock.offset', async () => ({ offsetMs: runtime.clock.nowMs() - Date.now(), now: runtime.clock.now().toISOString() }));
     // Lets a caller return only once this service has taken in what the call caused (no sleeps in tests).
     dispatcher.register('events.awaitApplied', async (p) => {
-      if (!(await waitForApplied(runtime, String(p.consumer), Array.isArray(p.events) ? p.events : [], Math.max(1000, runtime.config.rpcTimeoutMs - 1000)))) {
-        throw new DomainError('internal_error', `The change was made but ${runtime.config.serviceName} has not applied it yet; read again shortly.`);
-      }
+      await requireApplied(runtime, String(p.consumer), Array.isArray(p.events) ? p.events : []);
       return { applied: true };
     });
     return {

@@ -1,4 +1,5 @@
 import type { EventRef } from '#platform/contracts';
+import { DomainError } from '#platform/errors';
 import { quoteIdent } from '#platform/event-store';
 import type { ServiceRuntime } from './service-runtime';
 
@@ -32,4 +33,21 @@ export async function waitForApplied(runtime: ServiceRuntime, consumer: string, 
     }
     await wake.promise;
   }
+}
+
+/**
+ * What `events.awaitApplied` answers and what a call that waits for events before its work does:
+ * returns once `consumer` has applied `events`, waiting at most a second under the RPC timeout (at
+ * least a second), then refuses with 500 internal_error, so the caller gets an answer, not a timeout.
+ */
+export async function requireApplied(runtime: ServiceRuntime, consumer: string, events: EventRef[]): Promise<void> {
+  if (!(await waitForApplied(runtime, consumer, events, Math.max(1000, runtime.config.rpcTimeoutMs - 1000)))) {
+    throw new DomainError('internal_error', `The change was made but ${runtime.config.serviceName} has not applied it yet; read again shortly.`);
+  }
+}
+
+/** The well-formed event references of a list that crossed the network (anything else is left out). */
+export function eventRefsFrom(value: unknown): EventRef[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((e): e is EventRef => typeof e?.eventId === 'string' && typeof e?.type === 'string').map((e) => ({ eventId: e.eventId, type: e.type }));
 }

@@ -1,16 +1,16 @@
-import type { RpcCaller, SendAcceptance } from '#platform/contracts';
+import type { EventRef, RpcCaller, SendAcceptance } from '#platform/contracts';
 import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from './public-route';
 import { SendMessageDto } from './send-message.dto';
 
 /**
- * D12 "checked on first use": media verifies a pending upload now, and the send waits until
- * messaging's projection holds the media's events, so messaging decides on the verdict just reached.
- * An unknown id has no events; messaging then answers 400 on mediaId in D9 order.
+ * D12 "checked on first use": media verifies a pending upload now and answers with the media's
+ * events; messaging waits, within the send, until its projection holds them, so it decides on the
+ * verdict just reached (one call to messaging, ADR 0214). An unknown id has no events; messaging
+ * then answers 400 on mediaId in D9 order.
  */
-async function prepareMedia(rpc: RpcClient, caller: RpcCaller, appId: string, mediaId: string): Promise<void> {
-  const { events } = await rpc.call('media', 'media.prepare', caller, { appId, mediaId });
-  if (events.length > 0) await rpc.call('messaging', 'events.awaitApplied', caller, { consumer: 'media', events });
+async function prepareMedia(rpc: RpcClient, caller: RpcCaller, appId: string, mediaId: string): Promise<EventRef[]> {
+  return (await rpc.call('media', 'media.prepare', caller, { appId, mediaId })).events;
 }
 
 /** POST /messages (idempotent) and GET /messages/{id}: decided and answered by messaging. */
@@ -56,7 +56,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       },
       handle: async (ctx) => {
         const body = ctx.body as SendMessageDto;
-        if (body.mediaId) await prepareMedia(deps.rpc, ctx.caller, ctx.app.appId, body.mediaId);
+        const mediaEvents = body.mediaId ? await prepareMedia(deps.rpc, ctx.caller, ctx.app.appId, body.mediaId) : [];
         const { acceptance, replayed } = await deps.rpc.call('messaging', 'messages.send', ctx.caller, {
           appId: ctx.app.appId,
           keyEnvironment: ctx.key.environment,
@@ -69,6 +69,7 @@ export function messageRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
             mediaId: body.mediaId ?? null,
             clientReference: body.clientReference ?? null,
           },
+          ...(mediaEvents.length > 0 ? { mediaEvents } : {}),
         });
         // Messaging holds the key's record: a key it had already accepted is answered as a replay.
         return { status: 202, body: acceptance, headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined };

@@ -4,6 +4,7 @@ import { DOWNLOAD_URL_TTL_SECONDS, UPLOAD_URL_TTL_SECONDS } from '#platform/cont
 import { loadS3Config, MediaBucket } from '#platform/storage';
 import {
   admin,
+  adminUrl,
   advanceClock,
   api,
   appWithTester,
@@ -11,6 +12,7 @@ import {
   eventually,
   expectError,
   expectStatus,
+  http,
   platformNow,
   sendMessage,
   simInbox,
@@ -67,6 +69,16 @@ async function uploadedPng(app: TestApp): Promise<string> {
   const { media, upload } = await createMedia(app, { fileName: 'logo.png', mimeType: 'image/png', size: PNG.length });
   expect((await put(upload, PNG)).status).toBe(200);
   return media.id;
+}
+
+/** The calls the gateway made to messaging and to media so far (every operation and outcome), from its metrics. */
+async function gatewayCallsTo(): Promise<{ messaging: number; media: number }> {
+  const text = (await http<string>(`${new URL(adminUrl()).origin}/metrics`)).body;
+  const total = (target: string) =>
+    [...text.matchAll(/^rpc_client_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
+      .filter((m) => m[1].includes(`target="${target}"`))
+      .reduce((sum, m) => sum + Number(m[2]), 0);
+  return { messaging: total('messaging'), media: total('media') };
 }
 
 describe('media on S3 (e2e, real S3Proxy)', () => {
@@ -315,6 +327,18 @@ describe('media on S3 (e2e, real S3Proxy)', () => {
       const received = (await eventually(async () => (await simInbox(userId, app.appId)).find((m) => m.messageId === sent.id)))!;
       expect(received.media).toHaveLength(1);
       expect((await download(received.media[0].url)).equals(PNG)).toBe(true);
+    });
+
+    it('a send of a media checked on first use makes one call to messaging, which waits for the verdict itself (ADR 0214)', async () => {
+      const { app, appUserId } = await appWithTester();
+      // Uploaded, not yet verified: media.prepare verifies it within the send, and messaging must apply that verdict to decide.
+      const mediaId = await uploadedPng(app);
+      const before = await gatewayCallsTo();
+      expectStatus(await sendMessage(app.sandboxKey, { to: { appUserId }, type: 'image', mediaId }), 202);
+      const after = await gatewayCallsTo();
+      // The gateway records a call when its reply is read, so both are counted by the time the send is answered.
+      expect(after.messaging - before.messaging).toBe(1);
+      expect(after.media - before.media).toBe(1);
     });
 
     it('before the upload a send is 409 media_not_uploaded; bytes that differ from the declaration 422 media_invalid', async () => {

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DomainError } from '#platform/errors';
 import { RPC_SERVICES, type SendMessageCall } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
 import {
@@ -87,6 +88,43 @@ describe('messaging when things go wrong (e2e)', () => {
       });
       expect(inbox.map((entry) => entry.messageId)).toEqual([id, marker]);
       expect(expectStatus(await api('GET', `/messages/${id}`, app.sandboxKey), 200).body.status).toBe('sent');
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it('a media send whose media events messaging never applies is refused 500 internal_error before the caller times out, and holds no key', async () => {
+    const rpc = new RpcClient({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      instanceId: `test-${randomBytes(4).toString('hex')}`,
+      services: RPC_SERVICES,
+      timeoutMs: 15_000,
+    });
+    await rpc.connect();
+    try {
+      const { app, appUserId } = await appWithTester();
+      const request: SendMessageCall = {
+        appId: app.appId,
+        keyEnvironment: 'sandbox',
+        idempotencyKey: unique('idem-'),
+        bodyHash: randomBytes(32).toString('hex'),
+        body: { to: { appUserId }, type: 'image', text: null, mediaId: 'med_never_published', clientReference: null },
+        // An event of a type messaging's media consumer applies, which no one ever publishes.
+        mediaEvents: [{ eventId: randomUUID(), type: 'MediaUploadVerified' }],
+      };
+      const caller = { requestId: unique('req_'), appId: app.appId };
+      const started = Date.now();
+      const refused = await rpc.call('messaging', 'messages.send', caller, request).then(
+        () => null,
+        (error: unknown) => error as DomainError,
+      );
+      // As events.awaitApplied answered: the service's own refusal after a second under its RPC_TIMEOUT_MS (8 s in the test
+      // stack, tools/test/test-env.mjs), so a gateway with that timeout gets this answer, not a timeout of its own.
+      expect(refused).toMatchObject({ code: 'internal_error', message: expect.stringContaining('messaging has not applied it yet') });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(7000);
+      expect(Date.now() - started).toBeLessThan(8000);
+      // Nothing was decided, so the key is free.
+      expect(await rpc.call('messaging', 'messages.heldKey', caller, request)).toEqual({ held: null });
     } finally {
       await rpc.close();
     }

@@ -3,7 +3,8 @@ import { context, propagation } from '@opentelemetry/api';
 import { ID_PREFIX, IDEMPOTENCY_KEY_TTL_MS, newId, type RpcCaller, type SendMessageCall, type SendMessageOutcome } from '#platform/contracts';
 import { GroupCommit, runStatement } from '#platform/postgres';
 import { RpcDispatcher } from '#platform/kafka';
-import { ServiceRuntime } from '#platform/service-kit';
+import { eventRefsFrom, requireApplied, ServiceRuntime } from '#platform/service-kit';
+import { MEDIA_CONSUMER } from '../audience/media.projection';
 import { MESSAGING_CONFIG, type MessagingConfig } from '../messaging.config';
 import { sendBatch } from './send-batch';
 import { heldKeyStatement } from './send-batch.sql';
@@ -62,14 +63,24 @@ export class SendMessageHandler implements OnModuleInit {
       const again = twin.requestId === caller.requestId && twin.bodyHash === request.bodyHash;
       return again ? twin.answer.then(({ acceptance }) => ({ acceptance, replayed: true })) : Promise.reject(twinRefusal(twin.bodyHash, request.bodyHash));
     }
-    const now = this.runtime.clock.now();
     const trace: Record<string, string> = {};
     propagation.inject(context.active(), trace);
-    const answer = this.sends
-      .submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace })
-      .finally(() => this.running.delete(key));
+    const mediaEvents = eventRefsFrom(request.mediaEvents);
+    // A media send is decided once the media projection holds the verdict media.prepare just reached
+    // (D12): the wait is part of the send, so the gateway makes one call (ADR 0214). It runs under the
+    // key's entry in `running`, so a twin arriving meanwhile is answered as above.
+    const decided =
+      mediaEvents.length === 0
+        ? this.submit(request, caller, trace)
+        : requireApplied(this.runtime, MEDIA_CONSUMER, mediaEvents).then(() => this.submit(request, caller, trace));
+    const answer = decided.finally(() => this.running.delete(key));
     this.running.set(key, { bodyHash: request.bodyHash, requestId: caller.requestId, answer });
     return answer;
+  }
+
+  private submit(request: SendMessageCall, caller: RpcCaller, trace: Record<string, string>): Promise<SendMessageOutcome> {
+    const now = this.runtime.clock.now();
+    return this.sends.submit({ request, caller, now, messageId: newId(ID_PREFIX.message, now.getTime()), trace });
   }
 
   /**

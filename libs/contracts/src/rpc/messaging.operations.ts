@@ -4,6 +4,7 @@
  */
 import type { ChatMessageType } from '../events/chat.events';
 import type { MessageMediaFile } from '../events/messaging.events';
+import type { EventRef } from '../rpc';
 import type { KeyEnvironment } from '../scopes';
 
 export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'received', 'failed'] as const;
@@ -23,6 +24,13 @@ export interface SendMessageCall {
     mediaId?: string | null;
     clientReference?: string | null;
   };
+  /**
+   * The events of `body.mediaId` (media.prepare's answer, D12's check on first use): messaging
+   * decides once its media projection has applied them, waiting as `events.awaitApplied` does (500
+   * internal_error when not in time), so a media send is one call to messaging (ADR 0214). Absent
+   * or empty: nothing to wait for.
+   */
+  mediaEvents?: EventRef[];
 }
 
 /** The spec's SendAcceptance (202). */
