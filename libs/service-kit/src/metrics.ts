@@ -38,9 +38,21 @@ export class ServiceMetrics {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
     });
-    this.outboxBacklog = new Gauge({ name: 'outbox_backlog_rows', help: 'Events (and queued republish rows) the outbox relay has not yet published', registers: [this.registry] });
-    this.outboxOldestAge = new Gauge({ name: 'outbox_oldest_age_seconds', help: 'Age of the oldest event (or queued row) the outbox relay has not yet published', registers: [this.registry] });
-    this.outboxPublished = new Counter({ name: 'outbox_published_total', help: 'Events (and queued rows) the outbox relay published to Kafka', registers: [this.registry] });
+    this.outboxBacklog = new Gauge({
+      name: 'outbox_backlog_rows',
+      help: 'Events (and queued republish rows) the outbox relay has not yet published',
+      registers: [this.registry],
+    });
+    this.outboxOldestAge = new Gauge({
+      name: 'outbox_oldest_age_seconds',
+      help: 'Age of the oldest event (or queued row) the outbox relay has not yet published',
+      registers: [this.registry],
+    });
+    this.outboxPublished = new Counter({
+      name: 'outbox_published_total',
+      help: 'Events (and queued rows) the outbox relay published to Kafka',
+      registers: [this.registry],
+    });
     this.consumerErrors = new Counter({
       name: 'consumer_errors_total',
       help: 'Errors while applying events',
