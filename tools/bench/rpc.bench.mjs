@@ -18,7 +18,7 @@ import { percentile } from './latency.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-const { KeyHashPartitioner, RpcClient, RpcKafkaServer, ensureTopics, kafkaClientConfig, silenceKafkaJsTimeoutNegativeWarning } = require(
+const { RpcClient, RpcKafkaServer, ensureTopics, kafkaClientConfig, rpcServerKafkaOptions, silenceKafkaJsTimeoutNegativeWarning } = require(
   path.join(ROOT, 'dist/libs/kafka/src/index.js'),
 );
 silenceKafkaJsTimeoutNegativeWarning();
@@ -29,23 +29,10 @@ else await measureCalls();
 
 /** The child: a server whose handler answers at once, reporting its CPU when asked. */
 async function serve() {
-  const server = new RpcKafkaServer(
-    {
-      client: kafkaClientConfig(`bench-rpc-server-${process.pid}`, brokers),
-      consumer: {
-        groupId: `${rpcTopic('profile')}-servers`,
-        maxWaitTimeInMs: 500,
-        heartbeatInterval: 300,
-        rebalanceTimeout: 5_000,
-        allowAutoTopicCreation: false,
-      },
-      producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
-      subscribe: { fromBeginning: true },
-      run: { partitionsConsumedConcurrently: 6 },
-      postfixId: '',
-    },
-    { maxInFlight: 64, commitEveryMs: 1000 },
-  );
+  const server = new RpcKafkaServer(rpcServerKafkaOptions(kafkaClientConfig(`bench-rpc-server-${process.pid}`, brokers), rpcTopic('profile')), {
+    maxInFlight: 64,
+    commitEveryMs: 1000,
+  });
   server.addHandler(rpcTopic('profile'), async (request) => ({ ok: true, result: { requestId: request.caller.requestId, payload: request.payload } }), false);
   await new Promise((resolve, reject) => server.listen((error) => (error ? reject(error) : resolve())));
   let since = process.cpuUsage();

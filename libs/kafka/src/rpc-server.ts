@@ -4,6 +4,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { RPC_APP_ID_HEADER, type RpcReply } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { coalesceSends } from './coalescing-send';
+import { KeyHashPartitioner } from './key-hash-partitioner';
 import { defaultSlotLimits, FairSlots, type FairSlotsLimits } from './fair-slots';
 import { OffsetCommitter } from './offset-committer';
 import type { PartitionAssignment } from './consumer-lag';
@@ -61,6 +62,33 @@ export interface RpcServerLimits {
  * Request order within a partition carries no meaning (requests are independent commands; the
  * services' transactions and locks order what must be ordered).
  */
+/**
+ * The Kafka options of a service's RPC server: the servers' group of its request topic, short
+ * heartbeats (a replica joining or leaving rebalances the group in well under a second), a session of
+ * `sessionTimeout` (a killed replica's requests wait at most that long), six partitions at a time.
+ */
+export function rpcServerKafkaOptions(
+  client: Required<KafkaOptions>['options']['client'],
+  requestTopic: string,
+  sessionTimeout?: number,
+): Required<KafkaOptions>['options'] {
+  return {
+    client,
+    consumer: {
+      groupId: `${requestTopic}-servers`,
+      maxWaitTimeInMs: 500,
+      heartbeatInterval: 300,
+      ...(sessionTimeout === undefined ? {} : { sessionTimeout }),
+      rebalanceTimeout: 5_000,
+      allowAutoTopicCreation: false,
+    },
+    producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
+    subscribe: { fromBeginning: true },
+    run: { partitionsConsumedConcurrently: 6 },
+    postfixId: '',
+  };
+}
+
 export class RpcKafkaServer extends ServerKafka {
   private readonly slots: FairSlots<RequestMessage>;
   private readonly handling = new Set<Promise<unknown>>();

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { assertKafkaUses, RPC_OPERATION_NAMES, rpcTopic, type RpcService } from '#platform/contracts';
-import { kafkaClientConfig, KeyHashPartitioner, RpcDispatcher, RpcKafkaServer } from '#platform/kafka';
+import { kafkaClientConfig, RpcDispatcher, RpcKafkaServer, rpcServerKafkaOptions } from '#platform/kafka';
 import { log } from './logger';
 import { httpMetricsMiddleware } from './http-metrics';
 import { kafkaTroubleLevel, MigrateOnlyComplete, type ServiceRuntime } from './service-runtime';
@@ -35,23 +35,11 @@ export async function startNestService(options: StartServiceOptions): Promise<IN
   if (options.rpcService) {
     assertKafkaUses(runtime.config.serviceName, [{ kind: 'serve', service: options.rpcService }]);
     const server = new RpcKafkaServer(
-      {
-        client: kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
-        // Short heartbeats: a replica joining or leaving rebalances the group in well under a second;
-        // a short session: a killed replica's requests wait at most that long.
-        consumer: {
-          groupId: `${rpcTopic(options.rpcService)}-servers`,
-          maxWaitTimeInMs: 500,
-          heartbeatInterval: 300,
-          sessionTimeout: runtime.config.kafkaSessionTimeoutMs,
-          rebalanceTimeout: 5_000,
-          allowAutoTopicCreation: false,
-        },
-        producer: { createPartitioner: KeyHashPartitioner, allowAutoTopicCreation: false },
-        subscribe: { fromBeginning: true },
-        run: { partitionsConsumedConcurrently: 6 },
-        postfixId: '',
-      },
+      rpcServerKafkaOptions(
+        kafkaClientConfig(`${runtime.config.serviceName}-rpc-${runtime.config.instanceId}`, runtime.config.kafkaBrokers, runtime.config.kafkaSecurity),
+        rpcTopic(options.rpcService),
+        runtime.config.kafkaSessionTimeoutMs,
+      ),
       {
         maxInFlight: runtime.config.rpcMaxInFlight,
         slots: { maxInFlightPerApp: runtime.config.rpcMaxInFlightPerApp, maxWaitingPerApp: runtime.config.rpcMaxWaitingPerApp },
