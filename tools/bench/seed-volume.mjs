@@ -7,9 +7,8 @@
  *   and app user, consent's app user and opted-in consent (`opt_in_link`) with its version row and
  *   list sequence, messaging's consent copy, and the consent stream (`AppUserIdentified`,
  *   `ConsentUpdated`); app user ids are the HMAC the services compute (`APP_USER_ID_SECRET`);
- * - per message: the row (`delivered`), its stream as sends wrote it before one event per send
- *   (`MessageAccepted`, `MessageSent`, `MessageDelivered`: D3, such streams still fold), the chat
- *   product's inbox row, and the day's counter;
+ * - per message: the row (`delivered`), its stream as sends wrote it before D3's one event per send
+ *   (`MessageAccepted`, `MessageSent`, `MessageDelivered`), the chat inbox row, the day's counter;
  * - per webhook delivery (the most recent messages' `sent` and `delivered` statuses, inside the 30 days
  *   deliveries are kept): the public event, the delivery (`delivered`) and its attempt, to one
  *   endpoint per app (disabled since, so no new event is delivered to its made-up URL).
@@ -17,13 +16,12 @@
  * the topics too (seed-topics.mjs), so a replay from offset 0 finds them; then the tool waits until the
  * live consumers have applied them. Not seeded: the chat product's relationship streams, media, and
  * message events on messaging.events (no projection is rebuilt from it).
- * Usage: node tools/bench/seed-volume.mjs --database URL --admin URL [--token T --apps 100 --users 1000000
- *   --big-app-users 100000 --messages 10000000 --deliveries 5000000 --days 90 --now ISO
- *   --brokers host:port --namespace N --skip-topics]
+ * Usage: node tools/bench/seed-volume.mjs --database URL --admin URL [--token T --apps 100 --users 1000000 --big-app-users
+ *   100000 --messages 10000000 --deliveries 5000000 --days 90 --now ISO --brokers host:port --namespace N --skip-topics]
  * (`--brokers`, `--namespace`: the stack's KAFKA_BROKERS and KAFKA_NAMESPACE, by default from the
  * environment; `--skip-topics`: the database only, for a test that removes what it seeded)
- * (`--now`: the stack's clock when it is not the real one; APP_USER_ID_SECRET as the services')
- * (the first app holds --big-app-users users; the others share the rest). Prints each step's rows and rate.
+ * (`--now`: the stack's clock when not the real one; APP_USER_ID_SECRET as the services'; the first app
+ * holds --big-app-users users, the others share the rest). Prints each step's rows and rate.
  * `--remove app_1,app_2`: deletes what was seeded for those apps (removeVolume).
  */
 import { createRequire } from 'node:module';

@@ -23,9 +23,9 @@ export function messagingOutboxRoute(event: DomainEvent): OutboxRoutes {
   if (event.type === 'MessageHandedOver') return { topic: TOPICS.chatOutbound, key: data.userId as string, aggregateType: 'message' };
   const conversation = { topic: TOPICS.messagingEvents, key: `${event.appId}:${data.appUserId}`, aggregateType: 'message' };
   // A MessageSent stored before it carried the acceptance had its handover written beside it.
-  if (event.type !== 'MessageSent' || !carriedAcceptance(event.data as MessageSent['data'])) return conversation;
-  const handedOver = handoverOf(event);
-  return [conversation, { topic: TOPICS.chatOutbound, key: (handedOver.data as { userId: string }).userId, aggregateType: 'message', event: handedOver }];
+  const sent = event.type === 'MessageSent' ? carriedAcceptance(event.data as MessageSent['data']) : null;
+  if (!sent) return conversation;
+  return [conversation, { topic: TOPICS.chatOutbound, key: sent.userId, aggregateType: 'message', derive: () => handoverOf(event) }];
 }
 
 export const messagingService: ServiceDefinition = {

@@ -1,3 +1,5 @@
+// Over 300 lines because the append (events, shards, traces, version conflicts) is one statement built
+// in one place; the helpers below it are the shapes that statement stores and the relay publishes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { context, propagation } from '@opentelemetry/api';
 import { derivedUuidv7, EVENT_HEADERS, uuidv7, type DomainEvent } from '#platform/contracts';
@@ -39,8 +41,11 @@ export interface OutboxRoute {
   aggregateType: string;
   /** Replaces `data` in the published copy, to keep private fields (such as a key hash) out of Kafka. */
   publishedData?: unknown;
-  /** Publishes this event (derived from the stored one, e.g. a handoff) in place of the stored one. */
-  event?: DomainEvent;
+  /**
+   * Derives the event to publish in place of the stored one (e.g. a handoff). Called by the relay
+   * only: the append needs no more of a route than its key.
+   */
+  derive?: () => DomainEvent;
 }
 
 /** What a service's route function returns for one event. */
@@ -307,9 +312,9 @@ export function storedEvent(streamId: string, row: EventRow): DomainEvent {
   };
 }
 
-/** The event a route publishes: the derived one it names, or the stored one (with `publishedData` in place of data when it says so). */
+/** The event a route publishes: the one it derives, or the stored one (with `publishedData` in place of data when it says so). */
 export function publishedEvent(event: DomainEvent, route: OutboxRoute): DomainEvent {
-  if (route.event) return route.event;
+  if (route.derive) return route.derive();
   return route.publishedData === undefined ? event : { ...event, data: route.publishedData };
 }
 

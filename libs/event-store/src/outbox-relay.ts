@@ -289,8 +289,7 @@ export class OutboxRelay {
                       select -1, true where exists (select 1 from ${this.queue})) waiting
                order by random()) shards;
       select id, aggregate_id, topic, payload, headers from ${this.queue}
-       where current_setting('platform.relay_shards') is not null
-         and pg_try_advisory_xact_lock(hashtext(${key} || '.tail'), -1)
+       where pg_try_advisory_xact_lock(hashtext(${key} || '.tail'), -1)
        order by seq limit ${limit} for update skip locked;
       with recursive mine as (
         select unnest(string_to_array(nullif(current_setting('platform.relay_shards'), ''), ',')::int[]) as shard
