@@ -125,13 +125,18 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     ],
     decide: ([withEffects]) => {
       const applied = new Set(withEffects.map((row) => row.event_id as string));
-      return (event): Statement[] => {
+      // The plain effects of the slice are gathered and written by `finish`, in one statement.
+      const gathered: { event_id: string; stream_id: string; stream_version: number }[] = [];
+      const decideOne = (event: DomainEvent): Statement[] => {
         if (applied.has(event.eventId)) throw new Error(`${event.eventId} is new to the inbox but already has an effect`);
         const effect = {
           sql: `insert into "${db.schema}".effects (event_id, stream_id, stream_version) values (?, ?, ?)`,
           params: [event.eventId, event.streamId, event.streamVersion],
         };
-        if (event.type === APPLIED) return [effect];
+        if (event.type === APPLIED) {
+          gathered.push({ event_id: event.eventId, stream_id: event.streamId, stream_version: event.streamVersion });
+          return [];
+        }
         // The effect is written, then a later statement of the commit fails: the transaction must take it back.
         if (event.type === EXPLODING && !fixedIds.has(event.eventId))
           return [effect, { sql: `select cast(? as integer)`, params: [`handler refused ${event.eventId}`] }];
@@ -143,6 +148,17 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
           },
         ];
       };
+      const finish = (): Statement[] =>
+        gathered.length === 0
+          ? []
+          : [
+              {
+                sql: `insert into "${db.schema}".effects (event_id, stream_id, stream_version)
+                      select e.event_id, e.stream_id, e.stream_version from jsonb_to_recordset(?::jsonb) as e(event_id text, stream_id text, stream_version int)`,
+                params: [JSON.stringify(gathered)],
+              },
+            ];
+      return Object.assign(decideOne, { finish });
     },
   };
 

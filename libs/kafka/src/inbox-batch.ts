@@ -23,7 +23,17 @@ export interface PipelinedEffect {
    * writes. It is called in offset order, in each event's context (log, span), and may keep what
    * the slice's earlier events decided (a stream's new version, say).
    */
-  decide(rows: Row[][]): (event: DomainEvent) => Statement[];
+  decide(rows: Row[][]): SliceDecisions;
+}
+
+/**
+ * Each new event's writes; `finish`, when present, returns what the slice's decisions gathered to
+ * write once, after the last event (rows of many events in one statement: Postgres executes one
+ * statement instead of one per event).
+ */
+export interface SliceDecisions {
+  (event: DomainEvent): Statement[];
+  finish?(): Statement[];
 }
 
 /** What applying a consumer's batches takes: where, under which name, which effect, and whom to tell. */
@@ -211,6 +221,7 @@ export class InboxBatchApplier {
         }
         if (retried.length > 0) writes.push(deadLettersAppliedStatement(o.schema, o.consumerName, topic, partition, retried));
       }
+      if (decide?.finish) writes.push(...decide.finish());
       await tx.commit(writes);
     });
     return applied;

@@ -38,7 +38,8 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
       decide: ([users, streamRows]) => {
         const accounts = new Map(users.map((row) => [row.user_id as string, row.status as UserStatus]));
         const streams = runtime.eventStore.streamsFrom(streamRows);
-        return (event) => {
+        const landed: LandedMessage[] = [];
+        const decideOne = (event: DomainEvent): Statement[] => {
           const d = handoffOf(event);
           const streamId = relationshipStreamId(d.userId, d.appId);
           const stream = streams.get(streamId) ?? { events: [], version: 0 };
@@ -65,16 +66,36 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
             streams.set(streamId, { events: [...stream.events, ...stored[0]], version: stream.version + stored[0].length });
             return statements;
           }
-          // A message handed over twice (a redrive under a new event id) still lands once.
-          const landed: Statement = {
-            sql: `insert into chat_sim.inbox_messages (message_id, user_id, app_id, type, text, media, received_at)
-                  values (?, ?, ?, ?, ?, ?::jsonb, ?) on conflict (message_id) do nothing`,
-            params: [d.messageId, d.userId, d.appId, d.type, d.text, JSON.stringify(d.media), now],
-          };
-          return [landed];
+          landed.push({ message_id: d.messageId, user_id: d.userId, app_id: d.appId, type: d.type, text: d.text, media: d.media, received_at: now });
+          return [];
         };
+        return Object.assign(decideOne, { finish: () => (landed.length === 0 ? [] : [landedStatement(landed)]) });
       },
     },
+  };
+}
+
+interface LandedMessage {
+  message_id: string;
+  user_id: string;
+  app_id: string;
+  type: string;
+  text: string | null;
+  media: unknown;
+  received_at: Date;
+}
+
+/**
+ * The slice's messages that land, in one statement. A message handed over twice (a redrive under a
+ * new event id, even within one slice) still lands once.
+ */
+function landedStatement(messages: LandedMessage[]): Statement {
+  return {
+    sql: `insert into chat_sim.inbox_messages (message_id, user_id, app_id, type, text, media, received_at)
+          select m.message_id, m.user_id, m.app_id, m.type, m.text, m.media, m.received_at
+          from jsonb_to_recordset(?::jsonb) as m(message_id text, user_id text, app_id text, type text, text text, media jsonb, received_at timestamptz)
+          on conflict (message_id) do nothing`,
+    params: [JSON.stringify(messages)],
   };
 }
 
