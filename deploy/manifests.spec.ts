@@ -12,10 +12,10 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { allTopicSpecs, isKafkaApp, kafkaAcls, PRODUCTION_KAFKA_APPS, strimziKafkaUser, type TopicSpec } from '#platform/contracts';
 import { trustedProxiesFromEnv } from '#platform/service-kit';
+import { documentedAlerts, headingAnchor, metricsIn, registeredMetrics, ROOT } from './monitoring.test-helpers';
 
 type K8s = Record<string, any>;
 
-const ROOT = path.resolve(__dirname, '..');
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const IMAGE = 'ghcr.io/example/business-messaging-platform';
 const PART_OF = { 'app.kubernetes.io/part-of': 'business-messaging-platform' };
@@ -62,69 +62,6 @@ function topicSpecs(): TopicSpec[] {
   }
 }
 
-/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-const headingAnchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-');
-
-/** The alerts docs/operations.md describes: the `###` headings of its "Alerts" section. */
-function documentedAlerts(): { alerts: string[]; anchors: Set<string> } {
-  const text = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const anchors = new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => headingAnchor(m[1])));
-  const section = /^## Alerts\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
-  return { alerts: [...section.matchAll(/^### (\S+)\s*$/gm)].map((m) => m[1]), anchors };
-}
-
-/**
- * Metric names the services export, read from their sources (`new Counter|Gauge|Histogram|Summary({
- * name: ... })` in apps/ and libs/): a histogram also as its `_bucket`, `_count` and `_sum` series.
- */
-function registeredMetrics(): Set<string> {
-  const names = new Set<string>();
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules') visit(file);
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
-        for (const m of readFileSync(file, 'utf8').matchAll(/new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name:\s*'([a-zA-Z_:][a-zA-Z0-9_:]*)'/g)) {
-          const [, type, name] = m;
-          names.add(name);
-          if (type === 'Histogram') for (const suffix of ['_bucket', '_count', '_sum']) names.add(name + suffix);
-          if (type === 'Summary') for (const suffix of ['_count', '_sum']) names.add(name + suffix);
-        }
-      }
-    }
-  };
-  visit(path.join(ROOT, 'apps'));
-  visit(path.join(ROOT, 'libs'));
-  return names;
-}
-
-const PROMQL_KEYWORDS = new Set(['and', 'or', 'unless', 'offset', 'bool', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-/**
- * The metric names a PromQL expression selects: what is left once strings, label matchers, ranges
- * and grouping clauses are taken out, that is neither a function (followed by a parenthesis), a
- * keyword nor a number or duration.
- */
-function metricsIn(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names = new Set<string>();
-  for (const m of bare.matchAll(/\d[\w.]*|[A-Za-z_:][\w:]*/g)) {
-    const token = m[0];
-    if (/^\d/.test(token) || PROMQL_KEYWORDS.has(token) || /^\s*\(/.test(bare.slice(m.index + token.length))) continue;
-    names.add(token);
-  }
-  return [...names];
-}
-
 const ofKind = (objects: K8s[], kind: string) => objects.filter((o) => o.kind === kind);
 function named(objects: K8s[], kind: string, name: string): K8s {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -160,7 +97,7 @@ function containerPort(container: K8s, port: string | number): number | undefine
   return typeof port === 'number' ? port : container.ports?.find((p: K8s) => p.name === port)?.containerPort;
 }
 
-describe('metricsIn (the PromQL check of the PrometheusRule test)', () => {
+describe('metricsIn (the PromQL check of the alert rules)', () => {
   it('finds the selected metrics, not functions, labels, keywords or durations', () => {
     expect(
       metricsIn('histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{route="/a", method="POST"}[5m]))) > 1'),
