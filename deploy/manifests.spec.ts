@@ -2,9 +2,9 @@
  * Renders the Kustomize overlays (`kubectl kustomize deploy/overlays/<overlay>`) and checks the
  * objects: every app has its workloads, probes, resources, pinned image, policies and metrics; every
  * topic of libs/contracts has its KafkaTopic; every alert of docs/operations.md has its rule, on
- * metrics the code registers; production commits no secret, and its Kafka users have the ACLs of
- * the access map in libs/contracts. Without kubectl this test fails (it does
- * not skip): the manifests would otherwise go unchecked.
+ * metrics the code registers; production commits no secret, its Kafka users have the ACLs of the
+ * access map in libs/contracts, and it ships every Grafana dashboard as a ConfigMap. Without kubectl
+ * this test fails (it does not skip): the manifests would otherwise go unchecked.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,10 +12,10 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { allTopicSpecs, isKafkaApp, kafkaAcls, PRODUCTION_KAFKA_APPS, strimziKafkaUser, type TopicSpec } from '#platform/contracts';
 import { trustedProxiesFromEnv } from '#platform/service-kit';
+import { dashboardFiles, dashboardQueries, documentedAlerts, headingAnchor, metricsIn, registeredMetrics, ROOT } from './monitoring.test-helpers';
 
 type K8s = Record<string, any>;
 
-const ROOT = path.resolve(__dirname, '..');
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const IMAGE = 'ghcr.io/example/business-messaging-platform';
 const PART_OF = { 'app.kubernetes.io/part-of': 'business-messaging-platform' };
@@ -62,69 +62,8 @@ function topicSpecs(): TopicSpec[] {
   }
 }
 
-/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-const headingAnchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-');
-
-/** The alerts docs/operations.md describes: the `###` headings of its "Alerts" section. */
-function documentedAlerts(): { alerts: string[]; anchors: Set<string> } {
-  const text = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const anchors = new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => headingAnchor(m[1])));
-  const section = /^## Alerts\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
-  return { alerts: [...section.matchAll(/^### (\S+)\s*$/gm)].map((m) => m[1]), anchors };
-}
-
-/**
- * Metric names the services export, read from their sources (`new Counter|Gauge|Histogram|Summary({
- * name: ... })` in apps/ and libs/): a histogram also as its `_bucket`, `_count` and `_sum` series.
- */
-function registeredMetrics(): Set<string> {
-  const names = new Set<string>();
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules') visit(file);
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
-        for (const m of readFileSync(file, 'utf8').matchAll(/new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name:\s*'([a-zA-Z_:][a-zA-Z0-9_:]*)'/g)) {
-          const [, type, name] = m;
-          names.add(name);
-          if (type === 'Histogram') for (const suffix of ['_bucket', '_count', '_sum']) names.add(name + suffix);
-          if (type === 'Summary') for (const suffix of ['_count', '_sum']) names.add(name + suffix);
-        }
-      }
-    }
-  };
-  visit(path.join(ROOT, 'apps'));
-  visit(path.join(ROOT, 'libs'));
-  return names;
-}
-
-const PROMQL_KEYWORDS = new Set(['and', 'or', 'unless', 'offset', 'bool', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-/**
- * The metric names a PromQL expression selects: what is left once strings, label matchers, ranges
- * and grouping clauses are taken out, that is neither a function (followed by a parenthesis), a
- * keyword nor a number or duration.
- */
-function metricsIn(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names = new Set<string>();
-  for (const m of bare.matchAll(/\d[\w.]*|[A-Za-z_:][\w:]*/g)) {
-    const token = m[0];
-    if (/^\d/.test(token) || PROMQL_KEYWORDS.has(token) || /^\s*\(/.test(bare.slice(m.index + token.length))) continue;
-    names.add(token);
-  }
-  return [...names];
-}
-
+/** A Grafana dashboard ConfigMap (deploy/dashboards): JSON, not configuration. */
+const isDashboard = (configMap: K8s) => configMap.metadata.labels?.grafana_dashboard === '1';
 const ofKind = (objects: K8s[], kind: string) => objects.filter((o) => o.kind === kind);
 function named(objects: K8s[], kind: string, name: string): K8s {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -160,7 +99,7 @@ function containerPort(container: K8s, port: string | number): number | undefine
   return typeof port === 'number' ? port : container.ports?.find((p: K8s) => p.name === port)?.containerPort;
 }
 
-describe('metricsIn (the PromQL check of the PrometheusRule test)', () => {
+describe('metricsIn (the PromQL check of the alert rules and the dashboards)', () => {
   it('finds the selected metrics, not functions, labels, keywords or durations', () => {
     expect(
       metricsIn('histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{route="/a", method="POST"}[5m]))) > 1'),
@@ -480,7 +419,9 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
       const config = configMaps.find((c) => c.metadata.name.startsWith('platform-config'));
       expect([config?.data.NODE_ENV, config?.data.CLOCK_MODE]).toEqual(['production', 'system']);
     }
-    for (const configMap of configMaps) for (const key of Object.keys(configMap.data ?? {})) expect([key, DOCUMENTED_ENV.has(key)]).toEqual([key, true]);
+    // Every ConfigMap but the dashboards' holds configuration: variables .env.example documents.
+    for (const configMap of configMaps.filter((c) => !isDashboard(c)))
+      for (const key of Object.keys(configMap.data ?? {})) expect([key, DOCUMENTED_ENV.has(key)]).toEqual([key, true]);
     for (const workload of workloads) {
       for (const container of containersOf(workload)) {
         for (const source of container.envFrom ?? []) expect(configMaps.some((c) => c.metadata.name === source.configMapRef?.name)).toBe(true);
@@ -546,6 +487,40 @@ describe.each(OVERLAYS)('deploy/overlays/$overlay', ({ overlay, namespace, apps 
         expect({ app, acls }).toEqual({ app, acls: isKafkaApp(app) ? kafkaAcls(app, namespace) : [] });
         for (const acl of acls) expect({ app, name: acl.resource.name ?? '(cluster)' }).not.toEqual({ app, name: expect.stringContaining('*') });
       }
+    });
+
+    it('provisions every dashboard of deploy/dashboards as a ConfigMap labelled grafana_dashboard, its JSON as in the file', () => {
+      const provisioned = ofKind(objects, 'ConfigMap').filter(isDashboard);
+      const files = dashboardFiles();
+      expect(files.length).toBeGreaterThan(0);
+      expect(provisioned.map((c) => c.metadata.name).sort()).toEqual(files.map(({ file }) => `grafana-dashboard-${file.replace(/\.json$/, '')}`).sort());
+      for (const { file, text } of files) {
+        const [configMap, ...more] = provisioned.filter((c) => c.data?.[file] !== undefined);
+        expect({ file, more: more.length, keys: Object.keys(configMap?.data ?? {}) }).toEqual({ file, more: 0, keys: [file] });
+        expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', ...PART_OF });
+        expect(JSON.parse(configMap.data[file])).toEqual(JSON.parse(text));
+        // `kubectl apply` keeps the whole object, its JSON escaped once more, in an annotation of at most 256 KiB.
+        expect({ file, fitsApply: Buffer.byteLength(configMap.data[file]) < 200 * 1024 }).toEqual({ file, fitsApply: true });
+      }
+    });
+
+    it('names in the dashboards only jobs the ServiceMonitor scrapes (Prometheus names the job after the Service)', () => {
+      const [monitor] = ofKind(objects, 'ServiceMonitor');
+      const scraped = new Set(
+        ofKind(objects, 'Service')
+          .filter(
+            (s) =>
+              selects(monitor.spec.selector, s.metadata.labels) && s.spec.ports.some((p: K8s) => monitor.spec.endpoints.some((e: K8s) => e.port === p.name)),
+          )
+          .map((s) => s.metadata.name),
+      );
+      const jobs = dashboardFiles().flatMap(({ file, dashboard }) =>
+        dashboardQueries(dashboard).flatMap(({ where, expr }) =>
+          [...expr.matchAll(/\bjob\s*=~?\s*"([^"$]*)"/g)].flatMap((m) => m[1].split('|').map((job) => ({ file, where, job }))),
+        ),
+      );
+      expect(jobs.length).toBeGreaterThan(0);
+      for (const { file, where, job } of jobs) expect({ file, where, job, scraped: scraped.has(job) }).toEqual({ file, where, job, scraped: true });
     });
 
     it('ships overlays/prod/kafka-users.yaml as generated from the map (stale: `npm run build` rewrites it)', () => {
