@@ -195,7 +195,7 @@ describe('console in a browser (e2e)', () => {
 
       // Each delivery's attempts: time, answer, duration (the detail page's own test shows the rest).
       await delivered.getByRole('link', { name: /^wd_/ }).click();
-      const attempt = page.getByRole('row', { name: 'Attempt 1' });
+      const attempt = page.getByRole('row', { name: 'Attempt 1', exact: true });
       await attempt.waitFor();
       expect(await page.getByRole('row', { name: /^Attempt \d+$/ }).count()).toBe(1);
       expect(await attempt.textContent()).toMatch(/^\s*1\s.*HTTP 200.*\d+ ms/s);

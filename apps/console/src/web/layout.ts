@@ -17,8 +17,8 @@ export interface Viewer {
 
 /**
  * One stylesheet, no script needed. Tables never scroll sideways: the main column is wide enough
- * for the widest (the keys' eight columns) at 1280 px, and long values (ids, URLs, signatures)
- * wrap inside their cells. At phone width each row becomes a card whose cells stack, each under
+ * for the widest (the keys' eight columns) at 1280 px, and long values (ids, URLs, signatures:
+ * code, small print, links) may break anywhere inside their cells, while words do not. At phone width each row becomes a card whose cells stack, each under
  * its column's name (`data-label`).
  */
 const STYLE = `
@@ -31,7 +31,8 @@ const STYLE = `
   input[type=email], input[type=text], textarea { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
   button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
   table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #8883; overflow-wrap: anywhere; }
+  th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #8883; overflow-wrap: break-word; }
+  td code, td small, td a, td pre { overflow-wrap: anywhere; }
   td button { margin-top: 0; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: .875rem; }
   section > pre { padding: .75rem; border-radius: .25rem; background: #8881; }

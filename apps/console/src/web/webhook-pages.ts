@@ -22,7 +22,7 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
         ${endpoints.map(
           (e) =>
             html`<tr>
-              <td data-label="URL">${e.url}<br /><small>${e.id}</small></td>
+              <td data-label="URL">${e.url}<br /><small>${e.id} · added ${readableTime(e.createdAt, now)}</small></td>
               <td data-label="State">
                 ${e.state}${e.disabledAt ? html`<br /><small>disabled ${readableTime(e.disabledAt, now)}: every delivery failed for 3 days</small>` : null}${e.lastVerificationError ? html`<br /><small>${e.lastVerificationError}</small>` : null}
               </td>
