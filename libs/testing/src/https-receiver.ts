@@ -29,7 +29,7 @@ export interface ReceivedRequest {
 
 export interface ReceiverResponse {
   status: number;
-  body?: string;
+  body?: string | Buffer;
   /** Wait this long before answering at all. */
   delayMs?: number;
   /** Send the status and headers at once, the body this much later (a response still streaming). */

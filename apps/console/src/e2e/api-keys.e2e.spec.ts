@@ -23,7 +23,7 @@ describe('console: API keys (e2e)', () => {
     const after = await visitor.request('GET', `/apps/${appId}/keys`);
     expect(after.body).not.toContain(key);
     expect(after.body).toMatch(
-      /<td>live<\/td>\s*<td>messages:send, consents:read<\/td>[\s\S]*?<td>never<\/td>\s*<td>2099-01-01T00:00:00.000Z<\/td>\s*<td>active<\/td>/,
+      /<td data-label="Environment">live<\/td>\s*<td data-label="Scopes">messages:send, consents:read<\/td>[\s\S]*?<td data-label="Last used">never<\/td>\s*<td data-label="Expires"><time datetime="2099-01-01T00:00:00.000Z" title="2099-01-01 00:00:00.000 UTC">1 Jan 2099<\/time><\/td>\s*<td data-label="State">active<\/td>/,
     );
 
     const past = await visitor.request('POST', `/apps/${appId}/keys`, { csrf, environment: 'live', scopes: 'messages:send', expiresOn: '2020-01-01' });

@@ -41,7 +41,7 @@ describe('console webhook settings (e2e)', () => {
     });
     expect(changed.location).toBe(`/apps/${appId}/webhooks`);
     const after = await visitor.request('GET', `/apps/${appId}/webhooks`);
-    expect(after.body).toContain('<td>consent.updated, message.received</td>');
+    expect(after.body).toContain('<td data-label="Events">consent.updated, message.received</td>');
     // Subscribing to nothing breaks the API's rule: refused, not a 5xx.
     const none = await visitor.request('POST', `/apps/${appId}/webhooks/${endpointId}/events`, { csrf });
     expect(none.status).toBe(400);

@@ -1,10 +1,11 @@
 import { MAX_ACTIVE_KEYS_PER_ENVIRONMENT, SCOPES, type ApiKeyListing, type CreatedApiKey } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
 import { changeAction, type Viewer } from './layout';
+import { readableTime, readableTimeOr } from './readable-time';
 
 /** Active, revoked, or past its expiry at `now`. */
-function keyState(key: ApiKeyListing, now: Date): string {
-  if (key.revokedAt) return `revoked ${key.revokedAt}`;
+function keyState(key: ApiKeyListing, now: Date): 'active' | 'revoked' | 'expired' {
+  if (key.revokedAt) return 'revoked';
   if (key.expiresAt && new Date(key.expiresAt) <= now) return 'expired';
   return 'active';
 }
@@ -32,14 +33,14 @@ export function apiKeysPage(appId: string, viewer: Viewer, keys: ApiKeyListing[]
         ${keys.map((key) => {
           const state = keyState(key, now);
           return html`<tr aria-label="Key ${key.prefix}">
-            <td><code>${key.prefix}</code><br /><small>${key.id}</small></td>
-            <td>${key.environment}</td>
-            <td>${key.scopes.join(', ')}</td>
-            <td>${key.createdAt}</td>
-            <td>${key.lastUsedAt ?? 'never'}</td>
-            <td>${key.expiresAt ?? 'never'}</td>
-            <td>${state}</td>
-            <td>
+            <td data-label="Key"><code>${key.prefix}</code><br /><small>${key.id}</small></td>
+            <td data-label="Environment">${key.environment}</td>
+            <td data-label="Scopes">${key.scopes.join(', ')}</td>
+            <td data-label="Created">${readableTime(key.createdAt, now)}</td>
+            <td data-label="Last used">${readableTimeOr(key.lastUsedAt, now, 'never')}</td>
+            <td data-label="Expires">${readableTimeOr(key.expiresAt, now, 'never')}</td>
+            <td data-label="State">${state}${key.revokedAt ? html` ${readableTime(key.revokedAt, now)}` : null}</td>
+            <td data-label="Actions">
               ${
                 state === 'active'
                   ? html`<form class="inline" method="post" action="${changeAction(`/apps/${appId}/keys/${key.id}/revoke`, viewer.csrfToken)}">
@@ -70,8 +71,10 @@ export function apiKeysPage(appId: string, viewer: Viewer, keys: ApiKeyListing[]
 }
 
 /** The new key, shown this once, with a button that copies it. */
-export function createdKeyPage(appId: string, created: CreatedApiKey): SafeHtml {
-  return html`<p class="notice" role="status">A ${created.environment} key was created${created.expiresAt ? html`; it expires ${created.expiresAt}` : null}.</p>
+export function createdKeyPage(appId: string, created: CreatedApiKey, now: Date): SafeHtml {
+  return html`<p class="notice" role="status">
+      A ${created.environment} key was created${created.expiresAt ? html`; it expires ${readableTime(created.expiresAt, now)}` : null}.
+    </p>
     <label for="api-key">API key (shown once: copy it now)</label>
     <input id="api-key" type="text" readonly value="${created.key}" />
     <button type="button" data-copy="api-key">Copy</button>

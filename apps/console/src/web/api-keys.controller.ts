@@ -56,7 +56,7 @@ export class ApiKeysController {
         (caller) => this.rpc.call('gateway', 'keys.create', caller, request),
         (key) => `${key.environment} ${key.id}`,
       );
-      this.web.send(res, 201, page('API key created', createdKeyPage(appId, created), viewer));
+      this.web.send(res, 201, page('API key created', createdKeyPage(appId, created, this.web.runtime.clock.now()), viewer));
     } catch (error) {
       if (!isDomainError(error)) throw error;
       if (error.code === 'key_limit_reached') {

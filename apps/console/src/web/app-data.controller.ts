@@ -9,6 +9,7 @@ import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { changeAction, page, type Viewer } from './layout';
+import { readableTime } from './readable-time';
 import { statusFilter } from './status-filter';
 
 const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
@@ -80,7 +81,7 @@ export class AppDataController {
             </dl>
             <h2>Timeline</h2>
             <ol>
-              ${timeline.filter(([, at]) => at !== null).map(([what, at]) => html`<li><time datetime="${at}">${at}</time>: ${what}</li>`)}
+              ${timeline.flatMap(([what, at]) => (at === null ? [] : [html`<li>${readableTime(at, this.web.runtime.clock.now())}: ${what}</li>`]))}
             </ol>`,
           viewer,
         ),
@@ -110,6 +111,7 @@ export class AppDataController {
   ): Promise<void> {
     const status: ConsentStatus | null = CONSENT_STATUSES.find((s) => s === rawStatus) ?? null;
     const cursor = rawCursor && /^[A-Za-z0-9_.=-]{1,512}$/.test(rawCursor) ? rawCursor : null;
+    const now = this.web.runtime.clock.now();
     const consents = await this.rpc.call('consent', 'consents.list', this.web.rpcCaller(appId), { appId, status, limit: 50, cursor });
     const next = consents.nextCursor ? `/apps/${appId}/consents?${new URLSearchParams({ ...(status ? { status } : {}), cursor: consents.nextCursor })}` : null;
     this.web.send(
@@ -132,11 +134,11 @@ export class AppDataController {
               ${consents.data.map(
                 (c) =>
                   html`<tr>
-                    <td>${c.appUserId}</td>
-                    <td>${c.status}</td>
-                    <td>${c.source}</td>
-                    <td>${c.ref ?? ''}</td>
-                    <td>${c.updatedAt}</td>
+                    <td data-label="User">${c.appUserId}</td>
+                    <td data-label="Status">${c.status}</td>
+                    <td data-label="Source">${c.source}</td>
+                    <td data-label="Ref">${c.ref ?? ''}</td>
+                    <td data-label="Updated">${readableTime(c.updatedAt, now)}</td>
                   </tr>`,
               )}
             </tbody>
@@ -184,7 +186,7 @@ export class AppDataController {
       page(
         'Opt-in link',
         html`<p><a href="${link.url}">${link.url}</a></p>
-          <p>Ref: ${link.ref ?? 'none'} · valid until ${link.expiresAt}</p>
+          <p>Ref: ${link.ref ?? 'none'} · valid until ${readableTime(link.expiresAt, this.web.runtime.clock.now())}</p>
           <img width="240" height="240" alt="QR code of the opt-in link" src="data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}" />
           ${this.optinFormHtml(appId, viewer)}`,
         viewer,

@@ -1,9 +1,10 @@
 import { AVATAR_MAX_BYTES, BUSINESS_PROFILE_LIMITS as LIMITS, type BusinessProfile } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
 import { changeAction, type Viewer } from './layout';
+import { readableTime } from './readable-time';
 
 /** The profile as users see it beside the app's messages, and the form that edits it (the avatar through the media flow). */
-export function businessProfilePage(appId: string, viewer: Viewer, profile: BusinessProfile): SafeHtml {
+export function businessProfilePage(appId: string, viewer: Viewer, profile: BusinessProfile, now: Date): SafeHtml {
   return html`<p><a href="/apps/${appId}">Back to the app</a></p>
     <dl>
       <dt>Handle</dt>
@@ -13,9 +14,9 @@ export function businessProfilePage(appId: string, viewer: Viewer, profile: Busi
       <dt>Domain</dt>
       <dd>${profile.domain ?? 'none'}</dd>
       <dt>Verification</dt>
-      <dd>${profile.verificationStatus}${profile.verifiedAt ? ` since ${profile.verifiedAt}` : ''}</dd>
+      <dd>${profile.verificationStatus}${profile.verifiedAt ? html` since ${readableTime(profile.verifiedAt, now)}` : ''}</dd>
       <dt>Updated</dt>
-      <dd>${profile.updatedAt}</dd>
+      <dd>${readableTime(profile.updatedAt, now)}</dd>
     </dl>
     <h2>Edit the profile</h2>
     <form method="post" action="${changeAction(`/apps/${appId}/profile`, viewer.csrfToken)}" enctype="multipart/form-data">

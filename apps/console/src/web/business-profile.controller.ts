@@ -35,7 +35,7 @@ export class BusinessProfileController {
   @Get('/apps/:appId/profile')
   async show(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const profile = await this.rpc.call('profile', 'profile.get', this.web.rpcCaller(appId), { appId });
-    this.web.send(res, 200, page('Business profile', businessProfilePage(appId, viewer, profile), viewer));
+    this.web.send(res, 200, page('Business profile', businessProfilePage(appId, viewer, profile, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/profile')

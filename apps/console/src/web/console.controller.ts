@@ -13,6 +13,7 @@ import { ConsoleWeb } from './console-web';
 import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
 import { changeAction, page } from './layout';
+import { readableTime } from './readable-time';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -162,9 +163,9 @@ export class ConsoleController {
             ${apps.map(
               (app) =>
                 html`<tr>
-                  <td><a href="/apps/${app.app_id}">${app.display_name}</a></td>
-                  <td>${app.handle}</td>
-                  <td>${app.role}</td>
+                  <td data-label="App"><a href="/apps/${app.app_id}">${app.display_name}</a></td>
+                  <td data-label="Handle">${app.handle}</td>
+                  <td data-label="Your role">${app.role}</td>
                 </tr>`,
             )}
           </tbody>
@@ -181,6 +182,7 @@ export class ConsoleController {
       .execute<{ display_name: string; handle: string; created_at: Date }[]>(`select display_name, handle, created_at from console.apps where app_id = ?`, [
         appId,
       ]);
+    const now = this.web.runtime.clock.now();
     const [audit, platformApp, quota] = await Promise.all([
       this.audit.recent(appId),
       this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId }),
@@ -197,7 +199,7 @@ export class ConsoleController {
             <dt>Handle</dt>
             <dd>${app.handle}</dd>
             <dt>Created</dt>
-            <dd>${new Date(app.created_at).toISOString()}</dd>
+            <dd>${readableTime(new Date(app.created_at), now)}</dd>
             <dt>Your role</dt>
             <dd>${viewer.role}</dd>
             <dt>Status</dt>
@@ -221,7 +223,7 @@ export class ConsoleController {
           </nav>
           <h2>Recent changes</h2>
           <ul>
-            ${audit.map((entry) => html`<li><time datetime="${entry.occurredAt.toISOString()}">${entry.occurredAt.toISOString()}</time>: ${auditLine(entry)}</li>`)}
+            ${audit.map((entry) => html`<li>${readableTime(entry.occurredAt, now)}: ${auditLine(entry)}</li>`)}
           </ul>`,
         viewer,
       ),

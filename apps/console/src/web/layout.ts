@@ -15,19 +15,38 @@ export interface Viewer {
   csrfToken: string;
 }
 
+/**
+ * One stylesheet, no script needed. Tables never scroll sideways: the main column is wide enough
+ * for the widest (the keys' eight columns) at 1280 px, and long values (ids, URLs, signatures:
+ * code, small print, links) may break anywhere inside their cells, while words do not. At phone width each row becomes a card whose cells stack, each under
+ * its column's name (`data-label`).
+ */
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
   body { margin: 0; }
   header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid #8884; }
-  main { max-width: 48rem; margin: 0 auto; padding: 1rem; }
+  main { max-width: 80rem; margin: 0 auto; padding: 1rem; box-sizing: border-box; }
+  a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, summary:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }
   label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
   input[type=email], input[type=text], textarea { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
   button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
-  table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
-  th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8883; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #8883; overflow-wrap: break-word; }
+  td code, td small, td a, td pre { overflow-wrap: anywhere; }
+  td button { margin-top: 0; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: .875rem; }
+  section > pre { padding: .75rem; border-radius: .25rem; background: #8881; }
+  h1, code, dd { overflow-wrap: anywhere; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  @media (max-width: 40rem) {
+    table, thead, tbody, tr, th, td { display: block; }
+    thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    tr { border: 1px solid #8884; border-radius: .25rem; margin: 0 0 .75rem; padding: .25rem .75rem; }
+    th, td { border: 0; padding: .25rem 0; }
+    tbody [data-label]::before { content: attr(data-label); display: block; font-size: .8125rem; font-weight: 600; }
+  }
 `;
 
 /** The page shell: phone-width friendly, no CDN; its one script (copy buttons) is not needed to use a page. */

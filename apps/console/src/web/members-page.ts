@@ -23,14 +23,14 @@ function action(viewer: Viewer, path: string, email: string, label: string, text
 }
 
 /** The invitations whose link still works: to whom, who sent it and when; an owner may withdraw each. */
-function waitingList(appId: string, viewer: Viewer, owner: boolean, waiting: WaitingInvitation[]): SafeHtml {
+function waitingList(appId: string, viewer: Viewer, owner: boolean, waiting: WaitingInvitation[], now: Date): SafeHtml {
   return html`<h2>Invited</h2>
     <ul>
       ${waiting.map(
         (i) =>
           html`<li>
-            <strong>${i.email}</strong>, invited by ${i.invited_by} on ${readableTime(new Date(i.invited_at))}; the link works until
-            ${readableTime(new Date(i.expires_at))}.
+            <strong>${i.email}</strong>, invited by ${i.invited_by} ${readableTime(new Date(i.invited_at), now)}; the link works until
+            ${readableTime(new Date(i.expires_at), now)}.
             ${owner ? action(viewer, `/apps/${appId}/invitations/withdraw`, i.email, `Withdraw the invitation of ${i.email}`, 'Withdraw') : null}
           </li>`,
       )}
@@ -38,7 +38,7 @@ function waitingList(appId: string, viewer: Viewer, owner: boolean, waiting: Wai
 }
 
 /** The members page: who is a member, the invitations waiting, and an owner's forms. */
-export function membersPage(appId: string, viewer: Viewer, owner: boolean, members: MemberRow[], waiting: WaitingInvitation[]): SafeHtml {
+export function membersPage(appId: string, viewer: Viewer, owner: boolean, members: MemberRow[], waiting: WaitingInvitation[], now: Date): SafeHtml {
   return html`<p><a href="/apps/${appId}">Back to the app</a></p>
     <table>
       <thead>
@@ -52,11 +52,11 @@ export function membersPage(appId: string, viewer: Viewer, owner: boolean, membe
         ${members.map(
           (m) =>
             html`<tr>
-              <td>${m.email}</td>
-              <td>${m.role}</td>
+              <td data-label="Email">${m.email}</td>
+              <td data-label="Role">${m.role}</td>
               ${
                 owner
-                  ? html`<td>
+                  ? html`<td data-label="Actions">
                       ${m.role === 'member' ? action(viewer, `/apps/${appId}/members/owner`, m.email, `Make ${m.email} an owner`, 'Make owner') : null}
                       ${action(viewer, `/apps/${appId}/members/remove`, m.email, `Remove ${m.email}`, 'Remove')}
                     </td>`
@@ -66,7 +66,7 @@ export function membersPage(appId: string, viewer: Viewer, owner: boolean, membe
         )}
       </tbody>
     </table>
-    ${waiting.length ? waitingList(appId, viewer, owner, waiting) : null}
+    ${waiting.length ? waitingList(appId, viewer, owner, waiting, now) : null}
     ${
       owner
         ? html`<h2>Invite someone</h2>

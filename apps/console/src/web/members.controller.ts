@@ -28,7 +28,7 @@ export class MembersController {
         order by i.invited_at`,
       [appId, this.web.runtime.clock.now()],
     );
-    this.web.send(res, 200, page('Members', membersPage(appId, viewer, viewer.role === 'owner', members, waiting), viewer));
+    this.web.send(res, 200, page('Members', membersPage(appId, viewer, viewer.role === 'owner', members, waiting, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/members')

@@ -5,13 +5,15 @@ import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
+import { deliveryDetailPage } from './delivery-detail-page';
 import { html } from './html';
 import { changeAction, page } from './layout';
+import { readableTime } from './readable-time';
 import { statusFilter } from './status-filter';
 
 const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
-/** An app's webhook deliveries: the log (by status and endpoint), each delivery's attempts, and replay, through the dispatcher's RPC. */
+/** An app's webhook deliveries: the log (by status and endpoint), each delivery's detail, and replay, through the dispatcher's RPC. */
 @Controller()
 export class WebhookDeliveriesController {
   constructor(
@@ -30,6 +32,7 @@ export class WebhookDeliveriesController {
   ): Promise<void> {
     const status = DELIVERY_STATUSES.find((s) => s === rawStatus) ?? null;
     const subscriptionId = rawEndpoint && /^we_[A-Za-z0-9]+$/.test(rawEndpoint) ? rawEndpoint : null;
+    const now = this.web.runtime.clock.now();
     const pageOf = await this.rpc.call('webhooks', 'deliveries.list', this.web.rpcCaller(appId), { appId, status, subscriptionId, limit: 50, cursor: null });
     this.web.send(
       res,
@@ -53,12 +56,16 @@ export class WebhookDeliveriesController {
               ${pageOf.data.map(
                 (d) =>
                   html`<tr>
-                    <td><a href="/apps/${appId}/webhook-deliveries/${d.id}">${d.id}</a><br /><small>${d.createdAt}</small></td>
-                    <td>${d.eventType}</td>
-                    <td>${d.status}</td>
-                    <td>${d.attempts}${d.lastAttemptAt ? html`<br /><small>last ${d.lastAttemptAt}</small>` : null}</td>
-                    <td>${d.lastResponseStatus ?? ''} ${d.lastError ?? ''}</td>
-                    <td>
+                    <td data-label="Delivery">
+                      <a href="/apps/${appId}/webhook-deliveries/${d.id}">${d.id}</a><br /><small>${readableTime(d.createdAt, now)}</small>
+                    </td>
+                    <td data-label="Event">${d.eventType}</td>
+                    <td data-label="Status">${d.status}</td>
+                    <td data-label="Attempts">
+                      ${d.attempts}${d.lastAttemptAt ? html`<br /><small>last ${readableTime(d.lastAttemptAt, now)}</small>` : null}
+                    </td>
+                    <td data-label="Last answer">${d.lastResponseStatus ?? ''} ${d.lastError ?? ''}</td>
+                    <td data-label="Actions">
                       ${
                         d.status === 'pending'
                           ? null
@@ -81,46 +88,15 @@ export class WebhookDeliveriesController {
   }
 
   @Get('/apps/:appId/webhook-deliveries/:deliveryId')
-  async attempts(
+  async detail(
     @Param('appId') appId: string,
     @Param('deliveryId') deliveryId: string,
     @AppMember() viewer: AppMemberViewer,
     @Res() res: Response,
   ): Promise<void> {
     // A delivery of another app, or none: the dispatcher answers not_found, shown as the 404 page.
-    const { data } = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
-    this.web.send(
-      res,
-      200,
-      page(
-        `Delivery ${deliveryId}`,
-        html`<p><a href="/apps/${appId}/webhook-deliveries">All deliveries</a></p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Attempt</th>
-                <th scope="col">Started</th>
-                <th scope="col">Answer</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${data.map(
-                (a) =>
-                  html`<tr>
-                    <td>${a.attempt}</td>
-                    <td>${a.startedAt}</td>
-                    <td>${a.responseStatus ?? ''} ${a.error ?? ''}</td>
-                    <td>${a.durationMs} ms</td>
-                    <td>${a.outcome}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`,
-        viewer,
-      ),
-    );
+    const detail = await this.rpc.call('webhooks', 'deliveries.attempts', this.web.rpcCaller(appId), { appId, deliveryId });
+    this.web.send(res, 200, page(`Delivery ${deliveryId}`, deliveryDetailPage(appId, detail, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/webhook-deliveries/:deliveryId/replay')

@@ -1,12 +1,13 @@
 import { PUBLIC_EVENT_TYPES, type WebhookEndpoint } from '#platform/contracts';
 import { html, type SafeHtml } from './html';
 import { changeAction, type Viewer } from './layout';
+import { readableTime } from './readable-time';
 
 /** The event types an endpoint may subscribe to (webhook.test goes to one endpoint on request only). */
 export const SUBSCRIBABLE = PUBLIC_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
 /** The endpoints page: the list with each endpoint's state and actions, its settings, and the form to add one. */
-export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookEndpoint[]): SafeHtml {
+export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookEndpoint[], now: Date): SafeHtml {
   return html`<p><a href="/apps/${appId}">Back to the app</a> · <a href="/apps/${appId}/webhook-deliveries">Deliveries</a></p>
     <table>
       <thead>
@@ -21,12 +22,12 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
         ${endpoints.map(
           (e) =>
             html`<tr>
-              <td>${e.url}<br /><small>${e.id}</small></td>
-              <td>
-                ${e.state}${e.disabledAt ? html`<br /><small>disabled ${e.disabledAt}: every delivery failed for 3 days</small>` : null}${e.lastVerificationError ? html`<br /><small>${e.lastVerificationError}</small>` : null}
+              <td data-label="URL">${e.url}<br /><small>${e.id} · added ${readableTime(e.createdAt, now)}</small></td>
+              <td data-label="State">
+                ${e.state}${e.disabledAt ? html`<br /><small>disabled ${readableTime(e.disabledAt, now)}: every delivery failed for 3 days</small>` : null}${e.lastVerificationError ? html`<br /><small>${e.lastVerificationError}</small>` : null}
               </td>
-              <td>${e.events.join(', ')}</td>
-              <td>
+              <td data-label="Events">${e.events.join(', ')}</td>
+              <td data-label="Actions">
                 <form class="inline" method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/test`, viewer.csrfToken)}">
                   <button type="submit" aria-label="Send a test event to ${e.url}">Send test</button>
                 </form>

@@ -7,6 +7,7 @@ import { AppMember, type AppMemberViewer } from './app-member.guard';
 import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page } from './layout';
+import { readableTime } from './readable-time';
 import { endpointsPage, SUBSCRIBABLE } from './webhook-pages';
 
 const ENDPOINTS_LINK = (appId: string) => ({ href: `/apps/${appId}/webhooks`, label: 'Back to the endpoints' });
@@ -41,7 +42,7 @@ export class WebhooksController {
   @Get('/apps/:appId/webhooks')
   async list(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
     const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
-    this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints), viewer));
+    this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/webhooks')
@@ -133,7 +134,7 @@ export class WebhooksController {
         html`<label for="secret">New signing secret (shown once: copy it now)</label>
           <input id="secret" type="text" readonly value="${rotated.secret}" />
           <button type="button" data-copy="secret">Copy</button>
-          <p>The previous secret keeps signing beside it until ${rotated.previousSecretExpiresAt}.</p>
+          <p>The previous secret keeps signing beside it until ${readableTime(rotated.previousSecretExpiresAt, this.web.runtime.clock.now())}.</p>
           <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
         viewer,
       ),

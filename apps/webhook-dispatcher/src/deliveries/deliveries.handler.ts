@@ -5,7 +5,7 @@ import {
   newId,
   type ListDeliveriesCall,
   type WebhookDelivery,
-  type WebhookDeliveryAttempt,
+  type WebhookDeliveryDetail,
   type WebhookDeliveryPage,
   type WebhookEndpointState,
 } from '#platform/contracts';
@@ -15,11 +15,13 @@ import { RpcDispatcher } from '#platform/kafka';
 import { isoTime, ServiceRuntime } from '#platform/service-kit';
 import {
   deliveryAttemptsStatement,
+  eventPayloadStatement,
   listDeliveriesStatement,
   replayEndpointStatement,
   storedEventStatement,
   type AttemptRow,
   type EndpointStateRow,
+  type PayloadRow,
   type StoredEventRow,
 } from './deliveries.sql';
 import { decideDelivery, type DeliveryCommand } from './delivery.decider';
@@ -84,13 +86,17 @@ export class DeliveriesHandler implements OnModuleInit {
     return publicDelivery((await findDelivery(this.runtime.em(), appId, replayId)) as DeliveryRow);
   }
 
-  /** A delivery's attempts, for the console's log; another app's delivery is not found. */
-  async attempts(appId: string, deliveryId: string): Promise<{ data: WebhookDeliveryAttempt[] }> {
+  /** A delivery with its body and attempts, for the console's delivery detail; another app's delivery is not found. */
+  async attempts(appId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
     const em = this.runtime.em();
-    if (!(await findDelivery(em, appId, deliveryId))) throw new DomainError('not_found', 'No such webhook delivery.');
+    const delivery = await findDelivery(em, appId, deliveryId);
+    if (!delivery) throw new DomainError('not_found', 'No such webhook delivery.');
+    const [stored] = await runStatement<PayloadRow>(em, eventPayloadStatement(delivery.event_id));
     const rows = await runStatement<AttemptRow>(em, deliveryAttemptsStatement(deliveryId));
     return {
-      data: rows.map((r) => ({
+      delivery: publicDelivery(delivery),
+      payload: stored?.payload ?? null,
+      attempts: rows.map((r) => ({
         attempt: r.attempt,
         startedAt: new Date(r.started_at).toISOString(),
         finishedAt: new Date(r.finished_at).toISOString(),
@@ -98,6 +104,8 @@ export class DeliveriesHandler implements OnModuleInit {
         outcome: r.outcome,
         responseStatus: r.response_status,
         error: r.error,
+        requestHeaders: r.request_headers,
+        responseExcerpt: r.response_excerpt,
       })),
     };
   }

@@ -3,7 +3,7 @@ import type { Statement } from '#platform/postgres';
 import type { DbTimestamp } from '#platform/service-kit';
 import { DELIVERY_COLUMNS } from './delivery.records';
 
-/** The statements of DeliveriesHandler: the delivery list, a replay's facts, a delivery's attempts, the payload retention. */
+/** The statements of DeliveriesHandler: the delivery list, a replay's facts, a delivery's attempts and body, the payload retention. */
 
 /** A page of an app's deliveries, newest first (D23), one more than `limit` to tell whether another page follows; `before`: the last id seen. */
 export function listDeliveriesStatement(q: ListDeliveriesCall, before: string | null): Statement {
@@ -57,17 +57,40 @@ export interface AttemptRow {
   outcome: string;
   response_status: number | null;
   error: string | null;
+  /** The request's headers as sent (ADR 0220); null when none was made or past 7 days. */
+  request_headers: { name: string; value: string }[] | null;
+  response_excerpt: string | null;
 }
 
 /** A delivery's attempts, in order, for the console's log. */
 export function deliveryAttemptsStatement(deliveryId: string): Statement {
   return {
-    sql: `select attempt, started_at, finished_at, duration_ms, outcome, response_status, error from webhook_dispatcher.delivery_attempts where delivery_id = ? order by attempt`,
+    sql: `select attempt, started_at, finished_at, duration_ms, outcome, response_status, error, request_headers, response_excerpt
+          from webhook_dispatcher.delivery_attempts where delivery_id = ? order by attempt`,
     params: [deliveryId],
   };
+}
+
+/** A row of eventPayloadStatement. */
+export interface PayloadRow {
+  payload: string | null;
+}
+
+/** The exact body a delivery of the event sends (null once dropped: WEBHOOKS.payloadRetentionMs). */
+export function eventPayloadStatement(eventId: string): Statement {
+  return { sql: `select payload from webhook_dispatcher.public_events where event_id = ?`, params: [eventId] };
 }
 
 /** Drops the payloads of events older than `cutoff` (7 days: WEBHOOKS.payloadRetentionMs); a replay of them is then payload_expired. */
 export function dropPayloadsStatement(cutoff: Date): Statement {
   return { sql: `update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, params: [cutoff] };
+}
+
+/** Drops the request headers and response excerpts of attempts started before `cutoff` (the payload's 7 days, ADR 0220). */
+export function dropAttemptExchangesStatement(cutoff: Date): Statement {
+  return {
+    sql: `update webhook_dispatcher.delivery_attempts set request_headers = null, response_excerpt = null
+          where (request_headers is not null or response_excerpt is not null) and started_at < ?`,
+    params: [cutoff],
+  };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '#platform/clock';
 import { webhookDeliveryHeaders, type PublicEventType } from '#platform/contracts';
 import type { WebhookNetwork } from '../network/webhook-network';
+import type { SentHeader } from '../outbound/outgoing-headers';
 import type { AttemptResult } from './delivery.decider';
 
 /** A claimed delivery with everything its attempt needs (one query: delivery, payload, endpoint, secrets). */
@@ -31,6 +32,10 @@ export interface AttemptReport {
   /** null: the endpoint no longer takes deliveries (abandon, no request was made). */
   result: AttemptResult | null;
   abandonReason?: string;
+  /** Every header of the request as written; null when none was made (held, refused, abandoned). */
+  requestHeaders: SentHeader[] | null;
+  /** The response body's first 2 KiB as text; null without a response. */
+  responseExcerpt: string | null;
 }
 
 /**
@@ -43,13 +48,18 @@ export interface AttemptReport {
 export async function attemptDelivery(delivery: ClaimedDelivery, network: WebhookNetwork, clock: Clock, heldBecause?: string): Promise<AttemptReport> {
   const startedAt = clock.now();
   const started = performance.now();
-  const report = (result: AttemptResult | null, abandonReason?: string): AttemptReport => ({
+  const report = (
+    result: AttemptResult | null,
+    abandonReason?: string,
+    exchange: Pick<AttemptReport, 'requestHeaders' | 'responseExcerpt'> = { requestHeaders: null, responseExcerpt: null },
+  ): AttemptReport => ({
     delivery,
     startedAt,
     finishedAt: clock.now(),
     durationMs: Math.round(performance.now() - started),
     result,
     abandonReason,
+    ...exchange,
   });
   if (delivery.endpointState !== 'enabled' || !delivery.url || !delivery.secret) return report(null, 'the endpoint no longer takes deliveries');
   if (delivery.payload === null) return report(null, 'the payload is past its retention');
@@ -77,10 +87,13 @@ export async function attemptDelivery(delivery: ClaimedDelivery, network: Webhoo
   });
   switch (outcome.kind) {
     case 'response':
-      return report({ kind: 'response', status: outcome.status });
+      return report({ kind: 'response', status: outcome.status }, undefined, {
+        requestHeaders: outcome.requestHeaders,
+        responseExcerpt: outcome.responseExcerpt,
+      });
     case 'timeout':
-      return report({ kind: 'timeout' });
+      return report({ kind: 'timeout' }, undefined, { requestHeaders: outcome.requestHeaders, responseExcerpt: null });
     case 'network':
-      return report({ kind: 'network', error: outcome.error });
+      return report({ kind: 'network', error: outcome.error }, undefined, { requestHeaders: outcome.requestHeaders, responseExcerpt: null });
   }
 }

@@ -15,8 +15,10 @@ from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6:
 where d.delivery_id = u.delivery_id and d.status = 'pending' and d.attempts = u.attempt`;
 
 const ATTEMPTS_SQL = `
-insert into webhook_dispatcher.delivery_attempts (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms, due_at)
-select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::timestamptz[])
+insert into webhook_dispatcher.delivery_attempts
+  (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms, due_at, request_headers, response_excerpt)
+select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::timestamptz[],
+  $10::jsonb[], $11::text[])
 on conflict do nothing`;
 
 /**
@@ -31,7 +33,7 @@ export function heldSpread(deliveryId: string, attempt: number): number {
 
 /**
  * Records finished attempts in one transaction, each result decided by the delivery decider: the
- * deliveries' new state, the attempts, and the endpoints' health. Returns the endpoints failing now.
+ * deliveries' new state, the attempts (with the request headers and response excerpt), and the endpoints' health. Returns the endpoints failing now.
  */
 export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'>, reports: AttemptReport[]): Promise<FailingEndpoint[]> {
   const updates = {
@@ -54,6 +56,8 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     error: [] as (string | null)[],
     duration: [] as number[],
     due: [] as (Date | null)[],
+    headers: [] as (string | null)[],
+    excerpt: [] as (string | null)[],
   };
   const outcomes: AttemptOutcome[] = [];
   for (const report of reports) {
@@ -83,6 +87,9 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     attempts.error.push(ok ? null : 'error' in event.data ? event.data.error : null);
     attempts.duration.push(report.durationMs);
     attempts.due.push(d.dueAt ?? null);
+    // What the log shows of the exchange (ADR 0220): the request's headers and the answer's first 2 KiB.
+    attempts.headers.push(report.requestHeaders ? JSON.stringify(report.requestHeaders) : null);
+    attempts.excerpt.push(report.responseExcerpt);
     // A held attempt tells nothing new of the endpoint: its lane was open on what the sent ones showed.
     if (report.result.kind !== 'held') outcomes.push({ endpointId: d.endpointId, at: report.finishedAt, ok });
   }
@@ -114,6 +121,8 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
         attempts.error,
         attempts.duration,
         attempts.due,
+        attempts.headers,
+        attempts.excerpt,
       ]);
     }
     if (health.size > 0) {

@@ -63,7 +63,7 @@ describe('post', () => {
 
     const outcome = await post({ url: `${URL_BASE}/in/hooks?tenant=a%20b&x=1`, headers, body });
 
-    expect(outcome).toMatchObject({ kind: 'response', status: 200, bodySnippet: '' });
+    expect(outcome).toMatchObject({ kind: 'response', status: 200, responseExcerpt: '' });
     expect(receiver.requests).toHaveLength(1);
     const [req] = receiver.requests;
     expect(req.method).toBe('POST');
@@ -81,6 +81,10 @@ describe('post', () => {
       'svc-delivery-attempt': '3',
     });
     expect(req.servername).toBe(HOST);
+    // The log's copy of the headers is exactly what arrived: every header, none more, same values.
+    if (outcome.kind !== 'response') throw new Error('expected a response');
+    const logged = Object.fromEntries(outcome.requestHeaders.map((h) => [h.name.toLowerCase(), h.value]));
+    expect(logged).toEqual(req.headers);
     // What a receiver written for Stripe's scheme does with what arrived.
     const event = new Stripe('sk_test_not_used').webhooks.constructEvent(req.rawBody, req.headers['svc-signature'], secret);
     expect(event).toMatchObject({ id: 'evt_1' });
@@ -140,7 +144,7 @@ describe('post', () => {
 
   it('waits for a slow answer within the limit (longer than idle connections are kept)', async () => {
     receiver.respond(() => ({ status: 200, body: 'slow but fine', delayMs: 4_500 }));
-    expect(await post()).toMatchObject({ kind: 'response', status: 200, bodySnippet: 'slow but fine' });
+    expect(await post()).toMatchObject({ kind: 'response', status: 200, responseExcerpt: 'slow but fine' });
   });
 
   it('does not follow a redirect: a 302 is the answer, and only one request is made', async () => {
@@ -151,12 +155,14 @@ describe('post', () => {
 
   it.each([500, 429, 408, 404])('returns a %i as a response with the start of its body', async (status) => {
     receiver.respond(() => ({ status, body: `nope ${status}` }));
-    expect(await post()).toMatchObject({ kind: 'response', status, bodySnippet: `nope ${status}` });
+    expect(await post()).toMatchObject({ kind: 'response', status, responseExcerpt: `nope ${status}` });
   });
 
-  it('keeps the first 256 characters of the body', async () => {
-    receiver.respond(() => ({ status: 200, body: 'é'.repeat(300) }));
-    expect(await post()).toMatchObject({ kind: 'response', status: 200, bodySnippet: 'é'.repeat(256) });
+  it('keeps the first 2 KiB of the body, leaving out a character the limit cuts', async () => {
+    receiver.respond(() => ({ status: 200, body: 'é'.repeat(3000) }));
+    expect(await post()).toMatchObject({ kind: 'response', status: 200, responseExcerpt: 'é'.repeat(1024) });
+    receiver.respond(() => ({ status: 200, body: `x${'é'.repeat(3000)}` }));
+    expect(await post()).toMatchObject({ kind: 'response', status: 200, responseExcerpt: `x${'é'.repeat(1023)}` });
   });
 
   it('stops reading a body at 64 KiB and drops that connection; a shorter body keeps it', async () => {
@@ -208,7 +214,7 @@ describe('post', () => {
       const fresh = new WebhookHttpClient({ extraCaPem: certs.caPem });
       try {
         expect(await post({ target: rudeTarget, url: `${URL_BASE}/one` }, fresh)).toMatchObject({ kind: 'response', status: 200 });
-        expect(await post({ target: rudeTarget, url: `${URL_BASE}/two` }, fresh)).toMatchObject({ kind: 'response', status: 200, bodySnippet: 'ok' });
+        expect(await post({ target: rudeTarget, url: `${URL_BASE}/two` }, fresh)).toMatchObject({ kind: 'response', status: 200, responseExcerpt: 'ok' });
         expect(seen).toEqual(['/one', '/two', '/two']);
       } finally {
         await fresh.close();

@@ -5,6 +5,8 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
+import { outgoingHeaders, sentHeaders, type SentHeader } from './outgoing-headers';
+import { BodyPrefix, excerptText, RESPONSE_EXCERPT_BYTES } from './response-excerpt';
 
 /**
  * Where one delivery goes. `address` was resolved from `hostname` and checked against the SSRF rules
@@ -18,11 +20,15 @@ export interface DeliveryTarget {
   port: number;
 }
 
-/** How one attempt ended. Any status is a `response` (3xx included); what it means is the caller's rule. */
+/**
+ * How one attempt ended. Any status is a `response` (3xx included); what it means is the caller's
+ * rule. `requestHeaders`: every header of the request as written (null when no request was made);
+ * `responseExcerpt`: the body's first RESPONSE_EXCERPT_BYTES as text (excerptText).
+ */
 export type AttemptOutcome =
-  | { kind: 'response'; status: number; durationMs: number; bodySnippet: string }
-  | { kind: 'timeout'; durationMs: number }
-  | { kind: 'network'; error: string; durationMs: number };
+  | { kind: 'response'; status: number; durationMs: number; responseExcerpt: string; requestHeaders: SentHeader[] }
+  | { kind: 'timeout'; durationMs: number; requestHeaders: SentHeader[] }
+  | { kind: 'network'; error: string; durationMs: number; requestHeaders: SentHeader[] | null };
 
 export type HandshakeResult = { ok: true } | { ok: false; error: string };
 
@@ -39,10 +45,11 @@ export interface WebhookHttpClientOptions {
 export const DEFAULT_POST_TIMEOUT_MS = 10_000;
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 export const USER_AGENT = 'Svc-Webhooks/1.0';
-/** Bytes of a response body read; a longer body is cut there and its connection dropped. */
+/**
+ * Bytes of a response body read; a longer body is cut there and its connection dropped. A delivery
+ * keeps only the first RESPONSE_EXCERPT_BYTES of them and drops the rest as it arrives.
+ */
 export const RESPONSE_READ_LIMIT = 64 * 1024;
-/** Characters of the response body kept for the delivery log. */
-export const BODY_SNIPPET_CHARS = 256;
 
 const DEFAULT_MAX_SOCKETS_PER_TARGET = 10;
 /**
@@ -76,9 +83,12 @@ interface ExchangeArgs {
   pool?: string;
   target: DeliveryTarget;
   path: string;
+  /** Every header, as outgoingHeaders made them: sent exactly so. */
   headers: Record<string, string>;
   body?: Buffer;
   timeoutMs: number;
+  /** Bytes of the response body kept (the rest up to RESPONSE_READ_LIMIT is read and dropped). */
+  keepBytes: number;
 }
 
 /**
@@ -117,8 +127,13 @@ export class WebhookHttpClient {
     pool?: string;
   }): Promise<AttemptOutcome> {
     const request = this.requestLine(args.target, args.url);
-    if ('error' in request) return { kind: 'network', error: request.error, durationMs: 0 };
-    const headers = mergeHeaders({ 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, args.headers);
+    if ('error' in request) return { kind: 'network', error: request.error, durationMs: 0, requestHeaders: null };
+    const headers = outgoingHeaders({
+      defaults: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT },
+      headers: args.headers,
+      body: args.body,
+      hostname: args.target.hostname,
+    });
     const result = await this.exchange({
       method: 'POST',
       target: args.target,
@@ -127,9 +142,17 @@ export class WebhookHttpClient {
       body: args.body,
       pool: args.pool,
       timeoutMs: args.timeoutMs ?? DEFAULT_POST_TIMEOUT_MS,
+      keepBytes: RESPONSE_EXCERPT_BYTES,
     });
-    if (result.kind !== 'response') return result;
-    return { kind: 'response', status: result.status, durationMs: result.durationMs, bodySnippet: snippet(result.body) };
+    const requestHeaders = sentHeaders(headers);
+    if (result.kind !== 'response') return { ...result, requestHeaders };
+    return {
+      kind: 'response',
+      status: result.status,
+      durationMs: result.durationMs,
+      responseExcerpt: excerptText(result.body, result.truncated),
+      requestHeaders,
+    };
   }
 
   /**
@@ -154,8 +177,9 @@ export class WebhookHttpClient {
       method: 'GET',
       target: args.target,
       path,
-      headers: { 'User-Agent': USER_AGENT, Accept: 'text/plain, */*' },
+      headers: outgoingHeaders({ defaults: { 'User-Agent': USER_AGENT, Accept: 'text/plain, */*' }, headers: {}, hostname: args.target.hostname }),
       timeoutMs,
+      keepBytes: RESPONSE_READ_LIMIT,
     });
     switch (result.kind) {
       case 'timeout':
@@ -231,8 +255,7 @@ export class WebhookHttpClient {
             rejectUnauthorized: true,
             method: args.method,
             path: args.path,
-            // Host is the name without the port, whatever port the pinned target listens on.
-            headers: mergeHeaders(args.headers, { ...(args.body ? { 'Content-Length': String(args.body.length) } : {}), Host: target.hostname }),
+            headers: args.headers,
           });
         } catch (error) {
           fail(error);
@@ -243,6 +266,7 @@ export class WebhookHttpClient {
           responded = true;
           readBody(
             res,
+            args.keepBytes,
             (body, truncated) => finish({ kind: 'response', status: res.statusCode ?? 0, body, truncated, durationMs: elapsed() }),
             () => failWith(`connection closed before the response (${res.statusCode}) was complete`),
           );
@@ -266,48 +290,34 @@ export class WebhookHttpClient {
 }
 
 /**
- * Reads up to RESPONSE_READ_LIMIT bytes. A longer body is cut there and the connection destroyed
- * (not drained: the status is what counts, and draining would let a receiver hold the attempt).
+ * Reads up to RESPONSE_READ_LIMIT bytes, keeping the first `keepBytes` (so a body read to its end
+ * leaves the connection fit for reuse, while memory per attempt stays at `keepBytes`). A longer
+ * body is cut there and the connection destroyed (not drained: the status is what counts, and
+ * draining would let a receiver hold the attempt).
  */
-function readBody(res: IncomingMessage, done: (body: Buffer, truncated: boolean) => void, cutOff: () => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
+function readBody(res: IncomingMessage, keepBytes: number, done: (body: Buffer, truncated: boolean) => void, cutOff: () => void): void {
+  const prefix = new BodyPrefix(keepBytes);
   let over = false;
   res.on('data', (chunk: Buffer) => {
     if (over) return;
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > RESPONSE_READ_LIMIT) {
+    prefix.add(chunk);
+    if (prefix.bytesRead > RESPONSE_READ_LIMIT) {
       over = true;
-      done(Buffer.concat(chunks).subarray(0, RESPONSE_READ_LIMIT), true);
+      done(prefix.bytes(), true);
       res.destroy();
     }
   });
   res.on('end', () => {
-    if (!over) done(Buffer.concat(chunks), false);
+    if (!over) done(prefix.bytes(), prefix.truncated);
   });
   res.on('error', () => {
     if (!over) cutOff();
   });
 }
 
-/** Header names are case-insensitive: a later value replaces an earlier one of the same name, keeping the later spelling. */
-function mergeHeaders(first: Record<string, string>, then: Record<string, string>): Record<string, string> {
-  const byName = new Map<string, [string, string]>();
-  for (const [name, value] of [...Object.entries(first), ...Object.entries(then)]) byName.set(name.toLowerCase(), [name, value]);
-  return Object.fromEntries(byName.values());
-}
-
 function answersChallenge(body: Buffer, challenge: string): boolean {
   const expected = Buffer.from(challenge, 'utf8');
   return [expected, Buffer.concat([expected, Buffer.from('\n')]), Buffer.concat([expected, Buffer.from('\r\n')])].some((candidate) => body.equals(candidate));
-}
-
-/** The first BODY_SNIPPET_CHARS characters (code points, so no half emoji), decoded leniently. */
-function snippet(body: Buffer): string {
-  return Array.from(new TextDecoder('utf-8').decode(body.subarray(0, BODY_SNIPPET_CHARS * 4)))
-    .slice(0, BODY_SNIPPET_CHARS)
-    .join('');
 }
 
 function hostKey(hostname: string): string {

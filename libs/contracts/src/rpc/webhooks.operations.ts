@@ -59,6 +59,12 @@ export interface WebhookDelivery {
   failedAt: string | null;
 }
 
+/** One header of a delivery request, spelled and valued as sent. */
+export interface WebhookRequestHeader {
+  name: string;
+  value: string;
+}
+
 /** One attempt of a delivery, as the console's delivery log shows it. */
 export interface WebhookDeliveryAttempt {
   attempt: number;
@@ -69,6 +75,21 @@ export interface WebhookDeliveryAttempt {
   outcome: string;
   responseStatus: number | null;
   error: string | null;
+  /**
+   * Every header of the request in the order sent, signature headers included (never a secret);
+   * null when no request was made (held, refused) or 7 days after the attempt (ADR 0220).
+   */
+  requestHeaders: WebhookRequestHeader[] | null;
+  /** The response body's first 2 KiB as text (invalid UTF-8 replaced); null without a response or after 7 days. */
+  responseExcerpt: string | null;
+}
+
+/** One delivery of the app with the body it sends and its attempts, first first (the console's delivery detail). */
+export interface WebhookDeliveryDetail {
+  delivery: WebhookDelivery;
+  /** The event body exactly as sent; null once past its 7 days (WEBHOOKS.payloadRetentionMs). */
+  payload: string | null;
+  attempts: WebhookDeliveryAttempt[];
 }
 
 export interface ListDeliveriesCall {
@@ -136,8 +157,8 @@ export interface WebhooksOperations {
   'deliveries.list': { request: ListDeliveriesCall; reply: WebhookDeliveryPage };
   /** POST /webhook-deliveries/{id}/replay: a new delivery of the same event (D24). */
   'deliveries.replay': { request: { appId: string; deliveryId: string }; reply: WebhookDelivery };
-  /** The attempts of one delivery of the app, first first (the console's delivery log). */
-  'deliveries.attempts': { request: { appId: string; deliveryId: string }; reply: { data: WebhookDeliveryAttempt[] } };
+  /** One delivery of the app with its body and attempts (the console's delivery detail); another app's is not_found. */
+  'deliveries.attempts': { request: { appId: string; deliveryId: string }; reply: WebhookDeliveryDetail };
   /** Opens (or reopens) a sandbox key's `platformctl listen` session. */
   'listen.open': { request: OpenListenCall; reply: ListenSession };
   /** Events after a cursor, waiting up to waitMs for the first. */
