@@ -10,6 +10,7 @@ import { Migration20261127000700DeliveryRetention } from './migration-20261127-0
 import { Migration20261127000800PublicEventSources } from './migration-20261127-0008-public-event-sources';
 import { Migration20261129000900EndpointLanes } from './migration-20261129-0009-endpoint-lanes';
 import { Migration20261204001000WebhookDispatcherEventTableOutbox } from './migration-20261204-0010-event-table-outbox';
+import { Migration20261205001200DeliveryHourlyCounts } from './migration-20261205-0012-delivery-hourly-counts';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -24,5 +25,6 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261127000800PublicEventSources', class: Migration20261127000800PublicEventSources },
     { name: 'Migration20261129000900EndpointLanes', class: Migration20261129000900EndpointLanes },
     { name: 'Migration20261204001000WebhookDispatcherEventTableOutbox', class: Migration20261204001000WebhookDispatcherEventTableOutbox },
+    { name: 'Migration20261205001200DeliveryHourlyCounts', class: Migration20261205001200DeliveryHourlyCounts },
   ];
 }
