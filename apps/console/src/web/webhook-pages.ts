@@ -17,25 +17,27 @@ function p95Text(h: EndpointHealthSummary): string {
 export function endpointHealthTable(endpoints: WebhookEndpoint[], health: EndpointHealthSummary[]): SafeHtml {
   const byId = new Map(health.map((h) => [h.endpointId, h]));
   return html`<h2 id="health">Health, last 24 hours</h2>
-    <table class="stack" aria-labelledby="health">
-      <thead>
-        <tr>
-          <th scope="col">Endpoint</th>
-          <th scope="col">Deliveries</th>
-          <th scope="col">Delivered</th>
-          <th scope="col">p95 response time</th>
-          <th scope="col">Last error</th>
+    <table class="stack" role="table" aria-labelledby="health">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">Endpoint</th>
+          <th scope="col" role="columnheader">Deliveries</th>
+          <th scope="col" role="columnheader">Delivered</th>
+          <th scope="col" role="columnheader">p95 response time</th>
+          <th scope="col" role="columnheader">Last error</th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         ${endpoints.map((e) => {
           const h = byId.get(e.id);
-          return html`<tr>
-            <th scope="row" data-label="Endpoint">${e.url}</th>
-            <td data-label="Deliveries">${h?.deliveries ?? 0}</td>
-            <td data-label="Delivered">${h ? share(h.delivered, h.deliveries) : '–'}</td>
-            <td data-label="p95 response time">${h ? p95Text(h) : '–'}</td>
-            <td data-label="Last error">${h?.lastError ? html`${h.lastError.error}<br /><small>${readableTime(new Date(h.lastError.at))}</small>` : 'none'}</td>
+          return html`<tr role="row">
+            <th scope="row" role="rowheader" data-label="Endpoint">${e.url}</th>
+            <td role="cell" data-label="Deliveries">${h?.deliveries ?? 0}</td>
+            <td role="cell" data-label="Delivered">${h ? share(h.delivered, h.deliveries) : '–'}</td>
+            <td role="cell" data-label="p95 response time">${h ? p95Text(h) : '–'}</td>
+            <td role="cell" data-label="Last error">
+              ${h?.lastError ? html`${h.lastError.error}<br /><small>${readableTime(new Date(h.lastError.at))}</small>` : 'none'}
+            </td>
           </tr>`;
         })}
       </tbody>

@@ -26,7 +26,9 @@ describe('bar chart (server-rendered SVG)', () => {
         [20, 5],
       ],
     }).value;
-    const bars = [...svg.matchAll(/<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)" fill="url\(#c-s(\d)\)"><title>([^<]*)<\/title>/g)];
+    const bars = [
+      ...svg.matchAll(/<rect\s+x="[\d.]+"\s+y="([\d.]+)"\s+width="[\d.]+"\s+height="([\d.]+)"\s+fill="url\(#c-s(\d)\)"\s*><title>([^<]*)<\/title>/g),
+    ];
     expect(bars.map((b) => [Number(b[2]), b[3], b[4]])).toEqual([
       [163.2, '0', '2026-12-04: 40 Sent'],
       [81.6, '0', '2026-12-05: 20 Sent'],
@@ -47,7 +49,7 @@ describe('bar chart (server-rendered SVG)', () => {
     const days = lastUtcDays(new Date('2026-12-05T13:00:00Z'), 30);
     expect([days[0], days[29], days.length]).toEqual(['2026-11-06', '2026-12-05', 30]);
     const svg = barChart({ id: 'c', label: 'x', categories: days, series: [A], values: days.map(() => [1]), labelEvery: 7 }).value;
-    expect([...svg.matchAll(/text-anchor="middle">([^<]+)</g)].map((m) => m[1])).toEqual([
+    expect([...svg.matchAll(/text-anchor="(?:middle|end)">([^<]+)</g)].map((m) => m[1])).toEqual([
       '2026-11-07',
       '2026-11-14',
       '2026-11-21',
@@ -67,12 +69,12 @@ describe('bar chart (server-rendered SVG)', () => {
     const messages = messagesFigure(days, [{ day: '2026-12-05', sent: 12, delivered: 10, read: 7, failed: 1 }]).value;
     expect(messages).toMatch(/<figure[^>]*>\s*<figcaption/);
     expect(messages.replace(/\s+/g, ' ')).toContain(
-      '<th scope="row" data-label="Day (UTC)">2026-12-05</th> <td data-label="Sent">12</td> <td data-label="Delivered">10</td>',
+      '<th scope="row" role="rowheader" data-label="Day (UTC)">2026-12-05</th> <td role="cell" data-label="Sent">12</td> <td role="cell" data-label="Delivered">10</td>',
     );
-    expect(messages.replace(/\s+/g, ' ')).toContain('>2026-12-04</th> <td data-label="Sent">0</td>');
+    expect(messages.replace(/\s+/g, ' ')).toContain('>2026-12-04</th> <td role="cell" data-label="Sent">0</td>');
     const deliveries = deliveriesFigure(days, [{ day: '2026-12-04', delivered: 4, deliveredFirstAttempt: 3, failed: 1 }]).value;
     expect(deliveries).toContain('4 delivered, 75 % of them at the first attempt');
-    expect(deliveries).toContain('<td data-label="Delivered at the first attempt">75 %</td>');
+    expect(deliveries).toContain('<td role="cell" data-label="Delivered at the first attempt">75 %</td>');
     expect(share(0, 0)).toBe('–');
   });
 

@@ -90,7 +90,12 @@ export function barChart(chart: BarChart): SafeHtml {
             /><text x="${LEFT - 6}" y="${round(y(t) + 4)}" text-anchor="end">${t}</text>`,
       )}
       ${chart.categories.map((c, i) =>
-        (last - i) % every === 0 ? html`<text x="${round(LEFT + groupWidth * (i + 0.5))}" y="${HEIGHT - 8}" text-anchor="middle">${c}</text>` : null,
+        // The newest label ends at the plot's right edge instead of running past it.
+        (last - i) % every === 0
+          ? html`<text x="${i === last ? WIDTH - RIGHT : round(LEFT + groupWidth * (i + 0.5))}" y="${HEIGHT - 8}" text-anchor="${i === last ? 'end' : 'middle'}"
+              >${c}</text
+            >`
+          : null,
       )}
     </g>
     <g class="bars">
