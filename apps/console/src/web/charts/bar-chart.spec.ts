@@ -49,7 +49,7 @@ describe('bar chart (server-rendered SVG)', () => {
     const days = lastUtcDays(new Date('2026-12-05T13:00:00Z'), 30);
     expect([days[0], days[29], days.length]).toEqual(['2026-11-06', '2026-12-05', 30]);
     const svg = barChart({ id: 'c', label: 'x', categories: days, series: [A], values: days.map(() => [1]), labelEvery: 7 }).value;
-    expect([...svg.matchAll(/text-anchor="(?:middle|end)">([^<]+)</g)].map((m) => m[1])).toEqual([
+    expect([...svg.matchAll(/y="232"\s+text-anchor="(?:middle|end)"\s*>([^<]+)</g)].map((m) => m[1])).toEqual([
       '2026-11-07',
       '2026-11-14',
       '2026-11-21',
