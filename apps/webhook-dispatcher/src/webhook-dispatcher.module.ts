@@ -3,6 +3,7 @@ import { ServiceRuntime } from '#platform/service-kit';
 import { DeliveriesHandler } from './deliveries/deliveries.handler';
 import { DeliveryRetentionPruner } from './deliveries/delivery-retention.pruner';
 import { DeliveryWorker } from './deliveries/delivery.worker';
+import { DeliveryCountsHandler } from './delivery-counts/delivery-counts.handler';
 import { ListenSessionPruner } from './listen/listen-session.pruner';
 import { ListenSessionsHandler } from './listen/listen-sessions.handler';
 import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
@@ -17,6 +18,7 @@ import { WebhookNetwork } from './network/webhook-network';
     },
     EndpointsHandler,
     DeliveriesHandler,
+    DeliveryCountsHandler,
     DeliveryRetentionPruner,
     DeliveryWorker,
     ListenSessionsHandler,

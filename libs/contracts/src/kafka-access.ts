@@ -76,7 +76,7 @@ export const KAFKA_ACCESS: Readonly<Record<KafkaApp, KafkaAccess>> = {
   },
   console: {
     produces: [],
-    consumers: { apps: ['profileEvents'], 'endpoint-alerts': ['webhooksEvents'] },
+    consumers: { apps: ['profileEvents'], 'endpoint-alerts': ['webhooksEvents'], 'message-counts': ['messagingEvents'] },
     broadcasts: {},
     serves: null,
     calls: ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'],

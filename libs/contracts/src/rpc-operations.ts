@@ -85,6 +85,8 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'deliveries.list': true,
       'deliveries.replay': true,
       'deliveries.attempts': true,
+      'deliveries.dailyCounts': true,
+      'endpoints.health': true,
       'listen.open': true,
       'listen.poll': true,
     },

@@ -14,6 +14,11 @@ import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
 import { changeAction, page } from './layout';
 import { readableTime } from './readable-time';
+import { messageDailyCounts } from '../message-counts/message-counts.projection';
+import { deliveriesFigure, lastUtcDays, messagesFigure } from './charts/overview-charts';
+
+/** The overview charts' span: the last 30 UTC days, today included. */
+const CHART_DAYS = 30;
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -183,10 +188,13 @@ export class ConsoleController {
         appId,
       ]);
     const now = this.web.runtime.clock.now();
-    const [audit, platformApp, quota] = await Promise.all([
+    const days = lastUtcDays(now, CHART_DAYS);
+    const [audit, platformApp, quota, messages, deliveries] = await Promise.all([
       this.audit.recent(appId),
       this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId }),
       this.rpc.call('messaging', 'apps.quotaUsed', this.web.rpcCaller(appId), { appId }),
+      messageDailyCounts(this.web.runtime.em(), appId, days[0], days[days.length - 1]),
+      this.rpc.call('webhooks', 'deliveries.dailyCounts', this.web.rpcCaller(appId), { appId, fromDay: days[0], toDay: days[days.length - 1] }),
     ]);
     this.web.send(
       res,
@@ -221,6 +229,8 @@ export class ConsoleController {
               <li><a href="/apps/${appId}/optin-links">Opt-in links</a></li>
             </ul>
           </nav>
+          <h2>Activity</h2>
+          ${messagesFigure(days, messages)} ${deliveriesFigure(days, deliveries.data)}
           <h2>Recent changes</h2>
           <ul>
             ${audit.map((entry) => html`<li>${readableTime(entry.occurredAt, now)}: ${auditLine(entry)}</li>`)}

@@ -39,6 +39,20 @@ const STYLE = `
   h1, code, dd { overflow-wrap: anywhere; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
+  figure { margin: 1rem 0 2rem; }
+  figcaption { font-weight: 600; margin-bottom: .5rem; }
+  svg.chart { display: block; height: auto; max-width: 100%; }
+  ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .5rem 0; }
+  ul.legend svg { vertical-align: -2px; }
+  table.stack { display: table; table-layout: fixed; }
+  table.stack th, table.stack td { overflow-wrap: anywhere; }
+  @media (max-width: 40rem) {
+    table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; width: auto; }
+    table.stack tr { border-bottom: 1px solid #8886; padding: .25rem 0; }
+    table.stack th[scope=row], table.stack td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .15rem .5rem; }
+    table.stack [data-label]::before { content: attr(data-label); font-weight: 600; }
+  }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @media (max-width: 40rem) {
     table, thead, tbody, tr, th, td { display: block; }

@@ -1,4 +1,5 @@
-import { PUBLIC_EVENT_TYPES, type WebhookEndpoint } from '#platform/contracts';
+import { PUBLIC_EVENT_TYPES, type EndpointHealthSummary, type WebhookEndpoint } from '#platform/contracts';
+import { share } from './charts/overview-charts';
 import { html, type SafeHtml } from './html';
 import { changeAction, type Viewer } from './layout';
 import { readableTime } from './readable-time';
@@ -6,8 +7,45 @@ import { readableTime } from './readable-time';
 /** The event types an endpoint may subscribe to (webhook.test goes to one endpoint on request only). */
 export const SUBSCRIBABLE = PUBLIC_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
-/** The endpoints page: the list with each endpoint's state and actions, its settings, and the form to add one. */
-export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookEndpoint[], now: Date): SafeHtml {
+/** p95 as the dispatcher measures it: the bound of the duration bucket holding it. */
+function p95Text(h: EndpointHealthSummary): string {
+  if (h.p95BeyondLastBound) return 'over 10 s';
+  return h.p95Ms === null ? '–' : `≤ ${h.p95Ms.toLocaleString('en-GB')} ms`;
+}
+
+/** Each endpoint's last 24 hours: deliveries that ended, the share delivered, p95 response time, the last error. */
+export function endpointHealthTable(endpoints: WebhookEndpoint[], health: EndpointHealthSummary[], now: Date): SafeHtml {
+  const byId = new Map(health.map((h) => [h.endpointId, h]));
+  return html`<h2 id="health">Health, last 24 hours</h2>
+    <table class="stack" role="table" aria-labelledby="health">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">Endpoint</th>
+          <th scope="col" role="columnheader">Deliveries</th>
+          <th scope="col" role="columnheader">Delivered</th>
+          <th scope="col" role="columnheader">p95 response time</th>
+          <th scope="col" role="columnheader">Last error</th>
+        </tr>
+      </thead>
+      <tbody role="rowgroup">
+        ${endpoints.map((e) => {
+          const h = byId.get(e.id);
+          return html`<tr role="row">
+            <th scope="row" role="rowheader" data-label="Endpoint">${e.url}</th>
+            <td role="cell" data-label="Deliveries">${h?.deliveries ?? 0}</td>
+            <td role="cell" data-label="Delivered">${h ? share(h.delivered, h.deliveries) : '–'}</td>
+            <td role="cell" data-label="p95 response time">${h ? p95Text(h) : '–'}</td>
+            <td role="cell" data-label="Last error">
+              ${h?.lastError ? html`${h.lastError.error}<br /><small>${readableTime(h.lastError.at, now)}</small>` : 'none'}
+            </td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>`;
+}
+
+/** The endpoints page: the list with each endpoint's state and actions, their health, their settings, and the form to add one. */
+export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookEndpoint[], health: EndpointHealthSummary[], now: Date): SafeHtml {
   return html`<p><a href="/apps/${appId}">Back to the app</a> · <a href="/apps/${appId}/webhook-deliveries">Deliveries</a></p>
     <table>
       <thead>
@@ -39,6 +77,7 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
         )}
       </tbody>
     </table>
+    ${endpoints.length > 0 ? endpointHealthTable(endpoints, health, now) : null}
     ${endpoints.map(
       (e) =>
         html`<section aria-label="Manage ${e.url}">

@@ -41,8 +41,11 @@ export class WebhooksController {
 
   @Get('/apps/:appId/webhooks')
   async list(@Param('appId') appId: string, @AppMember() viewer: AppMemberViewer, @Res() res: Response): Promise<void> {
-    const { data: endpoints } = await this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId });
-    this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints, this.web.runtime.clock.now()), viewer));
+    const [{ data: endpoints }, { data: health }] = await Promise.all([
+      this.rpc.call('webhooks', 'endpoints.list', this.web.rpcCaller(appId), { appId }),
+      this.rpc.call('webhooks', 'endpoints.health', this.web.rpcCaller(appId), { appId }),
+    ]);
+    this.web.send(res, 200, page('Webhook endpoints', endpointsPage(appId, viewer, endpoints, health, this.web.runtime.clock.now()), viewer));
   }
 
   @Post('/apps/:appId/webhooks')

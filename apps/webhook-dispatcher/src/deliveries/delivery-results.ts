@@ -4,6 +4,8 @@ import type { AttemptReport } from './delivery-attempt';
 import { decideDelivery, MAX_HELD_SPREAD, type DeliveryCommand } from './delivery.decider';
 import type { DeliveryEvent } from './delivery.state';
 import { healthByEndpoint, recordEndpointHealth, type AttemptOutcome, type FailingEndpoint } from './endpoint-health';
+import { countOutcomes, type CountedOutcome } from '../delivery-counts/delivery-counts.rule';
+import { addCountsStatement } from '../delivery-counts/delivery-counts.sql';
 
 /** Only results of the attempt that holds the delivery count (a stale result after a lease ran out is ignored). */
 const RECORD_SQL = `
@@ -12,14 +14,16 @@ set status = u.status, next_attempt_at = u.next_attempt_at, lease_until = null, 
     last_error = u.error, delivered_at = u.delivered_at, failed_at = u.failed_at
 from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[])
   as u(delivery_id, attempt, status, next_attempt_at, response_status, error, delivered_at, failed_at)
-where d.delivery_id = u.delivery_id and d.status = 'pending' and d.attempts = u.attempt`;
+where d.delivery_id = u.delivery_id and d.status = 'pending' and d.attempts = u.attempt
+returning d.delivery_id`;
 
 const ATTEMPTS_SQL = `
 insert into webhook_dispatcher.delivery_attempts
   (delivery_id, attempt, started_at, finished_at, outcome, response_status, error, duration_ms, due_at, request_headers, response_excerpt)
 select * from unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::timestamptz[],
   $10::jsonb[], $11::text[])
-on conflict do nothing`;
+on conflict do nothing
+returning delivery_id, attempt`;
 
 /**
  * Where in [0, MAX_HELD_SPREAD) a held attempt's retry falls: from the delivery and attempt, so
@@ -33,9 +37,11 @@ export function heldSpread(deliveryId: string, attempt: number): number {
 
 /**
  * Records finished attempts in one transaction, each result decided by the delivery decider: the
- * deliveries' new state, the attempts (with the request headers and response excerpt), and the endpoints' health. Returns the endpoints failing now.
+ * deliveries' new state, the attempts (with the request headers and response excerpt), the
+ * endpoints' health, and what the rows taken in add to the hourly delivery counts (in `slot`, this
+ * process's rows: ADR 0219). Returns the endpoints failing now.
  */
-export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'>, reports: AttemptReport[]): Promise<FailingEndpoint[]> {
+export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'>, reports: AttemptReport[], slot = 0): Promise<FailingEndpoint[]> {
   const updates = {
     id: [] as string[],
     attempt: [] as number[],
@@ -60,6 +66,8 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     excerpt: [] as (string | null)[],
   };
   const outcomes: AttemptOutcome[] = [];
+  /** Each decided result, by delivery and attempt, for the counts of what the database took in. */
+  const decided: { report: AttemptReport; event: DeliveryEvent }[] = [];
   for (const report of reports) {
     const d = report.delivery;
     const command: DeliveryCommand = report.result
@@ -72,6 +80,7 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     const delivery = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, endpointId: d.endpointId };
     const [event] = decideDelivery(command, { status: 'pending', delivery, attempts: d.attempt, createdAt: d.createdAt, nextAttemptAt: null });
     if (!event) continue;
+    decided.push({ report, event });
     pushUpdate(updates, d.deliveryId, d.attempt, event);
     if (!report.result) continue;
     const ok = event.type === 'DeliverySucceeded';
@@ -98,8 +107,10 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
   let failing: FailingEndpoint[] = [];
   try {
     await client.query('begin');
+    let moved = new Set<string>();
+    let recorded = new Set<string>();
     if (updates.id.length > 0) {
-      await client.query(RECORD_SQL, [
+      const result = await client.query<{ delivery_id: string }>(RECORD_SQL, [
         updates.id,
         updates.attempt,
         updates.status,
@@ -109,9 +120,10 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
         updates.delivered,
         updates.failed,
       ]);
+      moved = new Set(result.rows.map((r) => r.delivery_id));
     }
     if (attempts.id.length > 0) {
-      await client.query(ATTEMPTS_SQL, [
+      const result = await client.query<{ delivery_id: string; attempt: number }>(ATTEMPTS_SQL, [
         attempts.id,
         attempts.attempt,
         attempts.started,
@@ -124,7 +136,10 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
         attempts.headers,
         attempts.excerpt,
       ]);
+      recorded = new Set(result.rows.map((r) => `${r.delivery_id}:${r.attempt}`));
     }
+    const counts = addCountsStatement(countOutcomes(decided.map(({ report, event }) => countedOutcome(report, event, moved, recorded))), slot, '$n');
+    if (counts) await client.query(counts.sql, counts.params);
     if (health.size > 0) {
       failing = await recordEndpointHealth(client, health);
     }
@@ -136,6 +151,24 @@ export async function recordResults(pool: Pool, attemptsTotal: Counter<'outcome'
     client.release();
   }
   return failing;
+}
+
+/** What a decided result did, as far as the rows moved (`moved`: deliveries) and were recorded (`recorded`: `<delivery>:<attempt>`). */
+function countedOutcome(report: AttemptReport, event: DeliveryEvent, moved: Set<string>, recorded: Set<string>): CountedOutcome {
+  const d = report.delivery;
+  const sent = report.result !== null && report.result.kind !== 'held' && recorded.has(`${d.deliveryId}:${d.attempt}`);
+  return {
+    appId: d.appId,
+    endpointId: d.endpointId,
+    event: moved.has(d.deliveryId) ? event : null,
+    request: sent
+      ? {
+          finishedAt: report.finishedAt.toISOString(),
+          durationMs: report.durationMs,
+          error: event.type === 'DeliverySucceeded' ? null : 'error' in event.data ? event.data.error : null,
+        }
+      : null,
+  };
 }
 
 function pushUpdate(

@@ -1,16 +1,22 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { pruneHoursStatement } from '../delivery-counts/delivery-counts.sql';
 
 const BATCH = 5000;
 
 /**
  * Deletes finished deliveries created before `before` with their attempts, then the public events
  * older than that which no delivery waits for (WEBHOOKS.recordRetentionMs, ADR 0189), a batch per
- * statement, oldest first. A delivery still pending stays (and so does its event). Returns the
- * rows deleted per table.
+ * statement, oldest first. A delivery still pending stays (and so does its event). The hourly
+ * delivery counts of that age go too. Returns the rows deleted per table.
  */
 export async function pruneDeliveryRecords(em: EntityManager, before: Date): Promise<Record<string, number>> {
-  const pruned = { 'webhook_dispatcher.deliveries': 0, 'webhook_dispatcher.delivery_attempts': 0, 'webhook_dispatcher.public_events': 0 };
+  const pruned = {
+    'webhook_dispatcher.deliveries': 0,
+    'webhook_dispatcher.delivery_attempts': 0,
+    'webhook_dispatcher.public_events': 0,
+    'webhook_dispatcher.delivery_hourly_counts': 0,
+  };
   for (;;) {
     const [row] = await em.execute<{ deliveries: string; attempts: string }[]>(
       `with gone as (
@@ -35,6 +41,13 @@ export async function pruneDeliveryRecords(em: EntityManager, before: Date): Pro
       'run',
     );
     pruned['webhook_dispatcher.public_events'] += result.affectedRows;
+    if (result.affectedRows < BATCH) break;
+  }
+  // The hourly counts live as long as the records they can be rebuilt from (ADR 0219).
+  for (;;) {
+    const { sql, params } = pruneHoursStatement(before, BATCH);
+    const result = await em.execute<QueryResult>(sql, params, 'run');
+    pruned['webhook_dispatcher.delivery_hourly_counts'] += result.affectedRows;
     if (result.affectedRows < BATCH) break;
   }
   return pruned;

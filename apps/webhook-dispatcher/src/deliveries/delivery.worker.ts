@@ -1,6 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { randomInt } from 'node:crypto';
 import { Pool } from 'pg';
 import { handlePoolErrors, PgListener } from '#platform/postgres';
 import { log, runWithLogContext, ServiceRuntime } from '#platform/service-kit';
@@ -13,6 +14,7 @@ import { DELIVERIES_CHANNEL } from './delivery.records';
 import { disableLongFailing } from './endpoint-health';
 import { EndpointLanes } from './endpoint-lanes';
 import { HeldBacklog } from './held-backlog';
+import { COUNT_SLOTS } from '../delivery-counts/delivery-counts.rule';
 
 /** How long recording waits for more attempts to finish before it writes their results together. */
 const FLUSH_GATHER_MS = 10;
@@ -57,6 +59,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly heldReports = new WeakSet<AttemptReport>();
   /** The last claim held less than a claim may, for want of room: a recording makes room, so a flush claims again. */
   private holdsWaited = false;
+  /** This process's rows of the hourly delivery counts (ADR 0219): replicas rarely share one, so they rarely wait on each other. */
+  private readonly countsSlot = randomInt(1, COUNT_SLOTS);
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -274,7 +278,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The results in one transaction, then D25 for the endpoints they show failing. */
   private async record(reports: AttemptReport[]): Promise<void> {
-    const failing = await recordResults(this.pool, this.attemptsTotal, reports);
+    const failing = await recordResults(this.pool, this.attemptsTotal, reports, this.countsSlot);
     await disableLongFailing(this.runtime, failing, reports);
   }
 }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storedEventGuard } from '#platform/event-store';
 import type { DomainEvent } from '#platform/contracts';
+import { countOutcomes } from '../delivery-counts/delivery-counts.rule';
+import { addCountsStatement } from '../delivery-counts/delivery-counts.sql';
 import type { EndpointEvent } from './endpoint.state';
 
 const isEndpointEvent = storedEventGuard<EndpointEvent>({
@@ -88,11 +90,17 @@ export async function projectEndpointEvents(em: EntityManager, events: DomainEve
   }
 }
 
-/** DeliveryDecider's AbandonDelivery for every pending delivery of the endpoint, as one statement. */
+/**
+ * DeliveryDecider's AbandonDelivery for every pending delivery of the endpoint, as one statement; each
+ * counts as failed in the hourly delivery counts (slot 0, ADR 0219).
+ */
 async function abandonPending(em: EntityManager, endpointId: string, at: Date, reason: string): Promise<void> {
-  await em.execute(
+  const failed = await em.execute<{ app_id: string }[]>(
     `update webhook_dispatcher.deliveries set status = 'failed', failed_at = ?, last_error = ?, next_attempt_at = null, lease_until = null
-     where endpoint_id = ? and status = 'pending'`,
+     where endpoint_id = ? and status = 'pending' returning app_id`,
     [at, reason, endpointId],
   );
+  const event = { type: 'DeliveryFailed', data: { attempt: null, at: at.toISOString(), responseStatus: null, error: reason } } as const;
+  const counts = addCountsStatement(countOutcomes(failed.map((row) => ({ appId: row.app_id, endpointId, event, request: null }))), 0, '?');
+  if (counts) await em.execute(counts.sql, counts.params);
 }

@@ -138,6 +138,35 @@ export interface ListenEvent {
   payload: string;
 }
 
+/** An app's webhook deliveries that ended on one UTC day (the console's overview chart). */
+export interface DeliveryDayCount {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  delivered: number;
+  /** Of `delivered`, those delivered by their first attempt. */
+  deliveredFirstAttempt: number;
+  failed: number;
+}
+
+/** One endpoint's last 24 hours (the console's endpoint health), from the dispatcher's hourly counts. */
+export interface EndpointHealthSummary {
+  endpointId: string;
+  /** Deliveries that ended (delivered or failed) in the window. */
+  deliveries: number;
+  delivered: number;
+  /** Requests sent in the window (held attempts send none). */
+  attempts: number;
+  /**
+   * The 95th percentile of those requests' durations, as the upper bound of the duration bucket it
+   * falls in (null: no request, or beyond the last bound, i.e. up to the answer timeout).
+   */
+  p95Ms: number | null;
+  /** True when the 95th percentile is beyond the last bucket bound (the answer timeout). */
+  p95BeyondLastBound: boolean;
+  /** The latest failed request's error in the window. */
+  lastError: { at: string; error: string } | null;
+}
+
 export interface WebhooksOperations {
   /** POST /webhooks: URL check and handshake, then the endpoint with its secret (D20–D22). */
   'endpoints.create': { request: CreateWebhookEndpointCall; reply: WebhookEndpointWithSecret };
@@ -159,6 +188,10 @@ export interface WebhooksOperations {
   'deliveries.replay': { request: { appId: string; deliveryId: string }; reply: WebhookDelivery };
   /** One delivery of the app with its body and attempts (the console's delivery detail); another app's is not_found. */
   'deliveries.attempts': { request: { appId: string; deliveryId: string }; reply: WebhookDeliveryDetail };
+  /** Deliveries that ended per UTC day from `fromDay` to `toDay` (inclusive, `YYYY-MM-DD`), days without any left out. */
+  'deliveries.dailyCounts': { request: { appId: string; fromDay: string; toDay: string }; reply: { data: DeliveryDayCount[] } };
+  /** Per endpoint of the app (deleted ones too while they have counts), the current UTC hour and the 23 before it. */
+  'endpoints.health': { request: { appId: string }; reply: { data: EndpointHealthSummary[] } };
   /** Opens (or reopens) a sandbox key's `platformctl listen` session. */
   'listen.open': { request: OpenListenCall; reply: ListenSession };
   /** Events after a cursor, waiting up to waitMs for the first. */

@@ -11,6 +11,7 @@ import { Migration20261127000800PublicEventSources } from './migration-20261127-
 import { Migration20261129000900EndpointLanes } from './migration-20261129-0009-endpoint-lanes';
 import { Migration20261204001000WebhookDispatcherEventTableOutbox } from './migration-20261204-0010-event-table-outbox';
 import { Migration20261205001100AttemptExchange } from './migration-20261205-0011-attempt-exchange';
+import { Migration20261205001200DeliveryHourlyCounts } from './migration-20261205-0012-delivery-hourly-counts';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -26,5 +27,6 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261129000900EndpointLanes', class: Migration20261129000900EndpointLanes },
     { name: 'Migration20261204001000WebhookDispatcherEventTableOutbox', class: Migration20261204001000WebhookDispatcherEventTableOutbox },
     { name: 'Migration20261205001100AttemptExchange', class: Migration20261205001100AttemptExchange },
+    { name: 'Migration20261205001200DeliveryHourlyCounts', class: Migration20261205001200DeliveryHourlyCounts },
   ];
 }

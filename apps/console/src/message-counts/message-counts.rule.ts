@@ -1,0 +1,24 @@
+import type { DomainEvent } from '#platform/contracts';
+
+/** The statuses the overview counts per day (message.status's values). */
+export const COUNTED_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+export type CountedStatus = (typeof COUNTED_STATUSES)[number];
+
+const STATUS_OF: Record<string, CountedStatus> = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' };
+
+/** The event types that move a message into a counted status. */
+export const COUNTED_EVENT_TYPES = Object.keys(STATUS_OF);
+
+/**
+ * What one of messaging's events adds to an app's day (ADR 0218): a message counts once in each status
+ * it reached, on the UTC day it reached it, because messaging's decider appends each of these events
+ * at most once per message (MessageSent once per send, D3; MessageDelivered only from sent;
+ * MessageRead only from sent or delivered; MessageFailed only from sent, D4). A message read without
+ * a delivery receipt counts as read only; accepted (never handed over) and received (inbound)
+ * messages are not counted. null: nothing to count.
+ */
+export function countedStatus(event: Pick<DomainEvent, 'type' | 'appId' | 'occurredAt'>): { appId: string; day: string; status: CountedStatus } | null {
+  const status = STATUS_OF[event.type];
+  if (!status || !event.appId) return null;
+  return { appId: event.appId, day: new Date(event.occurredAt).toISOString().slice(0, 10), status };
+}
