@@ -230,7 +230,7 @@ export class ConsoleController {
             </ul>
           </nav>
           <h2>Activity</h2>
-          ${messagesFigure(days, messages)} ${deliveriesFigure(days, deliveries.data)}
+          <div class="charts">${messagesFigure(days, messages)} ${deliveriesFigure(days, deliveries.data)}</div>
           <h2>Recent changes</h2>
           <ul>
             ${audit.map((entry) => html`<li>${readableTime(entry.occurredAt, now)}: ${auditLine(entry)}</li>`)}

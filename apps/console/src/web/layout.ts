@@ -39,7 +39,9 @@ const STYLE = `
   h1, code, dd { overflow-wrap: anywhere; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
-  figure { margin: 1rem 0 2rem; }
+  figure { margin: 1rem 0 2rem; min-width: 0; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); gap: 0 2rem; }
+  figure table th, figure table td { padding: .1rem .5rem; font-size: .875rem; }
   figcaption { font-weight: 600; margin-bottom: .5rem; }
   svg.chart { display: block; height: auto; max-width: 100%; }
   ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .5rem 0; }
