@@ -28,6 +28,19 @@ const STYLE = `
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; padding: .75rem; background: #8881; }
+  form.filters { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: end; margin-bottom: 1rem; }
+  /* A table of many columns: the page widens for it, long ids wrap rather than scroll, and at phone width each row stacks into labelled lines. */
+  main:has(table.stack) { max-width: 80rem; }
+  table.stack { display: table; table-layout: fixed; }
+  table.stack td { overflow-wrap: anywhere; vertical-align: top; }
+  @media (max-width: 40rem) {
+    table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+    table.stack tr { padding: .5rem 0; border-bottom: 1px solid #8884; }
+    table.stack td { border: 0; padding: .1rem .5rem; }
+    table.stack td::before { content: attr(data-label) ": "; font-weight: 600; }
+  }
 `;
 
 /** The page shell: phone-width friendly, no CDN; its one script (copy buttons) is not needed to use a page. */

@@ -62,7 +62,7 @@ describe('request log queries', () => {
     expect(fullPath('/platform/v1/messages')).toBe('/platform/v1/messages');
   });
 
-  it('writes a batch as one INSERT with one parameter, with text jsonb can hold', () => {
+  it('writes a batch as one INSERT with one parameter, with text Postgres JSON can hold', () => {
     const row = {
       appId: 'app_1',
       requestId: 'req_1',

@@ -41,14 +41,14 @@ export function insertRequestLogStatement(rows: readonly RequestLogRow[]): State
   return {
     sql: `insert into gateway.request_log (app_id, ${COLUMNS}, error_envelope)
       select app_id, ${COLUMNS}, error_envelope
-      from jsonb_to_recordset(?::jsonb) as r(app_id text, request_id text, at timestamptz, method text, path text, status smallint,
-        error_code text, key_prefix text, duration_ms real, error_envelope jsonb)
+      from json_to_recordset(?::json) as r(app_id text, request_id text, at timestamptz, method text, path text, status smallint,
+        error_code text, key_prefix text, duration_ms real, error_envelope json)
       on conflict do nothing`,
     params: [JSON.stringify(records, storableText)],
   };
 }
 
-/** jsonb holds neither NUL nor an unpaired surrogate. */
+/** Postgres JSON text holds neither NUL nor an unpaired surrogate. */
 const NOT_STORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** One hostile envelope (a member name the client chose, echoed in `details`) must not sink its batch. */

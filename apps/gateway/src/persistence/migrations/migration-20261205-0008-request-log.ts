@@ -3,7 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The request log (docs/adr/0216-request-log-off-the-request-path.md): one row per public API
  * request of an app, written in batches, kept 7 days. The console reads an app's newest first
- * (app, time) and one by request id (the key); the pruner deletes by age (time).
+ * (app, time) and one by request id (the key); the pruner deletes by age (time). The envelope is
+ * `json`, not `jsonb`: it is shown as the client got it, its members in their order.
  */
 export class Migration20261205000800GatewayRequestLog extends Migration {
   override async up(): Promise<void> {
@@ -17,7 +18,7 @@ export class Migration20261205000800GatewayRequestLog extends Migration {
       error_code text,
       key_prefix text,
       duration_ms real not null,
-      error_envelope jsonb,
+      error_envelope json,
       primary key (app_id, request_id)
     )`);
     this.addSql(`create index request_log_app_at_idx on gateway.request_log (app_id, at desc, request_id desc)`);
