@@ -1,4 +1,17 @@
-import { addTester, admin, advanceClock, api, eventually, expectStatus, inParallel, queryDatabase, sendMessage, unique, type TestApp } from '#platform/testing';
+import {
+  addTester,
+  admin,
+  adminUrl,
+  advanceClock,
+  api,
+  eventually,
+  expectStatus,
+  inParallel,
+  queryDatabase,
+  sendMessage,
+  unique,
+  type TestApp,
+} from '#platform/testing';
 import { signedInVisitor, type Visitor } from './console-visitor.test-helpers';
 
 /** A sandbox app whose first owner is `owner`, with one sandbox key (its prefix too). */
@@ -116,8 +129,25 @@ describe('console: request log (e2e)', () => {
     const secondPage = listed((await visitorA.request('GET', next!)).body);
     expect([...listed(firstPage.body), ...secondPage].sort()).toEqual([...more, ids.sent, ids.refused, ids.noRoute].sort());
 
+    // A revoked key still names its app: its 401s are in the app's log, with its prefix.
+    expectStatus(await admin('DELETE', `/apps/${appA.appId}/keys/${appA.sandboxKeyId}`), 200);
+    const revoked = await eventually(async () => {
+      const res = await api('GET', '/consents', appA.sandboxKey);
+      return res.status === 401 ? res : null;
+    }, 15_000);
+    const revokedId: string = revoked.body.error.requestId;
+    await listing(visitorA, `/apps/${appA.appId}/requests?status=4xx&key=${appA.keyPrefix}`, [revokedId]);
+    expect((await visitorA.request('GET', `/apps/${appA.appId}/requests/${revokedId}`)).body).toContain('401 invalid_api_key');
+
+    // What the gateway wrote and dropped is on its metrics.
+    const metrics = await (await fetch(`${new URL(adminUrl()).origin}/metrics`)).text();
+    expect(Number(/^gateway_request_log_written_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(
+      [ids.sent, ids.refused, ids.noRoute, ids.ofB, revokedId, ...more].length,
+    );
+    expect(metrics).toContain('# TYPE gateway_request_log_dropped_total counter');
+
     // Seven days on, the rows are gone.
     await advanceClock(8 * 24 * 3600);
-    await eventually(async () => ((await rowsOf([ids.sent, ids.refused, ids.noRoute, ids.ofB, ...more])).length === 0 ? true : null), 15_000);
+    await eventually(async () => ((await rowsOf([ids.sent, ids.refused, ids.noRoute, ids.ofB, revokedId, ...more])).length === 0 ? true : null), 15_000);
   }, 90_000);
 });
