@@ -20,12 +20,13 @@ import { FormBodyInterceptor } from './web/form-body.interceptor';
 import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
 import { InvitationLinkController } from './web/invitation-link.controller';
 import { MembersController } from './web/members.controller';
+import { RequestLogController } from './web/request-log.controller';
 import { WebhookDeliveriesController } from './web/webhook-deliveries.controller';
 import { WebhooksController } from './web/webhooks.controller';
 
 export interface ConsoleModuleSettings extends ConsoleWebSettings {
   mailFrom: string;
-  /** Calls to the services that own what the console changes (keys, webhook endpoints and deliveries, links, profile). */
+  /** Calls to the services that own what the console changes or shows (keys, the request log, webhook endpoints and deliveries, links, profile). */
   rpc: RpcClient;
 }
 
@@ -41,6 +42,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       WebhookDeliveriesController,
       AppDataController,
       BusinessProfileController,
+      RequestLogController,
     ],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },

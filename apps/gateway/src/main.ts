@@ -30,6 +30,9 @@ import { publicRoutes } from './public-api/public-routes';
 import { ReplayWhenLimited } from './public-api/replay-when-limited';
 import { postgresRateBucketStore } from './rate-limits/rate-bucket.store';
 import { RateLimiter } from './rate-limits/rate-limiter';
+import { RequestLogPruner } from './request-log/request-log.pruner';
+import { RequestLogRecorder } from './request-log/request-log.recorder';
+import { RequestLogRpc } from './request-log/request-log.rpc';
 import { TestClockService } from './test-clock/test-clock.service';
 
 /** Gateway events go to gateway.events keyed by app; an API key's hash and display prefix stay in the gateway's own store. */
@@ -103,7 +106,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     module: {
       module: GatewayModule,
       imports: [ServiceKitModule.forRoot(runtime, 'gateway')],
-      providers: [{ provide: ApiKeysService, useValue: keys }, ApiKeysRpc],
+      providers: [{ provide: ApiKeysService, useValue: keys }, ApiKeysRpc, RequestLogRpc, RequestLogPruner],
     },
     rpcService: 'gateway',
     port: config.adminPort,
@@ -137,6 +140,9 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
       void limiter.forgetIdle().catch((error) => log('warn', 'rate bucket cleanup failed', { error: String((error as Error)?.message ?? error) }));
   }, 60_000);
   forgetIdleBuckets.unref();
+  // Off the request path: a bounded buffer written in batches (docs/adr/0216-request-log-off-the-request-path.md).
+  const requestLog = new RequestLogRecorder(runtime, keyCache);
+  requestLog.start();
   const pipeline = createPublicPipeline({
     routes,
     reference: referenceRoutes(document),
@@ -150,6 +156,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
     docsUrl: config.docsUrl,
     metrics: runtime.metrics,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    requestLog,
   });
   const server: Server = createServer((req, res) => void pipeline(req, res));
   server.keepAliveTimeout = 65_000;
@@ -167,6 +174,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
       listenStreams.closeAll();
       await closed;
       server.closeAllConnections();
+      // Every request has been answered: what the log holds is written before the pool closes.
+      await requestLog.close();
       await nest.close();
       await rpc.close();
       await replies.release();

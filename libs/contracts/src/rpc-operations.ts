@@ -106,7 +106,7 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'sim.appAction': true,
       'sim.inviteTester': true,
     },
-    gateway: { ...common, 'keys.create': true, 'keys.list': true, 'keys.revoke': true },
+    gateway: { ...common, 'keys.create': true, 'keys.list': true, 'keys.revoke': true, 'requests.list': true, 'requests.get': true },
   };
   const namesOf = <S extends RpcService>(service: S) => Object.keys(names[service]) as RpcOperationName<S>[];
   return {

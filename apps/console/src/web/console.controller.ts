@@ -221,6 +221,7 @@ export class ConsoleController {
             <ul>
               <li><a href="/apps/${appId}/members">Members</a></li>
               <li><a href="/apps/${appId}/keys">API keys</a></li>
+              <li><a href="/apps/${appId}/requests">Request log</a></li>
               <li><a href="/apps/${appId}/profile">Business profile</a></li>
               <li><a href="/apps/${appId}/webhooks">Webhook endpoints</a></li>
               <li><a href="/apps/${appId}/webhook-deliveries">Webhook deliveries</a></li>

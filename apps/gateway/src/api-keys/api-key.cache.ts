@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   revokedAt: Date | null;
   keyHash: string;
+  /** The display prefix (`qk_sb_` and 4 characters), as listings and the request log show the key. */
+  prefix: string;
 }
 
 /** Where the cache reads keys and records their use: Postgres in the service, memory in the unit tests. */
@@ -34,6 +36,7 @@ export function postgresApiKeyStore(runtime: ServiceRuntime): ApiKeyStore {
           expiresAt: view.expiresAt,
           revokedAt: view.revokedAt,
           keyHash: view.keyHash,
+          prefix: view.prefix,
         }
       );
     },
@@ -102,6 +105,14 @@ export class ApiKeyCache {
   knownValid(key: string, nowMs: number): boolean {
     const record = this.entries.get(hashApiKey(key))?.record;
     return !!record && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > nowMs);
+  }
+
+  /**
+   * The record this replica holds for the key (valid, revoked or expired), from memory only: the
+   * request log attributes a refusal to the key's app with it, never at the price of a lookup.
+   */
+  cached(key: string): ApiKeyRecord | null {
+    return this.entries.get(hashApiKey(key))?.record ?? null;
   }
 
   private startLoad(hash: string, now: number): Load {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
-import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS } from '#platform/contracts';
+import { BLOCKED_APP_STATUSES, LIVE_APP_STATUSES, newRequestId, PUBLIC_BASE_PATH, SUPPORTED_API_VERSIONS, type ErrorEnvelope } from '#platform/contracts';
 import type { Clock } from '#platform/clock';
 import { DomainError, isDomainError } from '#platform/errors';
 import { SpanKind } from '@opentelemetry/api';
@@ -16,6 +16,7 @@ import { validateBody } from '../http/validate-body';
 import { bodyHash, checkIdempotencyKey } from '../idempotency/idempotency-key';
 import type { ReferenceRoute } from '../openapi/reference-routes';
 import type { RateLimiter } from '../rate-limits/rate-limiter';
+import type { RequestLogRecorder } from '../request-log/request-log.recorder';
 import { PATH_ID_MAX_LENGTH, type PublicResult, type PublicRoute } from './public-route';
 import type { ReplayWhenLimited } from './replay-when-limited';
 
@@ -36,6 +37,8 @@ export interface PublicPipelineDeps {
   reference?: ReferenceRoute[];
   /** The body must arrive within this many milliseconds of the read starting. */
   bodyTimeoutMs?: number;
+  /** Every answered request of an app, recorded off the request path (docs/adr/0216-request-log-off-the-request-path.md). */
+  requestLog?: RequestLogRecorder;
 }
 
 /**
@@ -60,7 +63,21 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
   async function handleInContext(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const end = deps.metrics.httpDuration.startTimer();
     const started = performance.now();
+    const atMs = deps.clock.nowMs();
     let routeLabel = 'unmatched';
+    // What the request log keeps: the path, the key's app and prefix once found, the envelope of a refusal.
+    let path: string | null = null;
+    let found: { appId: string; prefix: string } | null = null;
+    let refusal: { envelope: ErrorEnvelope; jsonLength: number } | null = null;
+    if (deps.requestLog) {
+      const requestLog = deps.requestLog;
+      // 'close' also ends a stream whose client left; a request never answered has nothing to show.
+      res.on('close', () => {
+        if (path === null || !res.headersSent) return;
+        const seen = { requestId, atMs, method: req.method ?? '', path, status: res.statusCode, durationMs: performance.now() - started, key: found, refusal };
+        requestLog.record(seen, req.headers.authorization);
+      });
+    }
     res.on(
       'finish',
       bindLogContext(() => {
@@ -81,14 +98,16 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
     res.setHeader('RateLimit-Remaining', String(deps.limiter.burst));
     try {
       const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-      const path = url.pathname.startsWith(PUBLIC_BASE_PATH + '/') ? url.pathname.slice(PUBLIC_BASE_PATH.length) : null;
-      const reference = (req.method === 'GET' || req.method === 'HEAD') && path !== null ? deps.reference?.find((r) => r.path === path) : undefined;
+      const route = url.pathname.startsWith(PUBLIC_BASE_PATH + '/') ? url.pathname.slice(PUBLIC_BASE_PATH.length) : null;
+      const reference = (req.method === 'GET' || req.method === 'HEAD') && route !== null ? deps.reference?.find((r) => r.path === route) : undefined;
       if (reference) {
         routeLabel = PUBLIC_BASE_PATH + reference.path;
         reference.handle(req, res);
         return;
       }
-      const match = path === null ? null : table.match(req.method ?? '', path);
+      // The public API's requests, answered or refused; the documents above need no key and are not logged.
+      if (route !== null) path = url.pathname;
+      const match = route === null ? null : table.match(req.method ?? '', route);
       if (!match) throw new DomainError('route_not_found', `No endpoint ${req.method} ${url.pathname}.`);
       // The route template (bounded label values), as clients know it.
       routeLabel = PUBLIC_BASE_PATH + match.route.path;
@@ -100,6 +119,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       }
 
       const key = await authenticate(req, res);
+      found = key;
       addLogFields({ appId: key.appId });
       const app = await deps.apps.get(key.appId);
       if (!app) throw new DomainError('invalid_api_key');
@@ -150,7 +170,7 @@ export function createPublicPipeline(deps: PublicPipelineDeps) {
       sendJson(res, result.status, result.body, result.headers);
     } catch (error) {
       if (isDomainError(error) && error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-      sendError(res, error, requestId, deps.docsUrl);
+      refusal = sendError(res, error, requestId, deps.docsUrl);
     }
   }
 }

@@ -6,6 +6,7 @@ import { Migration20261123000400GatewayDropIdempotencyRecords } from './migratio
 import { Migration20261124000500GatewayRateBuckets } from './migration-20261124-0005-rate-buckets';
 import { Migration20261127000600GatewayBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261204000700GatewayEventTableOutbox } from './migration-20261204-0007-event-table-outbox';
+import { Migration20261205000800GatewayRequestLog } from './migration-20261205-0008-request-log';
 
 export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100GatewayInit', class: Migration20261122000100GatewayInit },
@@ -15,4 +16,5 @@ export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261124000500GatewayRateBuckets', class: Migration20261124000500GatewayRateBuckets },
   { name: 'Migration20261127000600GatewayBoundedInbox', class: Migration20261127000600GatewayBoundedInbox },
   { name: 'Migration20261204000700GatewayEventTableOutbox', class: Migration20261204000700GatewayEventTableOutbox },
+  { name: 'Migration20261205000800GatewayRequestLog', class: Migration20261205000800GatewayRequestLog },
 ];
