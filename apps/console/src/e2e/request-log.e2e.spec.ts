@@ -84,7 +84,7 @@ describe('console: request log (e2e)', () => {
       `<td data-label="Method">POST</td>\\s*<td data-label="Path"><code>/platform/v1/messages</code></td>\\s*<td data-label="Status">400</td>\\s*<td data-label="Error">invalid_request</td>\\s*<td data-label="Key"><code>${appA.keyPrefix}</code></td>\\s*<td data-label="Duration">[\\d.]+ ms</td>\\s*<td data-label="Request id"><a href="/apps/${appA.appId}/requests/${refusedId}">`,
     );
     expect(page.body).toMatch(refusedRow);
-    expect(page.body).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z">/);
+    expect(page.body).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" title="[^"]+ UTC">/);
     expect(page.body).not.toContain(appA.sandboxKey);
 
     // Filters: status class, path (exact or prefix), key.

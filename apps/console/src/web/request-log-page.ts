@@ -48,6 +48,7 @@ export function requestLogPage(
   keys: ApiKeyListing[],
   entries: RequestLogEntry[],
   nextCursor: string | null,
+  now: Date,
 ): SafeHtml {
   return html`<p><a href="/apps/${appId}">Back to the app</a></p>
     <p>Every call to the public API with this app's keys in the last 7 days, newest first. No request or response bodies and no keys are kept.</p>
@@ -102,7 +103,7 @@ export function requestLogPage(
               ${entries.map(
                 (e) =>
                   html`<tr>
-                    <td data-label="Time">${readableTime(new Date(e.at))}</td>
+                    <td data-label="Time">${readableTime(e.at, now)}</td>
                     <td data-label="Method">${e.method}</td>
                     <td data-label="Path"><code>${e.path}</code></td>
                     <td data-label="Status">${e.status}</td>
@@ -119,11 +120,11 @@ export function requestLogPage(
 }
 
 /** One request: what it was and, for a refusal, the error envelope the client got. */
-export function requestDetailPage(appId: string, entry: RequestLogDetail): SafeHtml {
+export function requestDetailPage(appId: string, entry: RequestLogDetail, now: Date): SafeHtml {
   return html`<p><a href="/apps/${appId}/requests">All requests</a></p>
     <dl>
       <dt>Time</dt>
-      <dd>${readableTime(new Date(entry.at))}</dd>
+      <dd>${readableTime(entry.at, now)}</dd>
       <dt>Request</dt>
       <dd>${entry.method} <code>${entry.path}</code></dd>
       <dt>Status</dt>

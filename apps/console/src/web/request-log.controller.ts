@@ -34,7 +34,11 @@ export class RequestLogController {
       this.rpc.call('gateway', 'requests.list', this.web.rpcCaller(appId), { appId, ...filters, limit: PAGE_SIZE, cursor }),
       this.rpc.call('gateway', 'keys.list', this.web.rpcCaller(appId), { appId }),
     ]);
-    this.web.send(res, 200, page('Request log', requestLogPage(appId, filters, keys.data, requests.data, requests.nextCursor), viewer));
+    this.web.send(
+      res,
+      200,
+      page('Request log', requestLogPage(appId, filters, keys.data, requests.data, requests.nextCursor, this.web.runtime.clock.now()), viewer),
+    );
   }
 
   @Get('/apps/:appId/requests/:requestId')
@@ -46,6 +50,6 @@ export class RequestLogController {
   ): Promise<void> {
     // Another app's request, or none: the gateway answers not_found, shown as a 404 page.
     const entry = await this.rpc.call('gateway', 'requests.get', this.web.rpcCaller(appId), { appId, requestId });
-    this.web.send(res, 200, page(`Request ${entry.requestId}`, requestDetailPage(appId, entry), viewer));
+    this.web.send(res, 200, page(`Request ${entry.requestId}`, requestDetailPage(appId, entry, this.web.runtime.clock.now()), viewer));
   }
 }
