@@ -29,13 +29,24 @@ const TOPIC_SPECS = {
   console: ['dist/apps/console/src/message-counts/message-counts.rebuild.js', 'consoleTopicRebuild', []],
 };
 
-export const SERVICES = [...new Set([...Object.keys(STORE_SPECS), ...Object.keys(TOPIC_SPECS)])];
+/**
+ * Projections of a service's own records rather than of events (the dispatcher's delivery counts:
+ * delivery outcomes are rows, not events, ADR 0219): compiled module and export, rebuilt in place.
+ */
+const RECORD_SPECS = {
+  'webhook-dispatcher': ['dist/apps/webhook-dispatcher/src/delivery-counts/delivery-counts.rebuild.js', 'rebuildDeliveryCounts'],
+};
+
+export const SERVICES = [...new Set([...Object.keys(STORE_SPECS), ...Object.keys(TOPIC_SPECS), ...Object.keys(RECORD_SPECS)])];
 
 const help = `Usage: platformctl replay projections --service <${SERVICES.join('|')}> [options]
 
 From the event store (default where the service has one: ${Object.keys(STORE_SPECS).join(', ')}): folds the
 service's own events into <schema>_rebuild_<ts>, catches up events appended meanwhile, then swaps
 the tables in one short transaction (writers of those tables wait for it).
+
+From the service's records (${Object.keys(RECORD_SPECS).join(', ')}: its delivery counts, from the deliveries
+and attempts kept 30 days): rebuilt in place in one transaction that locks the counts against writers.
 
 From topics (--from-offset or --from-time; the default for ${Object.keys(TOPIC_SPECS)
   .filter((s) => !STORE_SPECS[s])
@@ -87,7 +98,10 @@ export async function run(argv) {
   if (values['from-offset'] !== undefined && values['from-time'] !== undefined) return usage('give at most one of --from-offset, --from-time');
   if (values['from-offset'] !== undefined && !/^\d+$/.test(values['from-offset'])) return usage('--from-offset must be a whole number');
   if (values['from-time'] !== undefined && Number.isNaN(Date.parse(values['from-time']))) return usage('--from-time must be an ISO 8601 time');
-  const fromTopics = values['from-offset'] !== undefined || values['from-time'] !== undefined || !STORE_SPECS[values.service];
+  const fromRecords = Boolean(RECORD_SPECS[values.service]);
+  if (fromRecords && (values['from-offset'] !== undefined || values['from-time'] !== undefined || values['dry-run']))
+    return usage(`${values.service} rebuilds from its own records: no --from-offset, --from-time or --dry-run`);
+  const fromTopics = !fromRecords && (values['from-offset'] !== undefined || values['from-time'] !== undefined || !STORE_SPECS[values.service]);
   if (fromTopics && !TOPIC_SPECS[values.service]) return usage(`${values.service} has no projections of other services' topics`);
   if (!fromTopics && values['dry-run']) return usage('--dry-run applies to a rebuild from topics');
   if (!process.env.DATABASE_URL) return usage('DATABASE_URL is not set');
@@ -116,6 +130,15 @@ export async function run(argv) {
 
   await client.connect();
   try {
+    if (fromRecords) {
+      const [file, name] = RECORD_SPECS[values.service];
+      const started = Date.now();
+      const rows = await require(path.join(ROOT, file))[name](query);
+      const report = { service: values.service, rows, seconds: (Date.now() - started) / 1000 };
+      if (!values.quiet) process.stderr.write(`${rows} rows rebuilt in ${report.seconds} s\n`);
+      console.log(JSON.stringify(report));
+      return 0;
+    }
     if (!fromTopics) {
       const { rebuildProjections } = require(path.join(ROOT, 'dist/libs/event-store/src/projection-rebuild.js'));
       const [file, name] = STORE_SPECS[values.service];

@@ -1,4 +1,4 @@
-import { countedStatus } from './message-counts.rule';
+import { countedStatus, dayCounts } from './message-counts.rule';
 
 const at = (type: string, occurredAt = '2026-12-05T23:59:59.999Z', appId: string | null = 'app_1') => ({ type, appId, occurredAt });
 
@@ -16,5 +16,26 @@ describe('messages per UTC day by status', () => {
     expect(countedStatus(at('MessageAccepted'))).toBeNull();
     expect(countedStatus(at('MessageReceived'))).toBeNull();
     expect(countedStatus(at('MessageSent', '2026-12-05T10:00:00Z', null))).toBeNull();
+  });
+});
+
+describe('a slice of events summed per app and day', () => {
+  it('adds each counted event to its app and UTC day once, leaves out what is not counted, and sorts by app and day', () => {
+    const rows = dayCounts([
+      at('MessageSent', '2026-12-06T10:00:00Z', 'app_2'),
+      at('MessageSent', '2026-12-05T10:00:00Z'),
+      at('MessageSent', '2026-12-05T11:00:00Z'),
+      at('MessageRead', '2026-12-05T12:00:00Z'),
+      at('MessageDelivered', '2026-12-04T23:00:00Z'),
+      at('MessageAccepted', '2026-12-05T10:00:00Z'),
+      at('MessageFailed', '2026-12-05T10:00:00Z', 'app_2'),
+    ]);
+    expect(rows).toEqual([
+      { appId: 'app_1', day: '2026-12-04', sent: 0, delivered: 1, read: 0, failed: 0 },
+      { appId: 'app_1', day: '2026-12-05', sent: 2, delivered: 0, read: 1, failed: 0 },
+      { appId: 'app_2', day: '2026-12-05', sent: 0, delivered: 0, read: 0, failed: 1 },
+      { appId: 'app_2', day: '2026-12-06', sent: 1, delivered: 0, read: 0, failed: 0 },
+    ]);
+    expect(dayCounts([at('MessageReceived')])).toEqual([]);
   });
 });

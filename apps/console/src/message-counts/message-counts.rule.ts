@@ -22,3 +22,30 @@ export function countedStatus(event: Pick<DomainEvent, 'type' | 'appId' | 'occur
   if (!status || !event.appId) return null;
   return { appId: event.appId, day: new Date(event.occurredAt).toISOString().slice(0, 10), status };
 }
+
+/** What a slice of events adds to one app's day, per status. */
+export interface DayCounts {
+  appId: string;
+  day: string;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+}
+
+/**
+ * The counts of many events summed per app and day, sorted by app and day: written in that order,
+ * two writers adding to the same days lock them in one order and never deadlock.
+ */
+export function dayCounts(events: Pick<DomainEvent, 'type' | 'appId' | 'occurredAt'>[]): DayCounts[] {
+  const byDay = new Map<string, DayCounts>();
+  for (const event of events) {
+    const counted = countedStatus(event);
+    if (!counted) continue;
+    const key = `${counted.appId} ${counted.day}`;
+    const row = byDay.get(key) ?? { appId: counted.appId, day: counted.day, sent: 0, delivered: 0, read: 0, failed: 0 };
+    row[counted.status] += 1;
+    byDay.set(key, row);
+  }
+  return [...byDay.values()].sort((a, b) => (a.appId === b.appId ? a.day.localeCompare(b.day) : a.appId.localeCompare(b.appId)));
+}

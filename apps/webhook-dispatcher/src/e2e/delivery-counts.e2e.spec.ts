@@ -1,4 +1,6 @@
-import { Client } from 'pg';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import {
   admin,
   appWithTester,
@@ -11,7 +13,9 @@ import {
   startWebhookReceiver,
   type HttpsReceiver,
 } from '#platform/testing';
-import { rebuildDeliveryCounts } from '../delivery-counts/delivery-counts.rebuild';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../../..');
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {
@@ -89,14 +93,13 @@ describe('webhook delivery counts per endpoint and hour', () => {
     expect(of(refusing.id).reduce((n, r) => n + r.failed + r.attempts, 0)).toBe(4);
     expect(of(refusing.id).map((r) => r.last_error)).toContain('answered 400');
 
-    // Rebuilt in place from the delivery records: the same counts.
-    const client = new Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    try {
-      await rebuildDeliveryCounts(async (sql, params) => (await client.query(sql, params as unknown[])).rows);
-    } finally {
-      await client.end();
-    }
+    // Rebuilt in place from the delivery records, as an operator does it: the same counts.
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(ROOT, 'tools/platformctl/commands/replay-projections.mjs'), '--service', 'webhook-dispatcher', '--quiet'],
+      { env: process.env },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ service: 'webhook-dispatcher', rows: expect.any(Number) });
     expect(await summed(app.appId)).toEqual(counted);
   }, 90_000);
 });
