@@ -1,7 +1,7 @@
 /**
  * GET /apps/{appId} (the overview with its two 30-day charts) as a signed-in member: requests per
  * second and p50/p99 latency. Starts its own stack, makes an app whose creator is its owner, and
- * seeds what 30 days × 10 000 messages a day leave in the projections the page reads: the console's
+ * seeds what 30 days × 10 000 messages a day leave in the projections the page reads: messaging's
  * messages per day by status (one row a day, as message-counts applying each MessageSent,
  * MessageDelivered, MessageRead and MessageFailed would leave it) and the dispatcher's hourly delivery
  * counts of two endpoints subscribed to message.status (a row per endpoint, hour and the four slots of
@@ -36,7 +36,7 @@ await withBenchStack(async ({ admin }) => {
     }
     // Per day: every message sent, 95 % delivered, 60 % read, 1 % failed.
     await db.query(
-      `insert into console.message_daily_counts (app_id, day, sent, delivered, read, failed)
+      `insert into messaging.message_daily_counts (app_id, day, sent, delivered, read, failed)
        select $1, (now() at time zone 'UTC')::date - d, $2, $2 * 95 / 100, $2 * 60 / 100, $2 / 100 from generate_series(0, $3 - 1) as d`,
       [app.id, MESSAGES_PER_DAY, DAYS],
     );
@@ -50,7 +50,7 @@ await withBenchStack(async ({ admin }) => {
          from generate_series(1, $3::int) as e, generate_series(0, $4::int * 24 - 1) as h, generate_series(1, $5::int) as s`,
       [app.id, perHourAndSlot, ENDPOINTS, DAYS, SLOTS],
     );
-    await db.query('analyze console.message_daily_counts; analyze webhook_dispatcher.delivery_hourly_counts');
+    await db.query('analyze messaging.message_daily_counts; analyze webhook_dispatcher.delivery_hourly_counts');
     const token = randomBytes(32).toString('base64url');
     await db.query(
       `insert into console.sessions (session_hash, email, csrf_token, created_at, expires_at) values ($1, $2, $3, now(), now() + interval '12 hours')`,

@@ -5,7 +5,6 @@ import { log, type AnyConsumerSpec, type BaseConfig, type ServiceRuntime } from 
 import { appsConsumer } from './apps/apps.projection';
 import type { ConsoleSettings } from './console.config';
 import { endpointDisabledConsumer } from './endpoint-alerts/endpoint-disabled.consumer';
-import { messageCountsConsumer } from './message-counts/message-counts.projection';
 
 /** The services the console calls (ADR 0185). */
 export const SERVICES_THE_CONSOLE_CALLS = ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'] as const;
@@ -27,7 +26,7 @@ export function consoleRpcClient(base: BaseConfig, settings: ConsoleSettings, re
 
 /** The console's inbox consumers: its apps and owners, the endpoint alerts it emails, and the messages per day it charts. */
 export function consoleConsumers(runtime: ServiceRuntime, settings: ConsoleSettings): AnyConsumerSpec[] {
-  return [appsConsumer(runtime), endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from }), messageCountsConsumer];
+  return [appsConsumer(runtime), endpointDisabledConsumer(runtime, { consoleUrl: settings.consoleUrl, mailFrom: settings.mail.from })];
 }
 
 /** It publishes no events yet. */

@@ -5,6 +5,7 @@ import { MessageExpirySweeper } from './expire-messages/message-expiry.sweeper';
 import { GetMessageHandler } from './get-message/get-message.handler';
 import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
 import { QuotaUsageHandler } from './quota-usage/quota-usage.handler';
+import { MessageCountsHandler } from './message-counts/message-counts.handler';
 import { SendMessageHandler } from './send-message/send-message.handler';
 import { SendRequestPruner } from './send-message/send-request.pruner';
 
@@ -15,6 +16,7 @@ import { SendRequestPruner } from './send-message/send-request.pruner';
     GetMessageHandler,
     AppsVersionHandler,
     QuotaUsageHandler,
+    MessageCountsHandler,
     MessageExpirySweeper,
     SendRequestPruner,
   ],

@@ -76,7 +76,7 @@ export const KAFKA_ACCESS: Readonly<Record<KafkaApp, KafkaAccess>> = {
   },
   console: {
     produces: [],
-    consumers: { apps: ['profileEvents'], 'endpoint-alerts': ['webhooksEvents'], 'message-counts': ['messagingEvents'] },
+    consumers: { apps: ['profileEvents'], 'endpoint-alerts': ['webhooksEvents'] },
     broadcasts: {},
     serves: null,
     calls: ['gateway', 'webhooks', 'messaging', 'consent', 'profile', 'media'],

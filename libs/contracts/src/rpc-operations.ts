@@ -58,7 +58,15 @@ type OperationNames = { [S in RpcService]: Record<RpcOperationName<S>, true> };
 export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName<S>[] } = (() => {
   const common = { 'clock.offset': true, 'events.awaitApplied': true } as const;
   const names: OperationNames = {
-    messaging: { ...common, 'messages.send': true, 'messages.heldKey': true, 'messages.get': true, 'apps.awaitVersion': true, 'apps.quotaUsed': true },
+    messaging: {
+      ...common,
+      'messages.send': true,
+      'messages.heldKey': true,
+      'messages.get': true,
+      'apps.awaitVersion': true,
+      'apps.quotaUsed': true,
+      'apps.messageCounts': true,
+    },
     media: { ...common, 'media.create': true, 'media.get': true, 'media.prepare': true },
     profile: {
       ...common,

@@ -26,7 +26,6 @@ const TOPIC_SPECS = {
   messaging: ['dist/apps/messaging/src/audience/audience.rebuild.js', 'messagingTopicRebuild', ['APP_USER_ID_SECRET']],
   consent: ['dist/apps/consent/src/user-actions/topic-projections.rebuild.js', 'consentTopicRebuild', ['APP_USER_ID_SECRET']],
   gateway: ['dist/apps/gateway/src/app-status/app-access.rebuild.js', 'gatewayTopicRebuild', []],
-  console: ['dist/apps/console/src/message-counts/message-counts.rebuild.js', 'consoleTopicRebuild', []],
 };
 
 /**

@@ -14,7 +14,6 @@ import { COPY_BUTTON_SCRIPT } from './copy-button.script';
 import { html } from './html';
 import { changeAction, page } from './layout';
 import { readableTime } from './readable-time';
-import { messageDailyCounts } from '../message-counts/message-counts.projection';
 import { deliveriesFigure, lastUtcDays, messagesFigure } from './charts/overview-charts';
 
 /** The overview charts' span: the last 30 UTC days, today included. */
@@ -193,7 +192,7 @@ export class ConsoleController {
       this.audit.recent(appId),
       this.rpc.call('profile', 'apps.get', this.web.rpcCaller(appId), { appId }),
       this.rpc.call('messaging', 'apps.quotaUsed', this.web.rpcCaller(appId), { appId }),
-      messageDailyCounts(this.web.runtime.em(), appId, days[0], days[days.length - 1]),
+      this.rpc.call('messaging', 'apps.messageCounts', this.web.rpcCaller(appId), { appId, fromDay: days[0], toDay: days[days.length - 1] }),
       this.rpc.call('webhooks', 'deliveries.dailyCounts', this.web.rpcCaller(appId), { appId, fromDay: days[0], toDay: days[days.length - 1] }),
     ]);
     this.web.send(
@@ -231,7 +230,7 @@ export class ConsoleController {
             </ul>
           </nav>
           <h2>Activity</h2>
-          <div class="charts">${messagesFigure(days, messages)} ${deliveriesFigure(days, deliveries.data)}</div>
+          <div class="charts">${messagesFigure(days, messages.data)} ${deliveriesFigure(days, deliveries.data)}</div>
           <h2>Recent changes</h2>
           <ul>
             ${audit.map((entry) => html`<li>${readableTime(entry.occurredAt, now)}: ${auditLine(entry)}</li>`)}

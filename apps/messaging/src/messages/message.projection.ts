@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcceptanceData, DomainEvent } from '#platform/contracts';
 import { storedEventGuard } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
+import { messageCountsStatements } from '../message-counts/message-counts.sql';
 import { opensOutbound, type MessageEvent } from './message.state';
 
 const isMessageEvent = storedEventGuard<MessageEvent>({
@@ -13,7 +14,7 @@ const isMessageEvent = storedEventGuard<MessageEvent>({
   MessageReceived: true,
 });
 
-/** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts). */
+/** Inline projection of message streams into messaging.messages (GET /messages/{id}, D7 counts) and the messages per day by status. */
 export async function projectMessageEvents(em: EntityManager, events: DomainEvent[]): Promise<void> {
   // New outbound messages first, one multi-row insert for all (a group commit decides many sends at
   // once): every other statement updates a row its own message's first event made, which comes
@@ -67,6 +68,7 @@ export async function projectMessageEvents(em: EntityManager, events: DomainEven
       }
     }
   }
+  for (const { sql, params } of messageCountsStatements(events)) await em.execute(sql, params);
 }
 
 /** An event that opens an outbound message (D3): its acceptance, and the status and version the message has once the events are applied. */

@@ -1,10 +1,11 @@
 import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '#platform/event-store';
 import type { AcceptanceData, MessageReceived } from '#platform/contracts';
+import { addCounts, dayCounts, type DayCounts } from '../message-counts/message-counts.rule';
 import { opensOutbound } from './message.state';
 
 /**
  * Messaging's projections that its own event store fully determines: `messages` (the inline projection
- * of message streams, message.projection.ts) and `daily_counts` (D8: one per accepted send, per app
+ * of message streams, message.projection.ts), `message_daily_counts` (messages per day by status) and `daily_counts` (D8: one per accepted send, per app
  * and UTC day, counted at the event that opens the message: its MessageSent, or in streams written
  * before one event per send its MessageAccepted; D3). The fold below must stay equivalent to
  * projectMessageEvents and countAgainstQuota; the replay-projections test compares a rebuild with the
@@ -129,6 +130,8 @@ const CHUNK = 10_000;
 export class MessagingRebuildSession implements RebuildSession {
   private readonly rows = new Map<string, MessageRow>();
   private readonly counts = new Map<string, number>();
+  /** Messages per day by status, by app and day, summed over the pages until the flush. */
+  private readonly byDay = new Map<string, DayCounts>();
 
   async applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
     const created = new Set(events.filter((e) => e.type === 'MessageReceived' || opensOutbound(e)).map(messageIdOf));
@@ -149,6 +152,11 @@ export class MessagingRebuildSession implements RebuildSession {
         const key = `${e.appId}\u0000${e.utcDay}`;
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
       }
+    }
+    for (const row of dayCounts(events.map((e) => ({ type: e.type, appId: e.appId, day: e.utcDay })))) {
+      const key = `${row.appId}\u0000${row.day}`;
+      const sum = this.byDay.get(key);
+      this.byDay.set(key, sum ? addCounts(sum, row) : row);
     }
     if (this.rows.size > CACHED_ROWS) await this.flush(query, target);
   }
@@ -177,6 +185,26 @@ export class MessagingRebuildSession implements RebuildSession {
       );
       this.counts.clear();
     }
+    // Messages per day by status, summed over what the pages held (one row per app and day).
+    const byDay = [...this.byDay.values()];
+    this.byDay.clear();
+    for (let i = 0; i < byDay.length; i += CHUNK) {
+      const chunk = byDay.slice(i, i + CHUNK);
+      await query(
+        `insert into ${target}.message_daily_counts as c (app_id, day, sent, delivered, read, failed)
+         select * from unnest($1::text[], $2::date[], $3::int[], $4::int[], $5::int[], $6::int[])
+         on conflict (app_id, day) do update set sent = c.sent + excluded.sent, delivered = c.delivered + excluded.delivered,
+           read = c.read + excluded.read, failed = c.failed + excluded.failed`,
+        [
+          chunk.map((r) => r.appId),
+          chunk.map((r) => r.day),
+          chunk.map((r) => r.sent),
+          chunk.map((r) => r.delivered),
+          chunk.map((r) => r.read),
+          chunk.map((r) => r.failed),
+        ],
+      );
+    }
   }
 }
 
@@ -185,7 +213,7 @@ export const messagingProjectionRebuild: ProjectionRebuildSpec = {
   schema: 'messaging',
   // A send batch locks its daily_counts rows (D8) before it writes messages (inline projection);
   // locking messages first deadlocked the swap with sends.
-  tables: ['daily_counts', 'messages'],
+  tables: ['daily_counts', 'messages', 'message_daily_counts'],
   eventTypes: MESSAGE_EVENT_TYPES,
   start: () => new MessagingRebuildSession(),
 };

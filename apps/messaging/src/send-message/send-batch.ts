@@ -3,6 +3,7 @@ import { DomainError } from '#platform/errors';
 import { PipelinedTransaction, type GroupOutcome } from '#platform/postgres';
 import type { ServiceRuntime } from '#platform/service-kit';
 import { newOutboundMessages } from '../messages/message.projection';
+import { messageCountsStatements } from '../message-counts/message-counts.sql';
 import type { MessageEvent } from '../messages/message.state';
 import type { MessagingConfig } from '../messaging.config';
 import {
@@ -112,6 +113,7 @@ async function runBatch(
       ...appended,
       ...(messages ? [messages] : []),
       ...settleStatements(counters, consumed.acceptedOnDay, lockCounters),
+      ...messageCountsStatements(stored.flat()),
       ...releaseStatements(refused),
     ]);
     accepted.forEach((send) => {

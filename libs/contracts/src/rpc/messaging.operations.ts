@@ -75,4 +75,15 @@ export interface MessagingOperations {
   'apps.awaitVersion': { request: { appId: string; version: number }; reply: { caughtUp: boolean } };
   /** Messages accepted today (UTC) against the app's daily quota (D8), for the console's overview. */
   'apps.quotaUsed': { request: { appId: string }; reply: { day: string; accepted: number } };
+  /** The app's messages per UTC day by the status they reached, from `fromDay` to `toDay` (inclusive, `YYYY-MM-DD`), days without any left out (the console's overview chart). */
+  'apps.messageCounts': { request: { appId: string; fromDay: string; toDay: string }; reply: { data: MessageDayCount[] } };
+}
+
+/** Messages of one app that reached each status on one UTC day (each status a message reached counts once, on the day it reached it). */
+export interface MessageDayCount {
+  day: string;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
 }

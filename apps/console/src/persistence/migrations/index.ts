@@ -7,7 +7,6 @@ import { Migration20261127000500ConsoleBoundedInbox } from './migration-20261127
 import { Migration20261130000600ConsoleInvitationsEnd } from './migration-20261130-0006-invitations-end';
 import { Migration20261204000700ConsoleSignInQueue } from './migration-20261204-0007-sign-in-queue';
 import { Migration20261204000800ConsoleEventTableOutbox } from './migration-20261204-0008-event-table-outbox';
-import { Migration20261205000900ConsoleMessageDailyCounts } from './migration-20261205-0009-message-daily-counts';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const consoleMigrations: MigrationObject[] = [
@@ -19,5 +18,4 @@ export const consoleMigrations: MigrationObject[] = [
   { name: 'Migration20261130000600ConsoleInvitationsEnd', class: Migration20261130000600ConsoleInvitationsEnd },
   { name: 'Migration20261204000700ConsoleSignInQueue', class: Migration20261204000700ConsoleSignInQueue },
   { name: 'Migration20261204000800ConsoleEventTableOutbox', class: Migration20261204000800ConsoleEventTableOutbox },
-  { name: 'Migration20261205000900ConsoleMessageDailyCounts', class: Migration20261205000900ConsoleMessageDailyCounts },
 ];

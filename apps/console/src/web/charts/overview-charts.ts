@@ -1,18 +1,9 @@
-import type { DeliveryDayCount } from '#platform/contracts';
+import type { DeliveryDayCount, MessageDayCount } from '#platform/contracts';
 import { html, type SafeHtml } from '../html';
 import { barChart, legend, type BarSeries } from './bar-chart';
 
 // The tables name their roles: at phone width their rows stack (display: block), which would
 // otherwise take table semantics from assistive technology.
-
-/** An app's messages on one UTC day by the status they reached (console.message_daily_counts). */
-export interface MessageDayCount {
-  day: string;
-  sent: number;
-  delivered: number;
-  read: number;
-  failed: number;
-}
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -7,6 +7,7 @@ import { Migration20261122000500SendRequestExpiry } from './migration-20261122-0
 import { Migration20261127000600MessagingBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261127000700DailyCountQuota } from './migration-20261127-0007-daily-count-quota';
 import { Migration20261204000800MessagingEventTableOutbox } from './migration-20261204-0008-event-table-outbox';
+import { Migration20261205000900MessageDailyCounts } from './migration-20261205-0009-message-daily-counts';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261127000600MessagingBoundedInbox', class: Migration20261127000600MessagingBoundedInbox },
   { name: 'Migration20261127000700DailyCountQuota', class: Migration20261127000700DailyCountQuota },
   { name: 'Migration20261204000800MessagingEventTableOutbox', class: Migration20261204000800MessagingEventTableOutbox },
+  { name: 'Migration20261205000900MessageDailyCounts', class: Migration20261205000900MessageDailyCounts },
 ];

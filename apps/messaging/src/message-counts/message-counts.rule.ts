@@ -1,4 +1,14 @@
-import type { DomainEvent } from '#platform/contracts';
+/** What the counts need of an event: its type, its app and the UTC day it occurred on (`YYYY-MM-DD`). */
+export interface CountableEvent {
+  type: string;
+  appId: string | null;
+  day: string;
+}
+
+/** An event's UTC day, from its ISO 8601 time. */
+export function utcDayOf(occurredAt: string): string {
+  return new Date(occurredAt).toISOString().slice(0, 10);
+}
 
 /** The statuses the overview counts per day (message.status's values). */
 export const COUNTED_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
@@ -17,10 +27,10 @@ export const COUNTED_EVENT_TYPES = Object.keys(STATUS_OF);
  * a delivery receipt counts as read only; accepted (never handed over) and received (inbound)
  * messages are not counted. null: nothing to count.
  */
-export function countedStatus(event: Pick<DomainEvent, 'type' | 'appId' | 'occurredAt'>): { appId: string; day: string; status: CountedStatus } | null {
+export function countedStatus(event: CountableEvent): { appId: string; day: string; status: CountedStatus } | null {
   const status = STATUS_OF[event.type];
   if (!status || !event.appId) return null;
-  return { appId: event.appId, day: new Date(event.occurredAt).toISOString().slice(0, 10), status };
+  return { appId: event.appId, day: event.day, status };
 }
 
 /** What a slice of events adds to one app's day, per status. */
@@ -37,7 +47,7 @@ export interface DayCounts {
  * The counts of many events summed per app and day, sorted by app and day: written in that order,
  * two writers adding to the same days lock them in one order and never deadlock.
  */
-export function dayCounts(events: Pick<DomainEvent, 'type' | 'appId' | 'occurredAt'>[]): DayCounts[] {
+export function dayCounts(events: CountableEvent[]): DayCounts[] {
   const byDay = new Map<string, DayCounts>();
   for (const event of events) {
     const counted = countedStatus(event);
@@ -48,4 +58,9 @@ export function dayCounts(events: Pick<DomainEvent, 'type' | 'appId' | 'occurred
     byDay.set(key, row);
   }
   return [...byDay.values()].sort((a, b) => (a.appId === b.appId ? a.day.localeCompare(b.day) : a.appId.localeCompare(b.appId)));
+}
+
+/** Two counts of one app's day, added. */
+export function addCounts(a: DayCounts, b: DayCounts): DayCounts {
+  return { appId: a.appId, day: a.day, sent: a.sent + b.sent, delivered: a.delivered + b.delivered, read: a.read + b.read, failed: a.failed + b.failed };
 }

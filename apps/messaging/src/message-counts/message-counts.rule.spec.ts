@@ -1,6 +1,6 @@
-import { countedStatus, dayCounts } from './message-counts.rule';
+import { countedStatus, dayCounts, utcDayOf } from './message-counts.rule';
 
-const at = (type: string, occurredAt = '2026-12-05T23:59:59.999Z', appId: string | null = 'app_1') => ({ type, appId, occurredAt });
+const at = (type: string, occurredAt = '2026-12-05T23:59:59.999Z', appId: string | null = 'app_1') => ({ type, appId, day: utcDayOf(occurredAt) });
 
 describe('messages per UTC day by status', () => {
   it('counts a message in each status it reached, on the UTC day of the event that moved it there', () => {
