@@ -90,9 +90,25 @@ export function derivedUuidv7(nowMs: number, seed: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Request id: `req_` + 24 base62 chars (architecture section 3). */
-export function newRequestId(): string {
-  return ID_PREFIX.request + randomBase62(24);
+/** Base62 characters of a request id's time: millisecond times until the year 8000 fit. */
+const REQUEST_TIME_CHARS = 8;
+
+/**
+ * Request id: `req_` + 24 base62 chars (architecture section 3): the first 8 the millisecond it was
+ * made (so the request log finds a request by its id alone, and ids sort by time), the other 16 random.
+ */
+export function newRequestId(nowMs: number = Date.now()): string {
+  let time = '';
+  for (let n = Math.floor(nowMs), i = 0; i < REQUEST_TIME_CHARS; i++, n = Math.floor(n / 62)) time = BASE62[n % 62] + time;
+  return ID_PREFIX.request + time + randomBase62(24 - REQUEST_TIME_CHARS);
+}
+
+/** The millisecond a request id was made (newRequestId), or null when it is not one of those. */
+export function requestIdTimeMs(requestId: string): number | null {
+  if (!/^req_[0-9A-Za-z]{24}$/.test(requestId)) return null;
+  let ms = 0;
+  for (const char of requestId.slice(4, 4 + REQUEST_TIME_CHARS)) ms = ms * 62 + BASE62.indexOf(char);
+  return ms;
 }
 
 export const APP_USER_ID_PATTERN = /^u_[0-9A-Za-z]{22}$/;

@@ -23,7 +23,10 @@ async function consoleApp(owner: string, displayName: string): Promise<TestApp &
 }
 
 const rowsOf = async (requestIds: string[]) =>
-  queryDatabase<{ request_id: string; app_id: string }>(`select request_id, app_id from gateway.request_log where request_id = any($1)`, [requestIds]);
+  queryDatabase<{ request_id: string; app_id: string }>(
+    `select e.request_id, b.app_id from gateway.request_log_batches b, json_to_recordset(b.entries) as e(request_id text) where e.request_id = any($1)`,
+    [requestIds],
+  );
 
 /** The request ids a list page shows, in its order. */
 const listed = (body: string) => [...body.matchAll(/<a href="\/apps\/[^/]+\/requests\/(req_[A-Za-z0-9]+)"/g)].map((m) => m[1]);

@@ -8,7 +8,7 @@ const MAX_LOGGED_MESSAGE = 512;
 const MAX_LOGGED_DETAIL_TEXT = 200;
 
 /**
- * One row of `gateway.request_log` (docs/adr/0216-request-log-off-the-request-path.md): what a
+ * One entry of the request log (docs/adr/0216-request-log-off-the-request-path.md): what a
  * request was and what came of it, never its body, a success body, its key or a secret.
  */
 export interface RequestLogRow {

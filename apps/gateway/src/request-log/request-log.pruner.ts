@@ -5,5 +5,5 @@ import { REQUEST_LOG_RETENTION_MS } from './request-log.sql';
 export class RequestLogPruner extends Pruner({
   name: 'request log retention',
   everyMs: 10 * 60 * 1000,
-  tables: [{ table: 'gateway.request_log', column: 'at', keepMs: REQUEST_LOG_RETENTION_MS }],
+  tables: [{ table: 'gateway.request_log_batches', column: 'last_at', keepMs: REQUEST_LOG_RETENTION_MS }],
 }) {}

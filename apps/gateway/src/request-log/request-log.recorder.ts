@@ -19,7 +19,7 @@ export const REQUEST_LOG_DEFAULTS: RequestLogSettings = { capacity: 20_000, batc
 
 /**
  * The gateway's request log (docs/adr/0216-request-log-off-the-request-path.md): a finished request
- * becomes a row pushed into a bounded buffer, written to `gateway.request_log` in batches every
+ * becomes a row pushed into a bounded buffer, written to `gateway.request_log_batches` every
  * `flushEveryMs` or `batchSize` rows. A request never waits for it and never fails by it; what does
  * not fit, or whose write fails, is counted in `gateway_request_log_dropped_total{reason}`.
  */

@@ -5,7 +5,7 @@ import { RpcDispatcher } from '#platform/kafka';
 import { runStatement } from '#platform/postgres';
 import { isoTime, ServiceRuntime } from '#platform/service-kit';
 import { encodeRequestLogCursor, parseGetRequestLogCall, parseListRequestLogCall } from './request-log.query';
-import { getRequestLogStatement, listRequestLogStatement, type RequestLogDbRow } from './request-log.sql';
+import { getRequestLogStatement, LAST_REQUEST_ID, listRequestLogStatement, requestLogEdgeStatement, type RequestLogDbRow } from './request-log.sql';
 
 /** The developer console's way to an app's request log: requests.list and requests.get, always for one app. */
 @Injectable()
@@ -24,15 +24,21 @@ export class RequestLogRpc implements OnModuleInit {
 
   async list(p: unknown): Promise<RequestLogPage> {
     const { call, cursor } = parseListRequestLogCall(p);
-    const rows = await runStatement<RequestLogDbRow>(this.runtime.em(), listRequestLogStatement(call, cursor, this.runtime.clock.nowMs()));
+    const nowMs = this.runtime.clock.nowMs();
+    const [edgeRow] = await runStatement<{ last_at: Date | string }>(this.runtime.em(), requestLogEdgeStatement(call, cursor, nowMs));
+    const edge = edgeRow ? new Date(edgeRow.last_at) : null;
+    const rows = await runStatement<RequestLogDbRow>(this.runtime.em(), listRequestLogStatement(call, cursor, nowMs, edge));
     const page = rows.slice(0, call.limit).map(entryOf);
     const last = page[page.length - 1];
-    return { data: page, nextCursor: rows.length > call.limit ? encodeRequestLogCursor({ at: last.at, requestId: last.requestId }) : null };
+    // A full page goes on after its last row; a page that read only some of the batches, from the newest time the others may hold.
+    const next = rows.length > call.limit ? { at: last.at, requestId: last.requestId } : edge ? { at: edge.toISOString(), requestId: LAST_REQUEST_ID } : null;
+    return { data: page, nextCursor: next && encodeRequestLogCursor(next) };
   }
 
   async get(p: unknown): Promise<RequestLogDetail> {
     const { appId, requestId } = parseGetRequestLogCall(p);
-    const [row] = await runStatement<RequestLogDbRow>(this.runtime.em(), getRequestLogStatement(appId, requestId, this.runtime.clock.nowMs()));
+    const statement = getRequestLogStatement(appId, requestId, this.runtime.clock.nowMs());
+    const [row] = statement ? await runStatement<RequestLogDbRow>(this.runtime.em(), statement) : [];
     if (!row) throw new DomainError('not_found', 'No such request in the last 7 days.');
     return { ...entryOf(row), errorEnvelope: (row.error_envelope ?? null) as RequestLogDetail['errorEnvelope'] };
   }

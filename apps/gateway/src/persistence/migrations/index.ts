@@ -7,6 +7,7 @@ import { Migration20261124000500GatewayRateBuckets } from './migration-20261124-
 import { Migration20261127000600GatewayBoundedInbox } from './migration-20261127-0006-bounded-inbox';
 import { Migration20261204000700GatewayEventTableOutbox } from './migration-20261204-0007-event-table-outbox';
 import { Migration20261205000800GatewayRequestLog } from './migration-20261205-0008-request-log';
+import { Migration20261205000900GatewayRequestLogBatches } from './migration-20261205-0009-request-log-batches';
 
 export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261122000100GatewayInit', class: Migration20261122000100GatewayInit },
@@ -17,4 +18,5 @@ export const gatewayMigrations: MigrationObject[] = [
   { name: 'Migration20261127000600GatewayBoundedInbox', class: Migration20261127000600GatewayBoundedInbox },
   { name: 'Migration20261204000700GatewayEventTableOutbox', class: Migration20261204000700GatewayEventTableOutbox },
   { name: 'Migration20261205000800GatewayRequestLog', class: Migration20261205000800GatewayRequestLog },
+  { name: 'Migration20261205000900GatewayRequestLogBatches', class: Migration20261205000900GatewayRequestLogBatches },
 ];
