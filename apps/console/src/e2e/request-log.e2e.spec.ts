@@ -24,7 +24,7 @@ async function consoleApp(owner: string, displayName: string): Promise<TestApp &
 
 const rowsOf = async (requestIds: string[]) =>
   queryDatabase<{ request_id: string; app_id: string }>(
-    `select e.request_id, b.app_id from gateway.request_log_batches b, json_to_recordset(b.entries) as e(request_id text) where e.request_id = any($1)`,
+    `select x.v->>0 as request_id, b.app_id from gateway.request_log_batches b, json_array_elements(b.entries) as x(v) where x.v->>0 = any($1)`,
     [requestIds],
   );
 

@@ -127,10 +127,11 @@ describe('request log queries', () => {
       ['app_2', 1],
       ['app_1', 1],
     ]);
-    expect(batches[0]).toMatchObject({ first_at: '2026-12-07T12:00:00.000Z', last_at: '2026-12-07T12:00:00.007Z', first_id_ms: at, last_id_ms: at + 5 });
-    expect(batches[0].entries.map((e: { request_id: string }) => e.request_id)).toEqual([row.requestId, second.requestId]);
-    expect(batches[0].entries[0].error_envelope.error.details[0].field).toBe('a\uFFFD\uFFFD');
-    expect(batches[0].entries[0].path).toBe('/platform/v1/messages\uFFFD');
-    expect(batches[0].entries[1].error_envelope).toBeNull();
+    expect(batches[0]).toMatchObject({ first_at: at, last_at: at + 7, first_id_ms: at, last_id_ms: at + 5 });
+    // Each entry an array: request id, time, method, path, status, error code, key prefix, duration, envelope.
+    expect(batches[0].entries.map((e: unknown[]) => e[0])).toEqual([row.requestId, second.requestId]);
+    expect(batches[0].entries[0].slice(1, 8)).toEqual([at, 'POST', '/platform/v1/messages\uFFFD', 400, 'invalid_request', 'qk_sb_AbCd', 1.5]);
+    expect(batches[0].entries[0][8].error.details[0].field).toBe('a\uFFFD\uFFFD');
+    expect(batches[0].entries[1][8]).toBeNull();
   });
 });
