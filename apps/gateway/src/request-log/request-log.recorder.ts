@@ -15,7 +15,7 @@ export interface RequestLogSettings {
   flushEveryMs: number;
 }
 
-export const REQUEST_LOG_DEFAULTS: RequestLogSettings = { capacity: 20_000, batchSize: 500, flushEveryMs: 200 };
+export const REQUEST_LOG_DEFAULTS: RequestLogSettings = { capacity: 20_000, batchSize: 2_000, flushEveryMs: 200 };
 
 /**
  * The gateway's request log (docs/adr/0216-request-log-off-the-request-path.md): a finished request
