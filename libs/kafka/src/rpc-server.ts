@@ -1,3 +1,6 @@
+// Over 300 lines because the request/reply server is one lifecycle: taking a fetched batch, queueing
+// each request fairly per app, answering it on Nest's wire and draining on close share the same
+// per-request state; split up, each part would reach into the others'.
 import { KafkaContext, KafkaHeaders, ServerKafka, type KafkaOptions } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { isObservable, lastValueFrom } from 'rxjs';

@@ -18,6 +18,7 @@ export * from './poll-until';
 export * from './wait-for-applied';
 export * from './background-job';
 export * from './row-values';
+export * from './utc-day-range';
 export * from './secret-key-ring';
 export * from './production-secrets';
 export * from './client-address';

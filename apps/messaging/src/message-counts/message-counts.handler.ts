@@ -1,12 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { MessageDayCount } from '#platform/contracts';
-import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { runStatement } from '#platform/postgres';
-import { ServiceRuntime } from '#platform/service-kit';
+import { ServiceRuntime, utcDayRange } from '#platform/service-kit';
 import { dayCountsStatement } from './message-counts.sql';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The longest range of days one call reads (the console asks for 30). */
 const MAX_DAYS = 92;
 
@@ -23,10 +21,7 @@ export class MessageCountsHandler implements OnModuleInit {
   }
 
   async counts(appId: string, fromDay: string, toDay: string): Promise<{ data: MessageDayCount[] }> {
-    const days = DAY.test(fromDay) && DAY.test(toDay) ? (Date.parse(`${toDay}T00:00:00Z`) - Date.parse(`${fromDay}T00:00:00Z`)) / 86_400_000 : NaN;
-    if (!(days >= 0 && days < MAX_DAYS)) {
-      throw DomainError.invalid([{ field: 'fromDay', issue: `must be a UTC day (YYYY-MM-DD) at most ${MAX_DAYS} days before toDay` }]);
-    }
+    utcDayRange(fromDay, toDay, MAX_DAYS);
     const rows = await runStatement<MessageDayCount>(this.runtime.em(), dayCountsStatement(appId, fromDay, toDay));
     return { data: rows.map((r) => ({ day: r.day, sent: Number(r.sent), delivered: Number(r.delivered), read: Number(r.read), failed: Number(r.failed) })) };
   }

@@ -1,13 +1,11 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { DeliveryDayCount, EndpointHealthSummary } from '#platform/contracts';
-import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { runStatement } from '#platform/postgres';
-import { ServiceRuntime } from '#platform/service-kit';
+import { ServiceRuntime, utcDayRange } from '#platform/service-kit';
 import { countsPerDay, endpointHealth, hourOf } from './delivery-counts.rule';
 import { appHoursStatement, appOutcomesPerHourStatement, hourCounts, type HourCountsRow } from './delivery-counts.sql';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const HOUR_MS = 3_600_000;
 /** The longest range of days one call reads (the console asks for 30). */
 const MAX_DAYS = 92;
@@ -28,12 +26,7 @@ export class DeliveryCountsHandler implements OnModuleInit {
   }
 
   async dailyCounts(appId: string, fromDay: string, toDay: string): Promise<{ data: DeliveryDayCount[] }> {
-    const from = DAY.test(fromDay) ? new Date(`${fromDay}T00:00:00Z`) : new Date(NaN);
-    const to = DAY.test(toDay) ? new Date(`${toDay}T00:00:00Z`) : new Date(NaN);
-    const days = (to.getTime() - from.getTime()) / (24 * HOUR_MS);
-    if (!(days >= 0 && days < MAX_DAYS)) {
-      throw DomainError.invalid([{ field: 'fromDay', issue: `must be a UTC day (YYYY-MM-DD) at most ${MAX_DAYS} days before toDay` }]);
-    }
+    const { from, to } = utcDayRange(fromDay, toDay, MAX_DAYS);
     const rows = await runStatement<{ hour: Date; delivered: number; delivered_first_attempt: number; failed: number }>(
       this.runtime.em(),
       appOutcomesPerHourStatement(appId, from, new Date(to.getTime() + 24 * HOUR_MS)),

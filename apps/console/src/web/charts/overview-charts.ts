@@ -27,6 +27,27 @@ export function share(part: number, whole: number): string {
 
 const num = (n: number) => n.toLocaleString('en-GB');
 
+/** A chart's numbers: a row per day (its header cell), a cell per column, each labelled for the stacked phone layout. */
+function dayTable(columns: string[], rows: { day: string; cells: string[] }[]): SafeHtml {
+  return html`<table class="stack" role="table">
+    <thead role="rowgroup">
+      <tr role="row">
+        <th scope="col" role="columnheader">Day (UTC)</th>
+        ${columns.map((c) => html`<th scope="col" role="columnheader">${c}</th> `)}
+      </tr>
+    </thead>
+    <tbody role="rowgroup">
+      ${rows.map(
+        (r) =>
+          html`<tr role="row">
+            <th scope="row" role="rowheader" data-label="Day (UTC)">${r.day}</th>
+            ${r.cells.map((cell, i) => html`<td role="cell" data-label="${columns[i]}">${cell}</td> `)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
 /** Messages per day by status for `days`: the chart, its legend, and the same numbers in a table. */
 export function messagesFigure(days: string[], counts: MessageDayCount[]): SafeHtml {
   const byDay = new Map(counts.map((c) => [c.day, c]));
@@ -43,29 +64,10 @@ export function messagesFigure(days: string[], counts: MessageDayCount[]): SafeH
   return html`<figure aria-labelledby="messages-caption">
     <figcaption id="messages-caption">Messages per day by status, last ${days.length} UTC days (${num(total)} sent)</figcaption>
     ${barChart(chart)} ${legend(chart)}
-    <table class="stack" role="table">
-      <thead role="rowgroup">
-        <tr role="row">
-          <th scope="col" role="columnheader">Day (UTC)</th>
-          <th scope="col" role="columnheader">Sent</th>
-          <th scope="col" role="columnheader">Delivered</th>
-          <th scope="col" role="columnheader">Read</th>
-          <th scope="col" role="columnheader">Failed</th>
-        </tr>
-      </thead>
-      <tbody role="rowgroup">
-        ${rows.map(
-          (r) =>
-            html`<tr role="row">
-              <th scope="row" role="rowheader" data-label="Day (UTC)">${r.day}</th>
-              <td role="cell" data-label="Sent">${num(r.sent)}</td>
-              <td role="cell" data-label="Delivered">${num(r.delivered)}</td>
-              <td role="cell" data-label="Read">${num(r.read)}</td>
-              <td role="cell" data-label="Failed">${num(r.failed)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${dayTable(
+      ['Sent', 'Delivered', 'Read', 'Failed'],
+      rows.map((r) => ({ day: r.day, cells: [num(r.sent), num(r.delivered), num(r.read), num(r.failed)] })),
+    )}
   </figure>`;
 }
 
@@ -88,26 +90,9 @@ export function deliveriesFigure(days: string[], counts: DeliveryDayCount[]): Sa
       Webhook deliveries per day, last ${days.length} UTC days (${num(delivered)} delivered, ${share(first, delivered)} of them at the first attempt)
     </figcaption>
     ${barChart(chart)} ${legend(chart)}
-    <table class="stack" role="table">
-      <thead role="rowgroup">
-        <tr role="row">
-          <th scope="col" role="columnheader">Day (UTC)</th>
-          <th scope="col" role="columnheader">Delivered</th>
-          <th scope="col" role="columnheader">Failed</th>
-          <th scope="col" role="columnheader">Delivered at the first attempt</th>
-        </tr>
-      </thead>
-      <tbody role="rowgroup">
-        ${rows.map(
-          (r) =>
-            html`<tr role="row">
-              <th scope="row" role="rowheader" data-label="Day (UTC)">${r.day}</th>
-              <td role="cell" data-label="Delivered">${num(r.delivered)}</td>
-              <td role="cell" data-label="Failed">${num(r.failed)}</td>
-              <td role="cell" data-label="Delivered at the first attempt">${share(r.deliveredFirstAttempt, r.delivered)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${dayTable(
+      ['Delivered', 'Failed', 'Delivered at the first attempt'],
+      rows.map((r) => ({ day: r.day, cells: [num(r.delivered), num(r.failed), share(r.deliveredFirstAttempt, r.delivered)] })),
+    )}
   </figure>`;
 }
