@@ -1,6 +1,6 @@
 /**
  * `npm test`: type-check, lint, build (with the OpenAPI document, which must be committed as built, and
- * its lint), then every Jest test (unit, integration, e2e) against the real
+ * its lint) and the unit tests, in two lanes at once; then the integration and e2e tests against the real
  * Kafka, Postgres and S3Proxy, which are started when missing. A dev stack from `npm start` is
  * stopped first: it shares the Kafka topics and consumer groups with the test stack. Missing
  * infrastructure starts while the checks run, and what this run started is stopped at its end, pass or
@@ -31,42 +31,74 @@ async function finish(status) {
   process.exit(status);
 }
 
-async function run(label, command, args) {
+/**
+ * Runs one command; with `buffered`, its output is held and printed whole when it ends, so that two
+ * lanes running at once do not interleave their lines. Resolves to its exit status.
+ */
+async function run(label, command, args, { buffered = false } = {}) {
   const started = Date.now();
-  process.stdout.write(`\n== ${label}\n`);
-  // Asynchronous, so the infrastructure's start goes on while a check runs.
+  if (!buffered) process.stdout.write(`\n== ${label}\n`);
+  const chunks = [];
+  // Asynchronous, so the infrastructure's start and the other lane go on while a check runs.
   const status = await new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
+    const child = spawn(command, args, { cwd: ROOT, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: process.env });
+    if (buffered) {
+      child.stdout.on('data', (chunk) => chunks.push(chunk));
+      child.stderr.on('data', (chunk) => chunks.push(chunk));
+    }
     child.on('error', () => resolve(1));
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
+  if (buffered) process.stdout.write(`\n== ${label}\n${Buffer.concat(chunks).toString('utf8')}`);
   process.stdout.write(`== ${label}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  if (status !== 0) await finish(status);
+  return status;
+}
+
+/** Runs steps one after another, stopping at the first that fails; resolves to its status. */
+async function lane(steps) {
+  for (const step of steps) {
+    const status = await step();
+    if (status !== 0) return status;
+  }
+  return 0;
 }
 
 const bin = (name) => path.join(ROOT, 'node_modules/.bin', name);
-if (await stopRecordedStack('dev')) process.stdout.write('stopped the running dev stack (npm start) first\n');
-await run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
-await run("type-check of the tools' scripts", bin('tsc'), ['-p', 'tsconfig.tools.json']);
-await run('lint', bin('eslint'), ['.']);
-// Everything but what .prettierignore names (build output, generated files, hand-written Markdown).
-await run('format', bin('prettier'), ['--check', '.']);
-const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
-const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
-// The build `npm run build` and `npm start` run: the compile, the API document and the reference renderer.
-await run('build', process.execPath, ['tools/build/build.mjs']);
-if (fs.readFileSync(DOCUMENT, 'utf8') !== documentBefore) {
-  process.stdout.write('docs/openapi.json was out of date with the code; the build rewrote it: commit it.\n');
-  await finish(1);
-}
-// Redocly's recommended rules; no network: its telemetry and update check are off.
+// Arguments after `npm test --` go to both Jest runs; a path that only one of them holds is no failure.
+const jestArgs = [...process.argv.slice(2), '--passWithNoTests'];
 process.env.REDOCLY_TELEMETRY = 'off';
 process.env.REDOCLY_SUPPRESS_UPDATE_NOTICE = 'true';
-await run('OpenAPI lint', bin('redocly'), ['lint', 'docs/openapi.json', '--format=summary']);
+if (await stopRecordedStack('dev')) process.stdout.write('stopped the running dev stack (npm start) first\n');
+const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
+const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
+// Two lanes at once, one per core, each single-threaded: the compile and the API document (which the
+// integration tests need), then the format check; the lint, then the unit tests (pure, no stack).
+const [compiled, linted] = await Promise.all([
+  lane([
+    () => run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { buffered: true }),
+    () => run("type-check of the tools' scripts", bin('tsc'), ['-p', 'tsconfig.tools.json'], { buffered: true }),
+    // The build `npm run build` and `npm start` run: the compile, the API document and the reference renderer.
+    () => run('build', process.execPath, ['tools/build/build.mjs'], { buffered: true }),
+    () => {
+      if (fs.readFileSync(DOCUMENT, 'utf8') === documentBefore) return 0;
+      process.stdout.write('docs/openapi.json was out of date with the code; the build rewrote it: commit it.\n');
+      return 1;
+    },
+    // Redocly's recommended rules; no network: its telemetry and update check are off (set above).
+    () => run('OpenAPI lint', bin('redocly'), ['lint', 'docs/openapi.json', '--format=summary'], { buffered: true }),
+    // Everything but what .prettierignore names (build output, generated files, hand-written Markdown).
+    () => run('format', bin('prettier'), ['--check', '.'], { buffered: true }),
+  ]),
+  lane([
+    () => run('lint', bin('eslint'), ['.'], { buffered: true }),
+    () => run('jest: unit tests', bin('jest'), ['--selectProjects', 'unit', '--maxWorkers', '1', ...jestArgs], { buffered: true }),
+  ]),
+]);
+if (compiled !== 0 || linted !== 0) await finish(1);
 const infra = await infraStarting;
 if (infra.error) {
   process.stdout.write(`\nthe infrastructure did not start: ${infra.error.message ?? infra.error}\n`);
   await finish(1);
 }
-await run('jest', bin('jest'), ['--runInBand', ...process.argv.slice(2)]);
+if ((await run('jest: integration and e2e tests', bin('jest'), ['--selectProjects', 'integration', '--runInBand', ...jestArgs])) !== 0) await finish(1);
 await finish(0);
