@@ -81,6 +81,7 @@ export interface MessageReceived {
     replyTo: string | null;
   };
 }
+/** The Message aggregate's events; the Template aggregate's share `messaging.events` (template.events.ts). */
 export type MessagingEvent = MessageAccepted | MessageSent | MessageDelivered | MessageRead | MessageFailed | MessageReceived;
 
 const statusData = {
