@@ -10,6 +10,7 @@ export * from './ids';
 export * from './random-pool';
 export * from './media';
 export * from './templates';
+export * from './template.render';
 export * from './events';
 export * from './webhooks';
 export * from './idempotency';
