@@ -21,6 +21,7 @@ import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
 import { InvitationLinkController } from './web/invitation-link.controller';
 import { MembersController } from './web/members.controller';
 import { RequestLogController } from './web/request-log.controller';
+import { TemplatesController } from './web/templates.controller';
 import { WebhookDeliveriesController } from './web/webhook-deliveries.controller';
 import { WebhooksController } from './web/webhooks.controller';
 
@@ -43,6 +44,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       AppDataController,
       BusinessProfileController,
       RequestLogController,
+      TemplatesController,
     ],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },

@@ -8,6 +8,7 @@ import { QuotaUsageHandler } from './quota-usage/quota-usage.handler';
 import { MessageCountsHandler } from './message-counts/message-counts.handler';
 import { SendMessageHandler } from './send-message/send-message.handler';
 import { SendRequestPruner } from './send-message/send-request.pruner';
+import { TemplateHandler } from './templates/template.handler';
 
 @Module({
   providers: [
@@ -19,6 +20,7 @@ import { SendRequestPruner } from './send-message/send-request.pruner';
     MessageCountsHandler,
     MessageExpirySweeper,
     SendRequestPruner,
+    TemplateHandler,
   ],
 })
 export class MessagingModule {}

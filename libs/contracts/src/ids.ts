@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   user: 'usr_',
   key: 'key_',
   request: 'req_',
+  template: 'tpl_',
 } as const;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -9,6 +9,8 @@ export * from './rpc-operations';
 export * from './ids';
 export * from './random-pool';
 export * from './media';
+export * from './templates';
+export * from './template.render';
 export * from './events';
 export * from './webhooks';
 export * from './idempotency';

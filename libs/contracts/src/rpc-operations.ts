@@ -17,6 +17,7 @@ import type { ConsentOperations } from './rpc/consent.operations';
 import type { WebhooksOperations } from './rpc/webhooks.operations';
 import type { ChatSimOperations } from './rpc/chat-sim.operations';
 import type { GatewayOperations } from './rpc/gateway.operations';
+import type { TemplateOperations } from './rpc/template.operations';
 
 export * from './rpc/common.operations';
 export * from './rpc/messaging.operations';
@@ -26,10 +27,11 @@ export * from './rpc/consent.operations';
 export * from './rpc/webhooks.operations';
 export * from './rpc/chat-sim.operations';
 export * from './rpc/gateway.operations';
+export * from './rpc/template.operations';
 
 /** Each service's operations, by the service's name in RPC_SERVICES. */
 export interface RpcOperations {
-  messaging: MessagingOperations & CommonOperations;
+  messaging: MessagingOperations & TemplateOperations & CommonOperations;
   consent: ConsentOperations & CommonOperations;
   media: MediaOperations & CommonOperations;
   profile: ProfileOperations & CommonOperations;
@@ -66,6 +68,13 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'apps.awaitVersion': true,
       'apps.quotaUsed': true,
       'apps.messageCounts': true,
+      // Message templates (architecture section 13).
+      'templates.create': true,
+      'templates.list': true,
+      'templates.get': true,
+      'templates.update': true,
+      'templates.delete': true,
+      'templates.review': true,
     },
     media: { ...common, 'media.create': true, 'media.get': true, 'media.prepare': true },
     profile: {

@@ -2,13 +2,20 @@ import type { AppStatus } from './app-status';
 import type { ErrorCode } from './error-codes';
 import type { ConsentReason, ConsentSource, ConsentStatus } from './events/consent.events';
 import type { MessageFailureReason, MessageMediaFile } from './events/messaging.events';
+import type { TemplateStatus } from './templates';
 
 /** The public event types (spec, Events): what an endpoint can subscribe to. */
-export const PUBLIC_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed', 'webhook.test'] as const;
+export const PUBLIC_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed', 'template.status', 'webhook.test'] as const;
 export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 
 /** The types `platformctl listen` can receive: all but webhook.test, which goes to one endpoint only. */
-export const LISTEN_EVENT_TYPES = ['message.received', 'message.status', 'consent.updated', 'app.status_changed'] as const satisfies readonly PublicEventType[];
+export const LISTEN_EVENT_TYPES = [
+  'message.received',
+  'message.status',
+  'consent.updated',
+  'app.status_changed',
+  'template.status',
+] as const satisfies readonly PublicEventType[];
 export type ListenEventType = (typeof LISTEN_EVENT_TYPES)[number];
 
 /** Limits and timings of webhooks (spec Limits, architecture section 6 and D20–D26). */
@@ -83,6 +90,8 @@ export interface PublicEventData {
   };
   'consent.updated': { appUserId: string; status: ConsentStatus; source?: ConsentSource; ref?: string; reason?: ConsentReason };
   'app.status_changed': { status: AppStatus; previousStatus: AppStatus; reason?: string };
+  /** A template version was submitted, approved or rejected (architecture section 13); `reason` is the reviewer's, when given. */
+  'template.status': { id: string; name: string; language: string; status: TemplateStatus; reason?: string; version: number };
   /** D26. */
   'webhook.test': { message: string; subscriptionId: string; nonce: string };
 }

@@ -77,11 +77,19 @@ export type ErrorCode = Schemas['ErrorCode'];
 /** The error families (invalid_request_error, rate_limit_error, ...). */
 export type ErrorType = ErrorEnvelope['error']['type'];
 
+/** Message templates: the resource, a page of them, and the create and change bodies. */
+export type Template = Schemas['Template'];
+export type TemplatePage = Schemas['TemplatePage'];
+export type CreateTemplateRequest = Schemas['CreateTemplateRequest'];
+export type UpdateTemplateRequest = Schemas['UpdateTemplateRequest'];
+export type TemplateListParams = NonNullable<operations['listTemplates']['parameters']['query']>;
+
 /** Webhook event payloads, as delivered to an endpoint. */
 export type MessageReceivedEvent = Schemas['MessageReceivedEvent'];
 export type MessageStatusEvent = Schemas['MessageStatusEvent'];
 export type ConsentUpdatedEvent = Schemas['ConsentUpdatedEvent'];
 export type AppStatusChangedEvent = Schemas['AppStatusChangedEvent'];
+export type TemplateStatusEvent = Schemas['TemplateStatusEvent'];
 export type WebhookTestEvent = Schemas['WebhookTestEvent'];
 /** Any event a webhook delivery can carry; narrow on `type`. */
 export type WebhookEvent = Schemas['WebhookEvent'];

@@ -111,6 +111,39 @@ describe('PlatformClient requests', () => {
     await expect(client.webhooks.delete('we_1')).resolves.toBeUndefined();
   });
 
+  it('maps the template calls and sends a template message', async () => {
+    const page = { data: [], nextCursor: null };
+    const { client, calls } = clientWith([
+      { status: 201, json: {} },
+      { status: 200, json: page },
+      { status: 200, json: {} },
+      { status: 200, json: {} },
+      { status: 204 },
+      { status: 202, json: { ...ACCEPTED, type: 'template' } },
+    ]);
+    const components = { body: { text: 'Hi {{name}}' } };
+    await client.templates.create({ name: 'hello', language: 'en', category: 'utility', components, examples: { name: 'Ann' } });
+    await client.templates.list({ status: 'approved', language: 'en_US', limit: 5 });
+    await client.templates.get('tpl_1/x');
+    await client.templates.update('tpl_1', { category: 'marketing' });
+    await client.templates.delete('tpl_1');
+    const sent = await client.messages.send({
+      to: { appUserId: APP_USER },
+      type: 'template',
+      template: { name: 'hello', language: 'en', variables: { name: 'Ann' } },
+    });
+    expect(sent.type).toBe('template');
+    expect(calls.map((c) => `${c.method} ${c.url.slice(BASE.length)}`)).toEqual([
+      'POST /templates',
+      'GET /templates?status=approved&language=en_US&limit=5',
+      'GET /templates/tpl_1%2Fx',
+      'PATCH /templates/tpl_1',
+      'DELETE /templates/tpl_1',
+      'POST /messages',
+    ]);
+    expect(JSON.parse(String(calls[5].body))).toMatchObject({ type: 'template', template: { name: 'hello', language: 'en', variables: { name: 'Ann' } } });
+  });
+
   it('keeps the package version and the User-Agent in step', () => expect(SDK_VERSION).toBe(sdkPackage.version));
 });
 

@@ -8,6 +8,7 @@ import {
   UsersResource,
   WebhookDeliveriesResource,
   WebhooksResource,
+  TemplatesResource,
 } from './platform-resources';
 import { RequestSender, type ApiResult, type FetchLike, type RequestOptions } from './request-sender';
 import { DEFAULT_RETRY_SETTINGS } from './retry-policy';
@@ -56,6 +57,8 @@ export class PlatformClient {
   readonly webhooks: WebhooksResource;
   /** /webhook-deliveries (paged) and replays. */
   readonly webhookDeliveries: WebhookDeliveriesResource;
+  /** Message templates (`/templates`). */
+  readonly templates: TemplatesResource;
   private readonly sender: RequestSender;
 
   constructor(options: PlatformClientOptions) {
@@ -80,6 +83,7 @@ export class PlatformClient {
     this.businessProfile = new BusinessProfileResource(this.sender);
     this.webhooks = new WebhooksResource(this.sender);
     this.webhookDeliveries = new WebhookDeliveriesResource(this.sender);
+    this.templates = new TemplatesResource(this.sender);
   }
 
   /** GET /ping: checks the key and says which app, environment and scopes it has. */

@@ -7,6 +7,7 @@ import type {
   CreateMediaRequest,
   CreateMediaResponse,
   CreateOptInLinkRequest,
+  CreateTemplateRequest,
   CreateWebhookEndpointRequest,
   Media,
   Message,
@@ -14,7 +15,11 @@ import type {
   RotatedSecret,
   SendAcceptance,
   SendMessageRequest,
+  Template,
+  TemplateListParams,
+  TemplatePage,
   UpdateBusinessProfileRequest,
+  UpdateTemplateRequest,
   UpdateWebhookEndpointRequest,
   UserConsent,
   VerifyWebhookEndpointRequest,
@@ -204,5 +209,36 @@ export class WebhookDeliveriesResource {
   /** Delivers the same event (same id and payload) again as a new delivery. */
   replay(deliveryId: string, options?: RequestOptions): Promise<ApiResult<WebhookDelivery>> {
     return this.sender.request({ method: 'POST', path: `/webhook-deliveries/${id(deliveryId)}/replay`, idempotent: false }, options);
+  }
+}
+
+/** /templates: the app's message templates, sent with `messages.send({ type: 'template', template: {…} })`. */
+export class TemplatesResource {
+  constructor(private readonly sender: RequestSender) {}
+
+  /** A sandbox app's template is approved at once; a live app's waits for review (template.status events). */
+  create(body: CreateTemplateRequest, options?: RequestOptions): Promise<ApiResult<Template>> {
+    return this.sender.request({ method: 'POST', path: '/templates', body, idempotent: false }, options);
+  }
+
+  /** Newest first; `await` it for one page, or `for await` over it for every template. */
+  list(params: TemplateListParams = {}, options?: RequestOptions): PagedList<Template, ApiResult<TemplatePage>> {
+    return new PagedList((cursor) =>
+      this.sender.request<TemplatePage>({ method: 'GET', path: '/templates', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true }, options),
+    );
+  }
+
+  get(templateId: string, options?: RequestOptions): Promise<ApiResult<Template>> {
+    return this.sender.request({ method: 'GET', path: `/templates/${id(templateId)}`, idempotent: true }, options);
+  }
+
+  /** A new version, pending until reviewed (a sandbox app's approved at once). Not retried: a retry would be one more version. */
+  update(templateId: string, patch: UpdateTemplateRequest, options?: RequestOptions): Promise<ApiResult<Template>> {
+    return this.sender.request({ method: 'PATCH', path: `/templates/${id(templateId)}`, body: patch, idempotent: false }, options);
+  }
+
+  /** Deletes it; retried, so a lost answer may show as 404 not_found for a template that is gone. */
+  async delete(templateId: string, options?: RequestOptions): Promise<void> {
+    await this.sender.request({ method: 'DELETE', path: `/templates/${id(templateId)}`, idempotent: true }, options);
   }
 }

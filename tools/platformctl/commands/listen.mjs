@@ -67,7 +67,7 @@ export default {
     events: {
       type: 'string',
       placeholder: 't1,t2',
-      description: 'event types to receive (default: message.received, message.status, consent.updated, app.status_changed)',
+      description: 'event types to receive (default: message.received, message.status, consent.updated, app.status_changed, template.status)',
     },
     'api-url': {
       type: 'string',

@@ -18,6 +18,9 @@ export const CONSOLE_CHANGES = {
   'delivery.replayed': 'replayed the webhook delivery',
   'optinLink.created': 'created the opt-in link',
   'profile.updated': 'updated the business profile',
+  'template.created': 'created the message template',
+  'template.changed': 'changed the message template',
+  'template.deleted': 'deleted the message template',
 } as const;
 export type ConsoleChange = keyof typeof CONSOLE_CHANGES;
 

@@ -9,7 +9,8 @@ import { appOwnedBy, CONSOLE } from './console-visitor.test-helpers';
  * page's one script blocked (nothing here may need it): the detail shows the body, the signature
  * headers and each attempt's answer; at 1280 px no table on any app page is wider than its
  * container or the page, and "Last used" is in view; at 390 px table rows stack, each cell under
- * its column's name; every time is a <time> with its exact UTC moment.
+ * its column's name; every time is a <time> with its exact UTC moment. The template form's preview
+ * follows typing once the script runs.
  */
 let browser: Browser;
 let receiver: HttpsReceiver;
@@ -94,6 +95,19 @@ describe('console delivery detail, times and layout (browser e2e)', () => {
       await page.getByLabel('Email address to invite').fill(`${unique('invitee.')}@widgets.example`);
       await page.getByRole('button', { name: 'Invite' }).click();
       await page.getByRole('heading', { name: 'Invited' }).waitFor();
+      // A template, so that the templates page has a row; with the script, the preview and the example fields follow typing.
+      const scripted = await wide.newPage();
+      await scripted.goto(`${CONSOLE}/apps/${appId}/templates/new`);
+      await scripted.getByLabel('Name').fill('order_shipped');
+      await scripted.getByLabel(/^Body/).fill('Hi {{name}}, your order ships today.');
+      await scripted.getByLabel('Example for {{name}}').fill('Ada');
+      await scripted.getByLabel(/^Footer/).fill('Reply STOP to stop');
+      expect(await scripted.locator('#template-preview').textContent()).toBe('Hi Ada, your order ships today.\n\nReply STOP to stop');
+      await scripted.screenshot({ path: path.join(SCREENSHOTS, 'console-template-form-1280.png'), fullPage: true });
+      await scripted.getByRole('button', { name: 'Create template' }).click();
+      await scripted.getByRole('row', { name: /^Template order_shipped en/ }).waitFor();
+      await scripted.screenshot({ path: path.join(SCREENSHOTS, 'console-templates-1280.png'), fullPage: true });
+      await scripted.close();
 
       // The delivery's detail: the body, the headers as the receiver got them, the attempt and its answer.
       const detail = `${CONSOLE}/apps/${appId}/webhook-deliveries/${deliveryId}`;
@@ -158,6 +172,7 @@ describe('console delivery detail, times and layout (browser e2e)', () => {
         'delivery detail': { path: `/webhook-deliveries/${deliveryId}`, tables: 2 },
         members: { path: '/members', tables: 1 },
         profile: { path: '/profile', tables: 0 },
+        templates: { path: '/templates', tables: 1 },
       };
       for (const [name, { path: subPath, tables }] of Object.entries(pages)) {
         await page.goto(`${CONSOLE}/apps/${appId}${subPath}`);
@@ -175,6 +190,7 @@ describe('console delivery detail, times and layout (browser e2e)', () => {
       for (const [subPath, shot] of [
         ['/keys', 'console-keys-phone.png'],
         [`/webhook-deliveries/${deliveryId}`, 'console-delivery-detail-phone.png'],
+        ['/templates', 'console-templates-390.png'],
       ]) {
         await small.goto(`${CONSOLE}/apps/${appId}${subPath}`);
         const stacking = await small.evaluate<{ stacked: boolean; label: string }[]>(STACKING);

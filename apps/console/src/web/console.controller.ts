@@ -11,6 +11,7 @@ import { auditLine } from './audit-lines';
 import { BeforeSignIn } from './change.guard';
 import { ConsoleWeb } from './console-web';
 import { COPY_BUTTON_SCRIPT } from './copy-button.script';
+import { TEMPLATE_PREVIEW_SCRIPT } from './template-preview.script';
 import { html } from './html';
 import { changeAction, page } from './layout';
 import { readableTime } from './readable-time';
@@ -22,7 +23,7 @@ const CHART_DAYS = 30;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /**
- * Signing in and out, and the apps a person is a member of. Server rendered (script only copies); every
+ * Signing in and out, and the apps a person is a member of. Server rendered (script only copies and previews); every
  * change is a POST carrying a CSRF token; an app the person is not a member of is 404, as in the API.
  */
 @Controller()
@@ -57,7 +58,7 @@ export class ConsoleController {
   script(@Res() res: Response): void {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.status(200).type('text/javascript').send(COPY_BUTTON_SCRIPT);
+    res.status(200).type('text/javascript').send(`${COPY_BUTTON_SCRIPT}\n${TEMPLATE_PREVIEW_SCRIPT}`);
   }
 
   @Post('/sign-in')
@@ -227,6 +228,7 @@ export class ConsoleController {
               <li><a href="/apps/${appId}/messages">Message lookup</a></li>
               <li><a href="/apps/${appId}/consents">Consents</a></li>
               <li><a href="/apps/${appId}/optin-links">Opt-in links</a></li>
+              <li><a href="/apps/${appId}/templates">Message templates</a></li>
             </ul>
           </nav>
           <h2>Activity</h2>

@@ -1,5 +1,5 @@
 /**
- * The console's only script, served from its own origin (CSP script-src 'self'): a button with
+ * Part of the console's one script, served from its own origin (CSP script-src 'self'): a button with
  * `data-copy="<input id>"` copies that input's value. Without script the value can still be selected
  * and copied by hand; the page works the same.
  */

@@ -28,7 +28,7 @@ const STYLE = `
   main { max-width: 80rem; margin: 0 auto; padding: 1rem; box-sizing: border-box; }
   a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, summary:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }
   label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-  input[type=email], input[type=text], textarea { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
+  input[type=email], input[type=text], select, textarea { width: 100%; max-width: 24rem; padding: .5rem; font: inherit; box-sizing: border-box; }
   button { font: inherit; padding: .5rem 1rem; margin-top: .75rem; cursor: pointer; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #8883; overflow-wrap: break-word; }
@@ -39,6 +39,10 @@ const STYLE = `
   h1, code, dd { overflow-wrap: anywhere; }
   .notice { padding: .75rem 1rem; border-radius: .25rem; background: #8882; }
   form.inline { display: inline; }
+  textarea { max-width: 36rem; }
+  .field-error { margin: .25rem 0 0; color: light-dark(#b71c1c, #ff8a80); font-weight: 600; }
+  .editor { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); gap: 0 2rem; }
+  fieldset { min-width: 0; }
   figure { margin: 1rem 0 2rem; min-width: 0; }
   .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); gap: 0 2rem; }
   figure table th, figure table td { padding: .1rem .5rem; font-size: .875rem; }
@@ -66,7 +70,7 @@ const STYLE = `
   }
 `;
 
-/** The page shell: phone-width friendly, no CDN; its one script (copy buttons) is not needed to use a page. */
+/** The page shell: phone-width friendly, no CDN; its one script (copy buttons, the template preview as one types) is not needed to use a page. */
 export function page(title: string, body: SafeHtml, viewer: Viewer | null = null): string {
   return html`<!doctype html>
     <html lang="en">

@@ -20,6 +20,7 @@ import {
   UpdateUserDto,
 } from './admin.dto';
 import type { AdminContext, AdminRoute } from './admin-route';
+import { ReviewTemplateDto } from '../public-api/template.dto';
 import { audienceRoutes } from './audience-routes';
 import { mailRoutes } from './mail-routes';
 import { platformSettle } from './platform-settle';
@@ -143,6 +144,16 @@ export function adminRoutes(deps: AdminDeps): AdminRoute[] {
         const updated = await deps.rpc.call('profile', 'apps.update', ctx.caller, { appId: ctx.params.appId, dailyQuota: ctx.body.dailyQuota });
         await settle(updated.id, updated.version, ctx.caller);
         return { status: 200, body: publicApp(updated) };
+      },
+    },
+    {
+      // Message templates (architecture section 13): an operator's verdict on a live app's pending version.
+      method: 'POST',
+      path: '/templates/:templateId/review',
+      body: ReviewTemplateDto,
+      handle: async (ctx: AdminContext<ReviewTemplateDto>) => {
+        const payload = { templateId: ctx.params.templateId, decision: ctx.body.decision, reason: ctx.body.reason ?? null };
+        return { status: 200, body: await deps.rpc.call('messaging', 'templates.review', ctx.caller, payload) };
       },
     },
     {

@@ -14,7 +14,7 @@ function details(fn: () => unknown) {
 
 describe('parseListenQuery', () => {
   it('defaults to every type a listen session can receive (webhook.test is not one)', () => {
-    expect(parseListenQuery(query('')).events).toEqual(['app.status_changed', 'consent.updated', 'message.received', 'message.status']);
+    expect(parseListenQuery(query('')).events).toEqual(['app.status_changed', 'consent.updated', 'message.received', 'message.status', 'template.status']);
   });
 
   it('takes a comma-separated list, trimmed, without repeats, sorted', () => {

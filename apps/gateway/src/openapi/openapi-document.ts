@@ -272,6 +272,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Business profile': 'What users see of the business.',
   'Webhook endpoints': 'Where events are delivered, their handshake and signing secrets.',
   'Webhook deliveries': 'Every delivery of an event to an endpoint, and replays.',
+  Templates: 'Message templates: reviewed texts with variables, sent as messages of type template.',
   Events: 'What the platform POSTs to webhook endpoints, signed.',
 };
 

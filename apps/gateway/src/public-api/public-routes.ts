@@ -7,6 +7,7 @@ import { consentRoutes } from './consent-routes';
 import { mediaRoutes } from './media-routes';
 import { messageRoutes } from './message-routes';
 import type { PublicRoute } from './public-route';
+import { templateRoutes } from './template-routes';
 import { UpdateBusinessProfileDto } from './update-business-profile.dto';
 import { webhookRoutes } from './webhook-routes';
 
@@ -77,6 +78,7 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock; listenStreams
     ...messageRoutes(deps),
     ...mediaRoutes(deps),
     ...webhookRoutes(deps),
+    ...templateRoutes(deps),
     ...listenRoutes({ rpc: deps.rpc, streams: deps.listenStreams ?? new ListenStreams() }),
   ];
 }

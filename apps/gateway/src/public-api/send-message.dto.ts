@@ -16,7 +16,8 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { APP_USER_ID_PATTERN, CHAT_MESSAGE_TYPES, type ChatMessageType } from '#platform/contracts';
+import { APP_USER_ID_PATTERN, SENT_MESSAGE_TYPES, type SentMessageType } from '#platform/contracts';
+import { TemplateSendDto } from './template.dto';
 
 /** `to` is exactly one of two shapes (spec, POST /messages). */
 @ValidatorConstraint({ name: 'exactlyOneRecipient' })
@@ -31,14 +32,37 @@ class ExactlyOneRecipient implements ValidatorConstraintInterface {
   }
 }
 
-/** A text message carries no media. */
+/** A text or template message carries no media. */
 @ValidatorConstraint({ name: 'onlyForMediaTypes' })
 class OnlyForMediaTypes implements ValidatorConstraintInterface {
   validate(_value: unknown, args: ValidationArguments): boolean {
-    return (args.object as { type?: unknown }).type !== 'text';
+    const type = (args.object as { type?: unknown }).type;
+    return type !== 'text' && type !== 'template';
   }
   defaultMessage(): string {
     return 'is only for image, video, audio and file messages';
+  }
+}
+
+/** A template message's text is rendered from the template; it takes none of its own. */
+@ValidatorConstraint({ name: 'notForTemplates' })
+class NotForTemplates implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as { type?: unknown }).type !== 'template';
+  }
+  defaultMessage(): string {
+    return 'is not allowed in a template message: its text is rendered from the template';
+  }
+}
+
+/** `template` goes with type template only. */
+@ValidatorConstraint({ name: 'onlyForTemplates' })
+class OnlyForTemplates implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as { type?: unknown }).type === 'template';
+  }
+  defaultMessage(): string {
+    return 'is only for template messages';
   }
 }
 
@@ -69,8 +93,15 @@ const MEDIA_TYPES = ['image', 'video', 'audio', 'file'];
 @JSONSchema({
   title: 'SendMessageRequest',
   description:
-    'text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.',
-  examples: [{ to: { appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' }, type: 'text', text: 'Your order has shipped.', clientReference: 'order-1042' }],
+    'text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file; template (and no text) for type template, whose text is rendered from the approved template.',
+  examples: [
+    { to: { appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' }, type: 'text', text: 'Your order has shipped.', clientReference: 'order-1042' },
+    {
+      to: { appUserId: 'u_7Hq2LxP9sKd3Vb1Nc5Zr8T' },
+      type: 'template',
+      template: { name: 'order_shipped', language: 'en', variables: { first_name: 'Ann', order_id: '1042' } },
+    },
+  ],
 })
 export class SendMessageDto {
   @IsDefined()
@@ -80,15 +111,25 @@ export class SendMessageDto {
   @Type(() => RecipientDto)
   to!: RecipientDto;
 
-  @IsIn(CHAT_MESSAGE_TYPES)
-  type!: ChatMessageType;
+  @IsIn(SENT_MESSAGE_TYPES)
+  type!: SentMessageType;
 
-  /** Required for text (max 4096); an optional caption for media. */
+  /** Required for text (max 4096); an optional caption for media; none for a template. */
   @JSONSchema({ type: ['string', 'null'] })
   @ValidateIf((o) => o.type === 'text' || (o.text !== undefined && o.text !== null))
   @IsString()
   @Length(1, 4096)
+  @Validate(NotForTemplates)
   text?: string | null;
+
+  /** Required for type template: which template (name and language) and the values of its variables. */
+  @ValidateIf((o) => o.type === 'template' || o.template !== undefined)
+  @IsDefined()
+  @IsObject()
+  @Validate(OnlyForTemplates)
+  @ValidateNested()
+  @Type(() => TemplateSendDto)
+  template?: TemplateSendDto;
 
   /** Required for media types; the id from POST /media. */
   @JSONSchema({ type: ['string', 'null'] })

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { MessageMediaFile, MessageResource } from '#platform/contracts';
+import type { MessageMediaFile, MessageResource, TemplateRef } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { RpcDispatcher } from '#platform/kafka';
 import { runStatement } from '#platform/postgres';
@@ -38,6 +38,7 @@ export class GetMessageHandler implements OnModuleInit {
       createdAt: isoTime(row.created_at),
       deliveredAt: isoTimeOrNull(row.delivered_at),
       readAt: isoTimeOrNull(row.read_at),
+      template: typeof row.template === 'string' ? (JSON.parse(row.template) as TemplateRef) : row.template,
     };
   }
 }

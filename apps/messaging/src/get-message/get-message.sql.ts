@@ -1,4 +1,4 @@
-import type { ChatMessageType, MessageMediaFile, MessageStatus } from '#platform/contracts';
+import type { MessageMediaFile, MessageStatus, SentMessageType, TemplateRef } from '#platform/contracts';
 import type { Statement } from '#platform/postgres';
 import type { DbTimestamp } from '#platform/service-kit';
 
@@ -7,7 +7,7 @@ export interface MessageRow {
   message_id: string;
   direction: 'outbound' | 'inbound';
   app_user_id: string;
-  type: ChatMessageType;
+  type: SentMessageType;
   text: string | null;
   /** jsonb: parsed by the driver, or its text. */
   media: MessageMediaFile[] | string;
@@ -16,12 +16,14 @@ export interface MessageRow {
   created_at: DbTimestamp;
   delivered_at: DbTimestamp | null;
   read_at: DbTimestamp | null;
+  /** jsonb: a template message's template, parsed by the driver or its text; null for others. */
+  template: TemplateRef | string | null;
 }
 
 /** One message of an app from the messages projection (none for another app's). */
 export function messageStatement(appId: string, messageId: string): Statement {
   return {
-    sql: `select message_id, direction, app_user_id, type, text, media, status, client_reference, created_at, delivered_at, read_at from messaging.messages where message_id = ? and app_id = ?`,
+    sql: `select message_id, direction, app_user_id, type, text, media, status, client_reference, created_at, delivered_at, read_at, template from messaging.messages where message_id = ? and app_id = ?`,
     params: [messageId, appId],
   };
 }

@@ -3,6 +3,7 @@ import { deciderSpecification } from '#platform/decider/testing';
 import { messageDecider, type MessageCommand } from './message.decider';
 import type { MessageEvent } from './message.state';
 import type { MediaFacts, SendFacts } from './send-rules';
+import type { TemplateState } from '../templates/template.state';
 
 const metadata = { now: new Date('2026-11-01T10:00:00Z') };
 const HOUR = 3600 * 1000;
@@ -24,6 +25,7 @@ const facts = (over: Partial<SendFacts> = {}): SendFacts => ({
   isAcceptedTester: true,
   consent: 'opted_in',
   media: null,
+  template: null,
   lastUserMessageAt: before(HOUR),
   businessInitiatedSentAt: [],
   dailyUsage: usage(0),
@@ -67,7 +69,81 @@ const media = (over: Partial<Extract<MediaFacts, { found: true }>> = {}): MediaF
 const refused = (f: SendFacts, code: ErrorCode, type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text') =>
   spec.given([]).when(send(f, type)).thenThrows(code);
 
+/** The app's template `order_shipped` in en, at version 2, with the given status. */
+const template = (status: 'pending' | 'approved' | 'rejected'): TemplateState => ({
+  kind: 'live',
+  template: {
+    templateId: 'tpl_1',
+    appId: 'app_1',
+    name: 'order_shipped',
+    language: 'en',
+    category: 'utility',
+    components: { header: { text: 'Order {{order_id}}' }, body: { text: 'Hi {{name}}, it has shipped.' }, footer: { text: 'Reply STOP to stop.' } },
+    variables: ['order_id', 'name'],
+    examples: { order_id: '1', name: 'Ann' },
+    version: 2,
+    status,
+    rejectedReason: null,
+  },
+});
+const templateSend = (state: TemplateState, variables: Record<string, string>, over: Partial<SendFacts> = {}): MessageCommand => ({
+  type: 'SendMessage',
+  data: { messageId: 'msg_1', type: 'template', text: null, media: [], clientReference: 'order-1', facts: facts({ template: { state, variables }, ...over }) },
+  metadata,
+});
+
 describe('Message decider', () => {
+  describe('template sends (architecture section 13)', () => {
+    it('renders the approved version: header, body and footer joined by blank lines, with the version it came from', () =>
+      spec
+        .given([])
+        .when(templateSend(template('approved'), { order_id: '1042', name: 'Ann' }))
+        .then([
+          {
+            type: 'MessageSent',
+            data: {
+              ...status,
+              userId: 'usr_1',
+              type: 'template',
+              text: 'Order 1042\n\nHi Ann, it has shipped.\n\nReply STOP to stop.',
+              template: { id: 'tpl_1', name: 'order_shipped', language: 'en', version: 2 },
+              media: [],
+              businessInitiated: false,
+            },
+          },
+        ]));
+    it('no template of that name and language: 404 template_not_found', () =>
+      spec
+        .given([])
+        .when(templateSend({ kind: 'absent' }, {}))
+        .thenThrows('template_not_found'));
+    it('a pending or rejected version: 409 template_not_approved', () => {
+      spec
+        .given([])
+        .when(templateSend(template('pending'), { order_id: '1', name: 'A' }))
+        .thenThrows('template_not_approved');
+      spec
+        .given([])
+        .when(templateSend(template('rejected'), { order_id: '1', name: 'A' }))
+        .thenThrows('template_not_approved');
+    });
+    it('a missing or unknown variable: 400 invalid_request', () =>
+      spec
+        .given([])
+        .when(templateSend(template('approved'), { order_id: '1', nick: 'A' }))
+        .thenThrows('invalid_request'));
+    it("the template is checked after consent (D9: in the media checks' place)", () =>
+      spec
+        .given([])
+        .when(templateSend({ kind: 'absent' }, {}, { consent: 'opted_out' }))
+        .thenThrows('consent_required'));
+    it('the counts still apply to a template send', () =>
+      spec
+        .given([])
+        .when(templateSend(template('approved'), { order_id: '1', name: 'A' }, { dailyUsage: usage(10_000) }))
+        .thenThrows('daily_quota_exceeded'));
+  });
+
   describe('send: accepted and handed over at once (D3)', () => {
     it('a sandbox key reaches an opted-in accepted tester', () => spec.given([]).when(send(facts())).then([sent()]));
     it('outside the reply window the send is business-initiated', () =>

@@ -1,4 +1,4 @@
-import type { ChatMessageType, DeliveryRefusalReason, MessageReceived, SentMediaFile } from '#platform/contracts';
+import type { SentMessageType, DeliveryRefusalReason, MessageReceived, SentMediaFile } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
@@ -7,7 +7,7 @@ import { checkSend, type SendFacts } from './send-rules';
 export type MessageCommand =
   | Command<
       'SendMessage',
-      { messageId: string; type: ChatMessageType; text: string | null; media: SentMediaFile[]; clientReference: string | null; facts: SendFacts }
+      { messageId: string; type: SentMessageType; text: string | null; media: SentMediaFile[]; clientReference: string | null; facts: SendFacts }
     >
   | Command<'RecordReceipt', { status: 'delivered' | 'read' }>
   | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
@@ -23,11 +23,13 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
     case 'SendMessage': {
       if (state.kind !== 'absent') throw new DomainError('invalid_transition', 'The message exists already.');
       const d = command.data;
-      const { businessInitiated } = checkSend(d.type, d.facts, command.metadata.now);
+      const { businessInitiated, rendered } = checkSend(d.type, d.facts, command.metadata.now);
       const recipient = d.facts.recipient!;
       const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
+      // A template send carries the rendered text and the version it came from (architecture section 13).
+      const content = rendered ? { text: rendered.text, template: rendered.template } : { text: d.text };
       // D3: accepted and handed over to the chat product at once, one event carrying both.
-      return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: d.type, text: d.text, media: d.media, businessInitiated } }];
+      return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: d.type, ...content, media: d.media, businessInitiated } }];
     }
     case 'RecordInboundMessage':
       if (state.kind !== 'absent') return [];

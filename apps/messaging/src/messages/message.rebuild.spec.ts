@@ -41,7 +41,13 @@ describe('message rows rebuilt (D3): one event per send, or two in streams writt
       read_at: null,
       failed_at: null,
       version: 1,
+      template: null,
     }));
+  it('a template message keeps the template version it was rendered from', () => {
+    const ref = { id: 'tpl_1', name: 'order_shipped', language: 'en', version: 2 };
+    const row = fold([at(1, 'MessageSent', { ...acceptance, type: 'template', text: 'Hi Ann', media: [], template: ref })]);
+    expect(row).toMatchObject({ type: 'template', text: 'Hi Ann', template: JSON.stringify(ref) });
+  });
   it('MessageAccepted then MessageSent gives the same row, at its own stream version', () =>
     expect(fold(twoEvents)).toEqual({ ...fold(oneEvent), version: 2 }));
   it('MessageAccepted alone (not handed over yet) is accepted', () => expect(fold(twoEvents.slice(0, 1))?.status).toBe('accepted'));

@@ -1,6 +1,8 @@
 import type { ProjectionRebuildSpec, RebuildEvent, RebuildQuery, RebuildSession } from '#platform/event-store';
 import type { AcceptanceData, MessageReceived } from '#platform/contracts';
 import { addCounts, dayCounts, type DayCounts } from '../message-counts/message-counts.rule';
+import { TEMPLATE_EVENT_TYPES } from '../templates/template.projection';
+import { TemplateRebuildSession } from '../templates/template.rebuild';
 import { opensOutbound } from './message.state';
 
 /**
@@ -30,6 +32,8 @@ export interface MessageRow {
   read_at: string | null;
   failed_at: string | null;
   version: number;
+  /** jsonb as text: a template message's template, else null. */
+  template: string | null;
 }
 
 const COLUMNS: [keyof MessageRow, string][] = [
@@ -50,6 +54,7 @@ const COLUMNS: [keyof MessageRow, string][] = [
   ['read_at', 'timestamptz'],
   ['failed_at', 'timestamptz'],
   ['version', 'integer'],
+  ['template', 'jsonb'],
 ];
 
 export const MESSAGE_EVENT_TYPES = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived'];
@@ -60,7 +65,7 @@ type D = Record<string, unknown>;
 function newRow(
   e: RebuildEvent,
   d: Pick<AcceptanceData, 'messageId' | 'appUserId' | 'userId' | 'text'> & { type: string },
-  own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'>,
+  own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'> & { template?: string | null },
 ): MessageRow {
   return {
     message_id: d.messageId,
@@ -69,6 +74,7 @@ function newRow(
     user_id: d.userId,
     type: d.type,
     text: d.text ?? null,
+    template: null,
     ...own,
     failure_reason: null,
     created_at: e.occurredAt,
@@ -93,6 +99,7 @@ export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent):
       status: e.type === 'MessageSent' ? 'sent' : 'accepted',
       client_reference: acceptance.clientReference,
       business_initiated: acceptance.businessInitiated,
+      template: acceptance.template ? JSON.stringify(acceptance.template) : null,
     });
   }
   switch (e.type) {
@@ -208,12 +215,34 @@ export class MessagingRebuildSession implements RebuildSession {
   }
 }
 
+/** Messages and templates, from one pass over the event store: each event goes to its aggregate's session. */
+class MessagingStoreRebuildSession implements RebuildSession {
+  private readonly messages = new MessagingRebuildSession();
+  private readonly templates = new TemplateRebuildSession();
+
+  async applyPage(query: RebuildQuery, target: string, events: RebuildEvent[]): Promise<void> {
+    const isTemplate = (e: RebuildEvent) => TEMPLATE_EVENT_TYPES.includes(e.type);
+    await this.messages.applyPage(
+      query,
+      target,
+      events.filter((e) => !isTemplate(e)),
+    );
+    await this.templates.applyPage(query, target, events.filter(isTemplate));
+  }
+
+  async flush(query: RebuildQuery, target: string): Promise<void> {
+    await this.messages.flush(query, target);
+    await this.templates.flush(query, target);
+  }
+}
+
 export const messagingProjectionRebuild: ProjectionRebuildSpec = {
   service: 'messaging',
   schema: 'messaging',
-  // A send batch locks its daily_counts rows (D8) before it writes messages (inline projection);
-  // locking messages first deadlocked the swap with sends.
-  tables: ['daily_counts', 'messages', 'message_daily_counts'],
-  eventTypes: MESSAGE_EVENT_TYPES,
-  start: () => new MessagingRebuildSession(),
+  // The swap locks in the order sends touch them: a send batch reads templates with its facts, then
+  // locks its daily_counts rows (D8), then writes messages (inline projection); locking messages
+  // first deadlocked the swap with sends.
+  tables: ['templates', 'daily_counts', 'messages', 'message_daily_counts'],
+  eventTypes: [...MESSAGE_EVENT_TYPES, ...TEMPLATE_EVENT_TYPES],
+  start: () => new MessagingStoreRebuildSession(),
 };

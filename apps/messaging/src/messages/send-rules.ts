@@ -1,5 +1,7 @@
-import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, UserStatus } from '#platform/contracts';
+import type { AppStatus, ChatMessageType, ConsentStatus, KeyEnvironment, MediaKind, SentMessageType, UserStatus } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
+import { renderTemplateForSend, type RenderedTemplate } from '../templates/template.render';
+import type { TemplateState } from '../templates/template.state';
 
 /** D7: business-initiated messages per (app, user) in any rolling 24 h, outside the window. */
 export const BUSINESS_INITIATED_CAP = 3;
@@ -50,8 +52,10 @@ export interface SendFacts {
   recipient: null | { userId: string; appUserId: string; orgId: string; status: UserStatus; orgAllowsExternalBusinesses: boolean };
   isAcceptedTester: boolean;
   consent: ConsentStatus | null;
-  /** null for text messages. */
+  /** null for text and template messages. */
   media: MediaFacts | null;
+  /** A template send's template (the app's of the name and language asked for) and the values given; null for other sends. */
+  template: { state: TemplateState; variables: Readonly<Record<string, string>> } | null;
   /** D6: when the user last wrote to the app (null: never). */
   lastUserMessageAt: Date | null;
   /** D7: when the app's business-initiated sends to this user were accepted, at least those of the 24 h before now. */
@@ -70,20 +74,29 @@ const MEDIA_TYPE_KINDS: Record<Exclude<ChatMessageType, 'text'>, MediaKind[]> = 
   file: ['document', 'other'],
 };
 
-/** D9: the send checks in their order; the first that fails is the answer. Returns whether the send is business-initiated. */
-export function checkSend(type: ChatMessageType, facts: SendFacts, now: Date): { businessInitiated: boolean } {
-  const { businessInitiated } = checkSendBeforeCounts(type, facts, now);
+/** What the checks found: whether the send is business-initiated (D6), and a template send's rendered text. */
+export interface SendChecked {
+  businessInitiated: boolean;
+  rendered: RenderedTemplate | null;
+}
+
+/** D9: the send checks in their order; the first that fails is the answer. */
+export function checkSend(type: SentMessageType, facts: SendFacts, now: Date): SendChecked {
+  const checked = checkSendBeforeCounts(type, facts, now);
+  const { businessInitiated } = checked;
   if (businessInitiated && businessInitiatedInLast24h(facts.businessInitiatedSentAt, now) >= BUSINESS_INITIATED_CAP)
     throw new DomainError('business_initiated_cap');
   if (acceptedOnDayOf(facts.dailyUsage, now) >= facts.app.dailyQuota) throw new DomainError('daily_quota_exceeded');
-  return { businessInitiated };
+  return checked;
 }
 
 /**
- * D9's checks before the counts (D7, D8 come last): addressing, recipient, reach, consent, media.
- * Returns whether the send is business-initiated (D6), which decides whether D7 applies.
+ * D9's checks before the counts (D7, D8 come last): addressing, recipient, reach, consent, then the
+ * content: media, or a template rendered (ADR 0225: in the media checks' place, so who may be
+ * reached is answered first, as for every send). Returns whether the send is business-initiated
+ * (D6), which decides whether D7 applies, and a template send's rendered text.
  */
-export function checkSendBeforeCounts(type: ChatMessageType, facts: SendFactsBeforeCounts, now: Date): { businessInitiated: boolean } {
+export function checkSendBeforeCounts(type: SentMessageType, facts: SendFactsBeforeCounts, now: Date): SendChecked {
   const { app, recipient } = facts;
   const email = facts.addressedBy === 'email';
   if (email && !(app.status === 'internal_live' && facts.keyEnvironment === 'live')) {
@@ -104,7 +117,10 @@ export function checkSendBeforeCounts(type: ChatMessageType, facts: SendFactsBef
 
   if (facts.consent !== 'opted_in') throw new DomainError('consent_required');
 
-  if (type !== 'text') {
+  let rendered: RenderedTemplate | null = null;
+  if (type === 'template') {
+    rendered = renderTemplateForSend(facts.template?.state ?? { kind: 'absent' }, facts.template?.variables ?? {});
+  } else if (type !== 'text') {
     const media = facts.media;
     if (!media || !media.found) throw DomainError.invalid([{ field: 'mediaId', issue: 'no such media for this app' }]);
     if (!MEDIA_TYPE_KINDS[type].includes(media.kind)) {
@@ -119,5 +135,5 @@ export function checkSendBeforeCounts(type: ChatMessageType, facts: SendFactsBef
     if (media.status === 'invalid') throw new DomainError('media_invalid');
   }
 
-  return { businessInitiated: !replyWindowOpen(facts.lastUserMessageAt, now) };
+  return { businessInitiated: !replyWindowOpen(facts.lastUserMessageAt, now), rendered };
 }

@@ -18,7 +18,8 @@ export function handoverOf(sent: DomainEvent): DomainEvent {
       appId: sent.appId as string,
       userId: d.userId,
       appUserId: d.appUserId,
-      type: d.type,
+      // The chat product shows a template message as the text it was rendered to.
+      type: d.type === 'template' ? 'text' : d.type,
       text: d.text,
       media: d.media.map((file) => ({
         mediaId: file.id,

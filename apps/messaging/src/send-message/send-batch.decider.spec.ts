@@ -48,6 +48,7 @@ const facts = (over: Partial<SendFactsBeforeCounts> = {}): SendFactsBeforeCounts
   isAcceptedTester: true,
   consent: 'opted_in',
   media: null,
+  template: null,
   // The reply window is open: not business-initiated.
   lastUserMessageAt: before(HOUR),
   ...over,

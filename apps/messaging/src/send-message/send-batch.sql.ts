@@ -62,27 +62,41 @@ export function heldKeyStatement(request: { appId: string; idempotencyKey: strin
   };
 }
 
-/** Everything D9 looks at, for every send, in one query over messaging's projections. */
+/**
+ * Everything D9 looks at, for every send, in one query over messaging's projections; a template
+ * send's template (by app, name and language) comes in the same row (architecture section 13).
+ */
 export function factsStatement(addressed: Addressed[]): Statement {
   return {
     sql: `select q.i, a.org_id as app_org_id, a.status as app_status, a.daily_quota,
               r.user_id, r.org_id as user_org_id, r.status as user_status, o.allows_external_businesses as org_allows,
               exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
               (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
-              (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at
-       from ${jsonRows('q', 'i int, app_id text, app_user_id text, user_id text', addressed.length)}
+              (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at,
+              (select to_jsonb(tp) from (select template_id, app_id, name, language, category, components, variables, examples, status, rejected_reason, version
+                  from messaging.templates tpl where tpl.app_id = a.app_id and tpl.name = q.template_name and tpl.language = q.template_language) tp) as template
+       from ${jsonRows('q', 'i int, app_id text, app_user_id text, user_id text, template_name text, template_language text', addressed.length)}
        join messaging.apps a on a.app_id = q.app_id
        left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
        left join messaging.orgs o on o.org_id = r.org_id`,
     params: [
-      JSON.stringify(addressed.map(({ send, userId, appUserId }) => ({ i: send.at, app_id: send.request.appId, app_user_id: appUserId, user_id: userId }))),
+      JSON.stringify(
+        addressed.map(({ send, userId, appUserId }) => ({
+          i: send.at,
+          app_id: send.request.appId,
+          app_user_id: appUserId,
+          user_id: userId,
+          template_name: send.request.body.template?.name ?? null,
+          template_language: send.request.body.template?.language ?? null,
+        })),
+      ),
     ],
   };
 }
 
 export function mediaWanted(sends: (PendingSend & { at: number })[]): { at: number; media_id: string; app_id: string }[] {
   return sends
-    .filter((send) => send.request.body.type !== 'text')
+    .filter((send) => send.request.body.type !== 'text' && send.request.body.type !== 'template')
     .map((send) => ({ at: send.at, media_id: String(send.request.body.mediaId), app_id: send.request.appId }));
 }
 

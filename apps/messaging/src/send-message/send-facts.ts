@@ -2,6 +2,7 @@ import type { AppStatus, ConsentStatus, MediaKind, UserStatus } from '#platform/
 import type { Row } from '#platform/postgres';
 import type { DbTimestamp } from '#platform/service-kit';
 import type { SendFactsBeforeCounts } from '../messages/send-rules';
+import { templateStateOf, type TemplateRow } from '../templates/template.projection';
 import type { SendBatchFacts, SendCommand } from './send-batch.decider';
 import type { Addressed, ClaimedSend, MediaFile, PendingSend } from './send-message.types';
 
@@ -20,6 +21,8 @@ export interface FactsRow {
   tester: boolean;
   consent: ConsentStatus | null;
   last_user_message_at: DbTimestamp | null;
+  /** A template send's template (jsonb of its messaging.templates row), null when there is none or the send is not a template send. */
+  template: Omit<TemplateRow, 'created_at' | 'updated_at'> | string | null;
 }
 
 /** The claimed sends with their facts; a send whose app messaging does not know yet has no row and is left out. */
@@ -29,7 +32,9 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
     const row = byAt.get(send.at);
     if (!row) return [];
     const { appUserId } = addressed[send.at];
-    const file = send.request.body.type === 'text' ? null : (media.get(send.at) ?? { facts: { found: false }, files: [] });
+    const body = send.request.body;
+    const file = body.type === 'text' || body.type === 'template' ? null : (media.get(send.at) ?? { facts: { found: false }, files: [] });
+    const templateRow = typeof row.template === 'string' ? (JSON.parse(row.template) as Exclude<FactsRow['template'], string>) : row.template;
     const facts: SendFactsBeforeCounts = {
       keyEnvironment: send.request.keyEnvironment,
       app: { appId: send.request.appId, orgId: row.app_org_id, status: row.app_status, dailyQuota: row.daily_quota },
@@ -41,6 +46,7 @@ export function withFacts(claimed: (PendingSend & { at: number })[], addressed: 
       isAcceptedTester: row.tester,
       consent: row.consent,
       media: file ? file.facts : null,
+      template: body.type === 'template' ? { state: templateStateOf(templateRow), variables: body.template?.variables ?? {} } : null,
       lastUserMessageAt: row.last_user_message_at === null ? null : new Date(row.last_user_message_at),
     };
     return [{ ...send, appUserId, facts, file }];

@@ -1,4 +1,4 @@
-import type { ChatMessageType, SendMessageCall, SendMessageOutcome } from '#platform/contracts';
+import type { SentMessageType, SendMessageCall, SendMessageOutcome } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import type { GroupOutcome } from '#platform/postgres';
 import { isoTime, type DbTimestamp } from '#platform/service-kit';
@@ -12,7 +12,7 @@ export interface HeldRow {
   body_hash: string;
   message_id: string;
   app_user_id: string | null;
-  type: ChatMessageType;
+  type: SentMessageType;
   created_at: DbTimestamp;
   client_reference: string | null;
 }

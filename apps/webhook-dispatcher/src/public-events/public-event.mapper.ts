@@ -26,6 +26,11 @@ export const PUBLIC_SOURCE_TYPES = [
   'MessageReceived',
   'ConsentUpdated',
   'AppStatusChanged',
+  // Message templates (architecture section 13): each submitted version and each verdict is a template.status.
+  'TemplateCreated',
+  'TemplateChanged',
+  'TemplateApproved',
+  'TemplateRejected',
 ] as const;
 
 type PublicSourceType = (typeof PUBLIC_SOURCE_TYPES)[number];
@@ -107,6 +112,26 @@ export function toPublicEvent(event: DomainEvent): PublicEvent | null {
     case 'AppStatusChanged': {
       const d = event.data;
       return build('app.status_changed', { status: d.status, previousStatus: d.previousStatus, ...(d.reason !== null ? { reason: d.reason } : {}) });
+    }
+    case 'TemplateCreated':
+    case 'TemplateChanged': {
+      // A sandbox app's version is approved in the same decision: its TemplateApproved is the one status published.
+      const d = event.data;
+      if (d.approvedAtOnce) return null;
+      return build('template.status', { id: d.templateId, name: d.name, language: d.language, status: 'pending', version: d.version });
+    }
+    case 'TemplateApproved':
+    case 'TemplateRejected': {
+      const d = event.data;
+      const status = event.type === 'TemplateApproved' ? 'approved' : 'rejected';
+      return build('template.status', {
+        id: d.templateId,
+        name: d.name,
+        language: d.language,
+        status,
+        ...(d.reason !== null ? { reason: d.reason } : {}),
+        version: d.version,
+      });
     }
     default:
       return null;

@@ -5,11 +5,12 @@ import type { GatewayEvent } from './gateway.events';
 import type { MediaEvent } from './media.events';
 import type { MessagingEvent } from './messaging.events';
 import type { ProfileEvent } from './profile.events';
+import type { TemplateEvent } from './template.events';
 import type { WebhookEndpointDisabled } from './webhooks.events';
 
 /** Every event a service publishes for others to consume: what consumers' handlers are typed by. */
 export type PlatformEvent =
-  ChatUserEvent | MessageHandedOver | ConsentEvent | GatewayEvent | MediaEvent | MessagingEvent | ProfileEvent | WebhookEndpointDisabled;
+  ChatUserEvent | MessageHandedOver | ConsentEvent | GatewayEvent | MediaEvent | MessagingEvent | TemplateEvent | ProfileEvent | WebhookEndpointDisabled;
 
 export type PlatformEventType = PlatformEvent['type'];
 

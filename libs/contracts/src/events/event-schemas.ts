@@ -1,6 +1,7 @@
 import { CHAT_OUTBOUND_EVENT_SCHEMAS, CHAT_USER_EVENT_SCHEMAS } from './chat.events';
 import { CONSENT_EVENT_SCHEMAS } from './consent.events';
 import { MESSAGING_EVENT_SCHEMAS } from './messaging.events';
+import { TEMPLATE_EVENT_SCHEMAS } from './template.events';
 import { MEDIA_EVENT_SCHEMAS } from './media.events';
 import { GATEWAY_EVENT_SCHEMAS } from './gateway.events';
 import { PROFILE_EVENT_SCHEMAS } from './profile.events';
@@ -15,6 +16,7 @@ export const EVENT_DATA_SCHEMAS: Record<string, JsonSchema> = {
   ...CHAT_OUTBOUND_EVENT_SCHEMAS,
   ...CONSENT_EVENT_SCHEMAS,
   ...MESSAGING_EVENT_SCHEMAS,
+  ...TEMPLATE_EVENT_SCHEMAS,
   ...MEDIA_EVENT_SCHEMAS,
   ...WEBHOOKS_EVENT_SCHEMAS,
 };

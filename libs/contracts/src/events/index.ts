@@ -4,6 +4,7 @@ export * from './gateway.events';
 export * from './chat.events';
 export * from './consent.events';
 export * from './messaging.events';
+export * from './template.events';
 export * from './media.events';
 export * from './webhooks.events';
 export * from './event-schemas';

@@ -1,5 +1,13 @@
 import { CHAT_MESSAGE_TYPES, type ChatMessageType } from './chat.events';
+import type { TemplateRef } from '../templates';
 import { arrayOf, bool, int, nullableStr, oneOf, record, str, type JsonSchema } from './schema-builders';
+
+/**
+ * What an app can send: the chat product's types, and `template` (architecture section 13), a text
+ * rendered from the app's approved template, which reaches the chat product as a text message.
+ */
+export const SENT_MESSAGE_TYPES = [...CHAT_MESSAGE_TYPES, 'template'] as const;
+export type SentMessageType = (typeof SENT_MESSAGE_TYPES)[number];
 
 /** A file of a message, as the Message resource and the public events list it. */
 export interface MessageMediaFile {
@@ -23,9 +31,11 @@ interface StatusData {
 /** What a send's acceptance carries: who and what was sent (D3). */
 export type AcceptanceData = StatusData & {
   userId: string;
-  type: ChatMessageType;
+  type: SentMessageType;
   text: string | null;
   media: MessageMediaFile[];
+  /** A template send's template version (its `text` is the rendered one); absent in other sends and in events written before templates. */
+  template?: TemplateRef;
   /** Sent while the reply window was closed (counts towards D7's cap). */
   businessInitiated: boolean;
 };
@@ -81,6 +91,7 @@ export interface MessageReceived {
     replyTo: string | null;
   };
 }
+/** The Message aggregate's events; the Template aggregate's share `messaging.events` (template.events.ts). */
 export type MessagingEvent = MessageAccepted | MessageSent | MessageDelivered | MessageRead | MessageFailed | MessageReceived;
 
 const statusData = {
@@ -98,11 +109,19 @@ const mediaFile = {
 const acceptanceData = {
   ...statusData,
   userId: str('The chat user (`usr_…`); never shown to apps.'),
-  type: oneOf('Message type.', CHAT_MESSAGE_TYPES),
+  type: oneOf('Message type.', SENT_MESSAGE_TYPES),
   text: nullableStr('Text, or the caption of a media message.'),
   media: arrayOf('Files of a media message.', record(mediaFile)),
+  template: record({
+    id: str('The template (`tpl_…`).'),
+    name: str('Its name.'),
+    language: str('Its language.'),
+    version: int('The version rendered.', { minimum: 1 }),
+  }),
   businessInitiated: bool('Sent while the reply window was closed (D7).'),
 };
+/** acceptanceData's fields that older events and non-template sends leave out. */
+const ACCEPTANCE_OPTIONAL = ['template'];
 
 /** The acceptance a MessageSent carries (a send handed over at once, D3), or null when it carries the status data alone. */
 export function carriedAcceptance(data: MessageSent['data']): SentAtOnceData | null {
@@ -110,14 +129,17 @@ export function carriedAcceptance(data: MessageSent['data']): SentAtOnceData | n
 }
 
 export const MESSAGING_EVENT_SCHEMAS: Record<MessagingEvent['type'], JsonSchema> = {
-  MessageAccepted: record(acceptanceData),
+  MessageAccepted: record(acceptanceData, ACCEPTANCE_OPTIONAL),
   MessageSent: {
     description: 'The status data alone after a MessageAccepted; a send handed over at once carries its acceptance (D3).',
     anyOf: [
-      record({
-        ...acceptanceData,
-        media: arrayOf('Files of a media message.', record({ ...mediaFile, objectKey: str('Key of the object in the media bucket.') })),
-      }),
+      record(
+        {
+          ...acceptanceData,
+          media: arrayOf('Files of a media message.', record({ ...mediaFile, objectKey: str('Key of the object in the media bucket.') })),
+        },
+        ACCEPTANCE_OPTIONAL,
+      ),
       record(statusData),
     ],
   },

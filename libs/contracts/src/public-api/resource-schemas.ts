@@ -12,7 +12,8 @@ import { API_VERSION } from '../api-version';
 import { APP_STATUSES, VERIFICATION_STATUSES } from '../app-status';
 import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorType } from '../error-codes';
 import { CONSENT_SOURCES, CONSENT_STATUSES } from '../events/consent.events';
-import { CHAT_MESSAGE_TYPES } from '../events/chat.events';
+import { SENT_MESSAGE_TYPES } from '../events/messaging.events';
+import { TEMPLATE_CATEGORIES, TEMPLATE_LIMITS, TEMPLATE_STATUSES } from '../templates';
 import type { JsonSchema } from '../events/schema-builders';
 import { MEDIA_KINDS } from '../media';
 import { SCOPES } from '../scopes';
@@ -212,6 +213,58 @@ const profileExample = {
   updatedAt: EXAMPLE.at,
 };
 
+const templateRef = object(
+  'Which template version a message was rendered from.',
+  {
+    id: text('Template id (tpl_…).'),
+    name: text('Its name.'),
+    language: text('Its language.'),
+    version: integer('The version rendered.', { minimum: 1 }),
+  },
+  { id: 'tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8', name: 'order_shipped', language: 'en', version: 1 },
+);
+const templatePart = (description: string, min: number, max: number) =>
+  object(description, { text: text(`${min}–${max} characters.`, { minLength: min, maxLength: max }) }, { text: 'Hello' });
+const templateComponents = object(
+  'A template’s text: {{variable}} placeholders in the header and the body; the footer is fixed.',
+  {
+    header: templatePart('Optional header, may hold variables.', 1, TEMPLATE_LIMITS.headerMax),
+    body: templatePart('The body, may hold variables.', TEMPLATE_LIMITS.bodyMin, TEMPLATE_LIMITS.bodyMax),
+    footer: templatePart('Optional footer, without variables.', 1, TEMPLATE_LIMITS.footerMax),
+  },
+  { body: { text: 'Hi {{first_name}}, order {{order_id}} has shipped.' }, footer: { text: 'Reply STOP to opt out.' } },
+  ['header', 'footer'],
+);
+const template = object(
+  'A message template: sends of type template render its approved version.',
+  {
+    id: text('Template id (tpl_…).'),
+    name: text('Name, unique per language within the app.', { pattern: '^[a-z0-9_]{1,512}$' }),
+    language: text('Language code with an optional region, like en or en_US.'),
+    category: enumOf('What the template is for.', TEMPLATE_CATEGORIES),
+    components: ref('TemplateComponents'),
+    variables: { type: 'array', description: 'Its variables, in order of first appearance.', items: { type: 'string' } },
+    status: enumOf("The current version's review: pending, approved or rejected.", TEMPLATE_STATUSES),
+    rejectedReason: nullableText("The reviewer's reason when the current version was rejected."),
+    version: integer('1 when created, + 1 for each change.', { minimum: 1 }),
+    createdAt: time('When it was created.'),
+    updatedAt: time('When it last changed.'),
+  },
+  {
+    id: 'tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8',
+    name: 'order_shipped',
+    language: 'en',
+    category: 'utility',
+    components: (templateComponents.examples as object[])[0],
+    variables: ['first_name', 'order_id'],
+    status: 'approved',
+    rejectedReason: null,
+    version: 1,
+    createdAt: EXAMPLE.at,
+    updatedAt: EXAMPLE.at,
+  },
+);
+
 const errorTypes: ErrorType[] = [...new Set(PUBLIC_ERROR_CODES.map((c) => ERROR_CODES[c].type))];
 
 /** Every resource schema of the public API, by component name. */
@@ -222,14 +275,18 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       id: text('Message id (msg_…).'),
       direction: enumOf('outbound: the app sent it; inbound: a user sent it.', ['outbound', 'inbound']),
       appUserId: nullableText('The user.', { pattern: appUserIdPattern }),
-      type: enumOf('Message type.', CHAT_MESSAGE_TYPES),
-      text: nullableText('Text, or a media caption.'),
+      type: enumOf('Message type; template: a text rendered from one of the app’s templates.', SENT_MESSAGE_TYPES),
+      text: nullableText('Text, or a media caption; for a template message the rendered text.'),
       media: { type: 'array', description: 'Attached files.', items: ref('MediaFile') },
       status: enumOf('accepted until handed to the chat product; then sent, delivered, read, or failed. Inbound messages are received.', MESSAGE_STATUSES),
       clientReference: nullableText('The value given at send.'),
       createdAt: time('When it was accepted or received.'),
       deliveredAt: nullableTime('When it reached a device.'),
       readAt: nullableTime('When the user read it.'),
+      template: {
+        oneOf: [ref('TemplateRef'), { type: 'null' }],
+        description: 'For a template message, the template version it was rendered from; else null.',
+      },
     },
     {
       id: EXAMPLE.messageId,
@@ -243,16 +300,29 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       createdAt: EXAMPLE.at,
       deliveredAt: EXAMPLE.later,
       readAt: null,
+      template: null,
     },
   ),
   MediaFile: mediaFile,
+  // Message templates (architecture section 13).
+  TemplateRef: templateRef,
+  TemplateComponents: templateComponents,
+  Template: template,
+  TemplatePage: object(
+    'A page of templates, newest first.',
+    {
+      data: { type: 'array', items: ref('Template') },
+      nextCursor: nullableText('Give it as cursor for the next page; null on the last page.'),
+    },
+    { data: [(template.examples as object[])[0]], nextCursor: null },
+  ),
   SendAcceptance: object(
     'The send was accepted; its progress arrives as message.status events.',
     {
       id: text('Message id (msg_…).'),
       status: enumOf('Always accepted.', ['accepted']),
       appUserId: text('The recipient.', { pattern: appUserIdPattern }),
-      type: enumOf('Message type.', CHAT_MESSAGE_TYPES),
+      type: enumOf('Message type.', SENT_MESSAGE_TYPES),
       createdAt: time('When it was accepted.'),
       clientReference: nullableText('The value given, echoed in message.status events.'),
     },

@@ -8,6 +8,7 @@ import { APP_STATUSES } from '../app-status';
 import { CHAT_MESSAGE_TYPES } from '../events/chat.events';
 import { CONSENT_REASONS, CONSENT_SOURCES, CONSENT_STATUSES } from '../events/consent.events';
 import { MESSAGE_FAILURE_REASONS } from '../events/messaging.events';
+import { TEMPLATE_STATUSES } from '../templates';
 import type { JsonSchema } from '../events/schema-builders';
 import { APP_USER_ID_PATTERN } from '../ids';
 import type { PublicEventType } from '../webhooks';
@@ -106,6 +107,31 @@ export const PUBLIC_EVENT_SPECS: Record<PublicEventType, EventSpec> = {
       ['reason'],
     ),
     example: { status: 'internal_live', previousStatus: 'sandbox' },
+  },
+  'template.status': {
+    component: 'TemplateStatusEvent',
+    summary: "A template's status changed",
+    description:
+      "A version was submitted for review (pending), approved or rejected. A sandbox app's versions are approved at once (one event, approved). Sends use a template only while its latest version is approved.",
+    data: object(
+      {
+        id: { type: 'string', pattern: '^tpl_', description: 'The template (tpl_…).' },
+        name: { type: 'string', description: 'Its name.' },
+        language: { type: 'string', description: 'Its language, like en or en_US.' },
+        status: { type: 'string', enum: [...TEMPLATE_STATUSES], description: 'The status of this version.' },
+        reason: { type: 'string', description: "The reviewer's reason, when given." },
+        version: { type: 'integer', minimum: 1, description: 'The version this status is about.' },
+      },
+      ['reason'],
+    ),
+    example: {
+      id: 'tpl_01JH8Z6Q2W3E4R5T6Y7U8I9O0P',
+      name: 'order_shipped',
+      language: 'en',
+      status: 'rejected',
+      reason: 'Marketing text in a utility template.',
+      version: 2,
+    },
   },
   'webhook.test': {
     component: 'WebhookTestEvent',

@@ -2,8 +2,8 @@
  * What messaging answers (sends and reads of messages, the app's quota) and the resources it builds.
  * Part of the operation map in ../rpc-operations.ts.
  */
-import type { ChatMessageType } from '../events/chat.events';
-import type { MessageMediaFile } from '../events/messaging.events';
+import type { MessageMediaFile, SentMessageType } from '../events/messaging.events';
+import type { TemplateRef } from '../templates';
 import type { EventRef } from '../rpc';
 import type { KeyEnvironment } from '../scopes';
 
@@ -19,9 +19,11 @@ export interface SendMessageCall {
   bodyHash: string;
   body: {
     to: { appUserId?: string; email?: string };
-    type: ChatMessageType;
+    type: SentMessageType;
     text?: string | null;
     mediaId?: string | null;
+    /** A `template` send's template, by name and language, and its variables' values (architecture section 13). */
+    template?: TemplateSend | null;
     clientReference?: string | null;
   };
   /**
@@ -33,12 +35,19 @@ export interface SendMessageCall {
   mediaEvents?: EventRef[];
 }
 
+/** Which template a send renders and with what: `POST /messages` with `type: "template"`. */
+export interface TemplateSend {
+  name: string;
+  language: string;
+  variables: Record<string, string>;
+}
+
 /** The spec's SendAcceptance (202). */
 export interface SendAcceptance {
   id: string;
   status: 'accepted';
   appUserId: string;
-  type: ChatMessageType;
+  type: SentMessageType;
   createdAt: string;
   clientReference: string | null;
 }
@@ -54,9 +63,11 @@ export interface MessageResource {
   id: string;
   direction: 'outbound' | 'inbound';
   appUserId: string;
-  type: ChatMessageType;
+  type: SentMessageType;
   text: string | null;
   media: MessageMediaFile[];
+  /** The template version a template send was rendered from (`text` holds the rendered text), else null. */
+  template: TemplateRef | null;
   status: MessageStatus;
   clientReference: string | null;
   createdAt: string;

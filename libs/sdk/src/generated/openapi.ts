@@ -372,6 +372,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description Newest first. Follow nextCursor for the next page.
+         *
+         *     Scope: `templates:manage`.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description A sandbox app's template is approved at once; a live app's is pending until reviewed. Every status change is a template.status event.
+         *
+         *     Scope: `templates:manage`.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Scope: `templates:manage`.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description Its name and language are free again; sends by them answer template_not_found.
+         *
+         *     Scope: `templates:manage`.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a template
+         * @description A new version (version + 1), pending until reviewed (a sandbox app's approved at once); sends use the template again once it is approved.
+         *
+         *     Scope: `templates:manage`.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
     "/listen": {
         parameters: {
             query?: never;
@@ -484,6 +544,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "template.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A template's status changed
+         * @description A version was submitted for review (pending), approved or rejected. A sandbox app's versions are approved at once (one event, approved). Sends use a template only while its latest version is approved.
+         *
+         *     POSTed to every enabled endpoint subscribed to `template.status`. Verify `Svc-Signature` (or the Standard Webhooks headers) on the raw body before trusting it, and dedupe on the event id.
+         */
+        post: operations["onTemplateStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -522,7 +604,8 @@ export interface components {
          *       "clientReference": "order-1042",
          *       "createdAt": "2026-10-14T09:30:00.000Z",
          *       "deliveredAt": "2026-10-14T09:30:02.000Z",
-         *       "readAt": null
+         *       "readAt": null,
+         *       "template": null
          *     }
          */
         Message: {
@@ -536,11 +619,11 @@ export interface components {
             /** @description The user. */
             appUserId: string | null;
             /**
-             * @description Message type.
+             * @description Message type; template: a text rendered from one of the app’s templates.
              * @enum {string}
              */
-            type: "text" | "image" | "video" | "audio" | "file";
-            /** @description Text, or a media caption. */
+            type: "text" | "image" | "video" | "audio" | "file" | "template";
+            /** @description Text, or a media caption; for a template message the rendered text. */
             text: string | null;
             /** @description Attached files. */
             media: components["schemas"]["MediaFile"][];
@@ -566,6 +649,8 @@ export interface components {
              * @description When the user read it.
              */
             readAt: string | null;
+            /** @description For a template message, the template version it was rendered from; else null. */
+            template: components["schemas"]["TemplateRef"] | null;
         };
         /**
          * @description A file attached to a message.
@@ -585,6 +670,165 @@ export interface components {
             fileName: string;
             /** @description Size in bytes. */
             size: number;
+        };
+        /**
+         * @description Which template version a message was rendered from.
+         * @example {
+         *       "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+         *       "name": "order_shipped",
+         *       "language": "en",
+         *       "version": 1
+         *     }
+         */
+        TemplateRef: {
+            /** @description Template id (tpl_…). */
+            id: string;
+            /** @description Its name. */
+            name: string;
+            /** @description Its language. */
+            language: string;
+            /** @description The version rendered. */
+            version: number;
+        };
+        /**
+         * @description A template’s text: {{variable}} placeholders in the header and the body; the footer is fixed.
+         * @example {
+         *       "body": {
+         *         "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+         *       },
+         *       "footer": {
+         *         "text": "Reply STOP to opt out."
+         *       }
+         *     }
+         */
+        TemplateComponents: {
+            /**
+             * @description Optional header, may hold variables.
+             * @example {
+             *       "text": "Hello"
+             *     }
+             */
+            header?: {
+                /** @description 1–60 characters. */
+                text: string;
+            };
+            /**
+             * @description The body, may hold variables.
+             * @example {
+             *       "text": "Hello"
+             *     }
+             */
+            body: {
+                /** @description 1–1024 characters. */
+                text: string;
+            };
+            /**
+             * @description Optional footer, without variables.
+             * @example {
+             *       "text": "Hello"
+             *     }
+             */
+            footer?: {
+                /** @description 1–60 characters. */
+                text: string;
+            };
+        };
+        /**
+         * @description A message template: sends of type template render its approved version.
+         * @example {
+         *       "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+         *       "name": "order_shipped",
+         *       "language": "en",
+         *       "category": "utility",
+         *       "components": {
+         *         "body": {
+         *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+         *         },
+         *         "footer": {
+         *           "text": "Reply STOP to opt out."
+         *         }
+         *       },
+         *       "variables": [
+         *         "first_name",
+         *         "order_id"
+         *       ],
+         *       "status": "approved",
+         *       "rejectedReason": null,
+         *       "version": 1,
+         *       "createdAt": "2026-10-14T09:30:00.000Z",
+         *       "updatedAt": "2026-10-14T09:30:00.000Z"
+         *     }
+         */
+        Template: {
+            /** @description Template id (tpl_…). */
+            id: string;
+            /** @description Name, unique per language within the app. */
+            name: string;
+            /** @description Language code with an optional region, like en or en_US. */
+            language: string;
+            /**
+             * @description What the template is for.
+             * @enum {string}
+             */
+            category: "utility" | "marketing" | "authentication";
+            components: components["schemas"]["TemplateComponents"];
+            /** @description Its variables, in order of first appearance. */
+            variables: string[];
+            /**
+             * @description The current version's review: pending, approved or rejected.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description The reviewer's reason when the current version was rejected. */
+            rejectedReason: string | null;
+            /** @description 1 when created, + 1 for each change. */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description A page of templates, newest first.
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+         *           "name": "order_shipped",
+         *           "language": "en",
+         *           "category": "utility",
+         *           "components": {
+         *             "body": {
+         *               "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+         *             },
+         *             "footer": {
+         *               "text": "Reply STOP to opt out."
+         *             }
+         *           },
+         *           "variables": [
+         *             "first_name",
+         *             "order_id"
+         *           ],
+         *           "status": "approved",
+         *           "rejectedReason": null,
+         *           "version": 1,
+         *           "createdAt": "2026-10-14T09:30:00.000Z",
+         *           "updatedAt": "2026-10-14T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        TemplatePage: {
+            data: components["schemas"]["Template"][];
+            /** @description Give it as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /**
          * @description The send was accepted; its progress arrives as message.status events.
@@ -611,7 +855,7 @@ export interface components {
              * @description Message type.
              * @enum {string}
              */
-            type: "text" | "image" | "video" | "audio" | "file";
+            type: "text" | "image" | "video" | "audio" | "file" | "template";
             /**
              * Format: date-time
              * @description When it was accepted.
@@ -1005,7 +1249,7 @@ export interface components {
              */
             url: string;
             /** @description Event types it receives. */
-            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status" | "webhook.test")[];
             /**
              * @description pending_verification until the handshake succeeds; disabled after 3 days of failed deliveries.
              * @enum {string}
@@ -1061,7 +1305,7 @@ export interface components {
              */
             url: string;
             /** @description Event types it receives. */
-            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status" | "webhook.test")[];
             /**
              * @description pending_verification until the handshake succeeds; disabled after 3 days of failed deliveries.
              * @enum {string}
@@ -1172,7 +1416,7 @@ export interface components {
              * @description Event type.
              * @enum {string}
              */
-            eventType: "message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test";
+            eventType: "message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status" | "webhook.test";
             /** @description The endpoint (we_…). */
             subscriptionId: string;
             /**
@@ -1244,7 +1488,7 @@ export interface components {
          * @description Stable error code: branch on it.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "request_timeout" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "headers_too_large" | "internal_error";
+        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "template_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "template_exists" | "template_limit_reached" | "template_not_approved" | "request_timeout" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "headers_too_large" | "internal_error";
         /**
          * @description One failing field of an invalid_request.
          * @example {
@@ -1335,7 +1579,7 @@ export interface components {
             expiresInDays?: number | null;
         };
         /**
-         * @description text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file.
+         * @description text is required for type text (an optional caption otherwise; a text message takes no mediaId); mediaId is required for image, video, audio and file; template (and no text) for type template, whose text is rendered from the approved template.
          * @example {
          *       "to": {
          *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T"
@@ -1344,12 +1588,27 @@ export interface components {
          *       "text": "Your order has shipped.",
          *       "clientReference": "order-1042"
          *     }
+         * @example {
+         *       "to": {
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T"
+         *       },
+         *       "type": "template",
+         *       "template": {
+         *         "name": "order_shipped",
+         *         "language": "en",
+         *         "variables": {
+         *           "first_name": "Ann",
+         *           "order_id": "1042"
+         *         }
+         *       }
+         *     }
          */
         SendMessageRequest: {
             to: components["schemas"]["Recipient"];
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "file";
+            type: "text" | "image" | "video" | "audio" | "file" | "template";
             text?: string | null;
+            template?: components["schemas"]["TemplateSend"];
             mediaId?: string | null;
             clientReference?: string | null;
         };
@@ -1364,6 +1623,23 @@ export interface components {
             /** Format: email */
             email?: string;
         } & (unknown | unknown);
+        /**
+         * @example {
+         *       "name": "order_shipped",
+         *       "language": "en",
+         *       "variables": {
+         *         "first_name": "Ann",
+         *         "order_id": "1042"
+         *       }
+         *     }
+         */
+        TemplateSend: {
+            name: string;
+            language: string;
+            variables: {
+                [key: string]: string;
+            };
+        };
         /**
          * @example {
          *       "fileName": "receipt.png",
@@ -1389,7 +1665,7 @@ export interface components {
         CreateWebhookEndpointRequest: {
             url: string;
             verifyToken: string;
-            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            events: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status" | "webhook.test")[];
         };
         /**
          * @example {
@@ -1403,7 +1679,7 @@ export interface components {
         UpdateWebhookEndpointRequest: {
             url?: string;
             verifyToken?: string;
-            events?: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "webhook.test")[];
+            events?: ("message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status" | "webhook.test")[];
         };
         /**
          * @example {
@@ -1412,6 +1688,64 @@ export interface components {
          */
         VerifyWebhookEndpointRequest: {
             verifyToken: string;
+        };
+        /**
+         * @description examples gives a value for every variable. The same name and language twice → 409 template_exists; at most 250 templates per app.
+         * @example {
+         *       "name": "order_shipped",
+         *       "language": "en",
+         *       "category": "utility",
+         *       "components": {
+         *         "body": {
+         *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+         *         },
+         *         "footer": {
+         *           "text": "Reply STOP to opt out."
+         *         }
+         *       },
+         *       "examples": {
+         *         "first_name": "Ann",
+         *         "order_id": "1042"
+         *       }
+         *     }
+         */
+        CreateTemplateRequest: {
+            name: string;
+            /** @description A language code with an optional region, like en or en_US. */
+            language: string;
+            /** @enum {string} */
+            category: "utility" | "marketing" | "authentication";
+            components: components["schemas"]["TemplateComponentsInput"];
+            examples: {
+                [key: string]: string;
+            };
+        };
+        /** @description header (≤ 60 characters) and body (1–1024) may hold {{variable}} placeholders (a-z, 0-9, _); the footer (≤ 60) may not. */
+        TemplateComponentsInput: {
+            header?: components["schemas"]["TemplateText"];
+            body: components["schemas"]["TemplateText"];
+            footer?: components["schemas"]["TemplateText"];
+        };
+        TemplateText: {
+            text: string;
+        };
+        /**
+         * @description What is left out stays as it was; examples left out are kept for the variables still there.
+         * @example {
+         *       "components": {
+         *         "body": {
+         *           "text": "Hi {{first_name}}, your order {{order_id}} is on its way."
+         *         }
+         *       }
+         *     }
+         */
+        UpdateTemplateRequest: {
+            /** @enum {string} */
+            category?: "utility" | "marketing" | "authentication";
+            components?: components["schemas"]["TemplateComponentsInput"];
+            examples?: {
+                [key: string]: string;
+            };
         };
         /**
          * @description A user sent the app a message. A user's first message is also their opt-in: a consent.updated with source user_initiated comes with it.
@@ -1627,6 +1961,56 @@ export interface components {
             };
         };
         /**
+         * @description A template's status changed. A version was submitted for review (pending), approved or rejected. A sandbox app's versions are approved at once (one event, approved). Sends use a template only while its latest version is approved.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "template.status",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "id": "tpl_01JH8Z6Q2W3E4R5T6Y7U8I9O0P",
+         *         "name": "order_shipped",
+         *         "language": "en",
+         *         "status": "rejected",
+         *         "reason": "Marketing text in a utility template.",
+         *         "version": 2
+         *       }
+         *     }
+         */
+        TemplateStatusEvent: {
+            /** @description Event id: the same across retries and replays; dedupe on it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "template.status";
+            /** @description The API version of the payload. */
+            apiVersion: string;
+            /** @description Unix seconds. */
+            created: number;
+            /** @description The app. */
+            appId: string;
+            data: {
+                /** @description The template (tpl_…). */
+                id: string;
+                /** @description Its name. */
+                name: string;
+                /** @description Its language, like en or en_US. */
+                language: string;
+                /**
+                 * @description The status of this version.
+                 * @enum {string}
+                 */
+                status: "pending" | "approved" | "rejected";
+                /** @description The reviewer's reason, when given. */
+                reason?: string;
+                /** @description The version this status is about. */
+                version: number;
+            };
+        };
+        /**
          * @description A test event, sent by POST /webhooks/{id}/test. Sent only by the test operation, to that endpoint only.
          * @example {
          *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
@@ -1665,7 +2049,7 @@ export interface components {
             };
         };
         /** @description Any public event. */
-        WebhookEvent: components["schemas"]["MessageReceivedEvent"] | components["schemas"]["MessageStatusEvent"] | components["schemas"]["ConsentUpdatedEvent"] | components["schemas"]["AppStatusChangedEvent"] | components["schemas"]["WebhookTestEvent"];
+        WebhookEvent: components["schemas"]["MessageReceivedEvent"] | components["schemas"]["MessageStatusEvent"] | components["schemas"]["ConsentUpdatedEvent"] | components["schemas"]["AppStatusChangedEvent"] | components["schemas"]["TemplateStatusEvent"] | components["schemas"]["WebhookTestEvent"];
     };
     responses: never;
     parameters: {
@@ -2710,7 +3094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `recipient_not_found` */
+            /** @description `recipient_not_found`, `template_not_found` */
             404: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["SvcRequestId"];
@@ -2736,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `media_not_uploaded`, `idempotency_in_progress` */
+            /** @description `media_not_uploaded`, `idempotency_in_progress`, `template_not_approved` */
             409: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["SvcRequestId"];
@@ -2867,7 +3251,8 @@ export interface operations {
                      *       "clientReference": "order-1042",
                      *       "createdAt": "2026-10-14T09:30:00.000Z",
                      *       "deliveredAt": "2026-10-14T09:30:02.000Z",
-                     *       "readAt": null
+                     *       "readAt": null,
+                     *       "template": null
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -5025,6 +5410,864 @@ export interface operations {
             };
         };
     };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Only templates of this name. */
+                name?: string;
+                /** @description Only templates whose current version has this status. */
+                status?: "pending" | "approved" | "rejected";
+                /** @description Only templates in this language. */
+                language?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+                     *           "name": "order_shipped",
+                     *           "language": "en",
+                     *           "category": "utility",
+                     *           "components": {
+                     *             "body": {
+                     *               "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+                     *             },
+                     *             "footer": {
+                     *               "text": "Reply STOP to opt out."
+                     *             }
+                     *           },
+                     *           "variables": [
+                     *             "first_name",
+                     *             "order_id"
+                     *           ],
+                     *           "status": "approved",
+                     *           "rejectedReason": null,
+                     *           "version": 1,
+                     *           "createdAt": "2026-10-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TemplatePage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "order_shipped",
+                 *       "language": "en",
+                 *       "category": "utility",
+                 *       "components": {
+                 *         "body": {
+                 *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+                 *         },
+                 *         "footer": {
+                 *           "text": "Reply STOP to opt out."
+                 *         }
+                 *       },
+                 *       "examples": {
+                 *         "first_name": "Ann",
+                 *         "order_id": "1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template. */
+            201: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+                     *       "name": "order_shipped",
+                     *       "language": "en",
+                     *       "category": "utility",
+                     *       "components": {
+                     *         "body": {
+                     *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+                     *         },
+                     *         "footer": {
+                     *           "text": "Reply STOP to opt out."
+                     *         }
+                     *       },
+                     *       "variables": [
+                     *         "first_name",
+                     *         "order_id"
+                     *       ],
+                     *       "status": "approved",
+                     *       "rejectedReason": null,
+                     *       "version": 1,
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `template_exists`, `template_limit_reached` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Template id (tpl_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+                     *       "name": "order_shipped",
+                     *       "language": "en",
+                     *       "category": "utility",
+                     *       "components": {
+                     *         "body": {
+                     *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+                     *         },
+                     *         "footer": {
+                     *           "text": "Reply STOP to opt out."
+                     *         }
+                     *       },
+                     *       "variables": [
+                     *         "first_name",
+                     *         "order_id"
+                     *       ],
+                     *       "status": "approved",
+                     *       "rejectedReason": null,
+                     *       "version": 1,
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Template id (tpl_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Template id (tpl_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "components": {
+                 *         "body": {
+                 *           "text": "Hi {{first_name}}, your order {{order_id}} is on its way."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template after the change. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_01JD3QF1A4D7G0J3M6P9S2V5Y8",
+                     *       "name": "order_shipped",
+                     *       "language": "en",
+                     *       "category": "utility",
+                     *       "components": {
+                     *         "body": {
+                     *           "text": "Hi {{first_name}}, order {{order_id}} has shipped."
+                     *         },
+                     *         "footer": {
+                     *           "text": "Reply STOP to opt out."
+                     *         }
+                     *       },
+                     *       "variables": [
+                     *         "first_name",
+                     *         "order_id"
+                     *       ],
+                     *       "status": "approved",
+                     *       "rejectedReason": null,
+                     *       "version": 1,
+                     *       "createdAt": "2026-10-14T09:30:00.000Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listen: {
         parameters: {
             query?: {
@@ -5383,6 +6626,69 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AppStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, network error, 408, 429 or 5xx is retried (about 10 s, doubling, capped at 1 hour, for 24 hours); other 4xx are not. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTemplateStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.` and the raw body, keyed with the signing secret (whsec_… included). Two v1 values during a rotation; either matching is valid. Refuse a t more than 5 minutes from your clock. */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /** @description The event id (evt_…); dedupe on it. */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /** @description The event type. */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /** @description This delivery (wd_…); retries keep the same event id. */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /** @description Attempt number, from 1. */
+                "Svc-Delivery-Attempt": components["parameters"]["SvcDeliveryAttempt"];
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: the t of Svc-Signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64 decoding of the secret after whsec_; space-separated during a rotation. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                 *       "type": "template.status",
+                 *       "apiVersion": "2026-10-01",
+                 *       "created": 1791020600,
+                 *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                 *       "data": {
+                 *         "id": "tpl_01JH8Z6Q2W3E4R5T6Y7U8I9O0P",
+                 *         "name": "order_shipped",
+                 *         "language": "en",
+                 *         "status": "rejected",
+                 *         "reason": "Marketing text in a utility template.",
+                 *         "version": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplateStatusEvent"];
             };
         };
         responses: {
