@@ -43,6 +43,9 @@ export const ERROR_CODES = {
   subscription_not_verified: { status: 409, type: 'conflict_error', message: 'Verify the endpoint before sending test events.' },
   delivery_in_progress: { status: 409, type: 'conflict_error', message: 'Only delivered or failed deliveries can be replayed.' },
   payload_expired: { status: 409, type: 'conflict_error', message: 'The delivery payload is past its 7-day retention.' },
+  // Endpoint recovery (POST /webhooks/{id}/recover, ADR 0224).
+  endpoint_disabled: { status: 409, type: 'conflict_error', message: 'The endpoint is disabled; verify it again before recovering its events.' },
+  recover_in_progress: { status: 409, type: 'conflict_error', message: 'A recovery of this endpoint is still in progress.' },
   key_limit_reached: { status: 409, type: 'conflict_error', message: 'At most 2 active keys per environment.' },
   handle_taken: { status: 409, type: 'conflict_error', message: 'That handle is taken.' },
   invalid_transition: { status: 409, type: 'conflict_error', message: 'That change is not allowed from the current state.' },
