@@ -9,6 +9,7 @@ import { ListenSessionPruner } from './listen/listen-session.pruner';
 import { ListenSessionsHandler } from './listen/listen-sessions.handler';
 import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
 import { WebhookNetwork } from './network/webhook-network';
+import { RecoveriesHandler } from './recoveries/recoveries.handler';
 
 @Module({
   providers: [
@@ -25,6 +26,7 @@ import { WebhookNetwork } from './network/webhook-network';
     ListenSessionsHandler,
     ListenSessionPruner,
     EventsHandler,
+    RecoveriesHandler,
   ],
 })
 export class WebhookDispatcherModule {}
