@@ -2,6 +2,7 @@ import type { PingResult } from './api-types';
 import {
   BusinessProfileResource,
   ConsentsResource,
+  EventsResource,
   MediaResource,
   MessagesResource,
   OptInLinksResource,
@@ -56,6 +57,8 @@ export class PlatformClient {
   readonly webhooks: WebhooksResource;
   /** /webhook-deliveries (paged) and replays. */
   readonly webhookDeliveries: WebhookDeliveriesResource;
+  /** GET /events (paged) and GET /events/{id}: the last 30 days of events. */
+  readonly events: EventsResource;
   private readonly sender: RequestSender;
 
   constructor(options: PlatformClientOptions) {
@@ -80,6 +83,7 @@ export class PlatformClient {
     this.businessProfile = new BusinessProfileResource(this.sender);
     this.webhooks = new WebhooksResource(this.sender);
     this.webhookDeliveries = new WebhookDeliveriesResource(this.sender);
+    this.events = new EventsResource(this.sender);
   }
 
   /** GET /ping: checks the key and says which app, environment and scopes it has. */
