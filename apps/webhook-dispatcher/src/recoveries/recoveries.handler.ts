@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ID_PREFIX, idTimeFloor, idTimeMs, newId, type EndpointRecovery, type RecoverEndpointCall } from '#platform/contracts';
 import { RpcDispatcher } from '#platform/kafka';
 import { runStatement } from '#platform/postgres';
-import { currentTraceparent, ServiceRuntime } from '#platform/service-kit';
+import { currentTraceparent, log, ServiceRuntime } from '#platform/service-kit';
 import { recoveryDecider, type RecoveryCommand, type RecoveryEndpoint } from './recovery.decider';
 import type { Recovery, RecoveryEvent, RecoveryState } from './recovery.state';
 import {
@@ -49,18 +49,31 @@ export class RecoveriesHandler implements OnModuleInit {
     const appId = String(p.appId);
     const endpointId = String(p.endpointId);
     const traceparent = currentTraceparent() ?? null;
+    const startedAt = Date.now();
     const recovery = await this.start(appId, endpointId, String(p.since));
+    // What on-call sees of a recovery: how many deliveries it made, and how long that took.
+    const done = (recovered: number, stopped: boolean): EndpointRecovery => {
+      log('info', 'endpoint recovery created its deliveries', {
+        appId,
+        endpointId,
+        recoveryId: recovery.recoveryId,
+        recovered,
+        stopped,
+        ms: Date.now() - startedAt,
+      });
+      return { recovered };
+    };
     try {
       for (const type of recovery.eventTypes) {
         let after = '';
         for (;;) {
           const step = await this.createBatch(appId, recovery, type, after, traceparent);
-          if (step.stopped) return { recovered: step.recovered };
+          if (step.stopped) return done(step.recovered, true);
           if (step.lastEventId === null) break;
           after = step.lastEventId;
         }
       }
-      return { recovered: await this.finish(appId, recovery) };
+      return done(await this.finish(appId, recovery), false);
     } catch (error) {
       // What was created stays; finishing lets the next recovery start once those deliveries end.
       await this.finish(appId, recovery).catch(() => undefined);
