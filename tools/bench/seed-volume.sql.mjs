@@ -25,12 +25,17 @@ export const REMOVE_BY_ORG = [
   'delete from chat_sim.users where org_id = any($1)',
 ];
 
-// seed_id(series, n): the SQL twin of seed-volume.mjs's hexId. message_event_id: a message's event ids, known to the
-// dispatcher's public events made from them (`source_event_id`, what `trace message` follows). The
-// events' metadata is what a command through the API writes.
+// seed_id(series, n): the SQL twin of seed-volume.mjs's hexId. seed_event_id: a public event's id, time-ordered
+// like the dispatcher's (ADR 0223: its lists and retention read the time in the id). message_event_id: a
+// message's event ids, known to the dispatcher's public events made from them (`source_event_id`, what
+// `trace message` follows). The events' metadata is what a command through the API writes.
 export const SEED_FUNCTIONS = `
 create or replace function pg_temp.seed_id(series int, n bigint) returns text language sql immutable as
   $$ select lpad(upper(to_hex(series)), 10, '0') || lpad(upper(to_hex(n)), 16, '0') $$;
+create or replace function pg_temp.seed_event_id(series int, n bigint, at timestamptz) returns text language sql immutable as
+  $$ select 'evt_' || string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((floor(extract(epoch from at) * 1000)::bigint >> (5 * (9 - k))) & 31)::int + 1, 1), '' order by k)
+            || lpad(upper(to_hex(series)), 6, '0') || lpad(upper(to_hex(n)), 10, '0')
+       from generate_series(0, 9) as k $$;
 create or replace function pg_temp.message_event_id(message_id text, version int) returns uuid language sql immutable as
   $$ select md5(message_id || ':' || version)::uuid $$;
 create or replace function pg_temp.seed_meta(app_id text) returns jsonb language sql volatile as
@@ -108,9 +113,9 @@ export const DELIVERIES_SQL = `
 create temp table if not exists seed_statuses (app_n int, app_id text, endpoint_id text, event_id text, delivery_id text, source_event_id text, payload text, at timestamptz);
 truncate seed_statuses;
 insert into seed_statuses
-  select a.app_n, a.app_id, a.endpoint_id, 'evt_' || pg_temp.seed_id(2000 + a.app_n * 2 + s.k, i), 'wd_' || pg_temp.seed_id(4000 + a.app_n * 2 + s.k, i),
+  select a.app_n, a.app_id, a.endpoint_id, pg_temp.seed_event_id(2000 + a.app_n * 2 + s.k, i, t.at), 'wd_' || pg_temp.seed_id(4000 + a.app_n * 2 + s.k, i),
          pg_temp.message_event_id('msg_' || pg_temp.seed_id(1000 + a.app_n, i), 2 + s.k)::text,
-         jsonb_build_object('id', 'evt_' || pg_temp.seed_id(2000 + a.app_n * 2 + s.k, i), 'type', 'message.status', 'apiVersion', '2026-10-01',
+         jsonb_build_object('id', pg_temp.seed_event_id(2000 + a.app_n * 2 + s.k, i, t.at), 'type', 'message.status', 'apiVersion', '2026-10-01',
                             'created', extract(epoch from t.at)::bigint, 'appId', a.app_id,
                             'data', jsonb_build_object('id', 'msg_' || pg_temp.seed_id(1000 + a.app_n, i), 'appUserId', u.app_user_id, 'status', s.status,
                                                        'timestamp', to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'clientReference', 'v-' || i))::text,
@@ -121,7 +126,7 @@ insert into seed_statuses
     cross join lateral (select $3::timestamptz - (($6::float8 * (1 - i::float8 / $5)) * interval '1 day') + (s.k + 1) * interval '500 milliseconds' as at) t
    where t.at > $3::timestamptz - $4 * interval '1 day';
 insert into webhook_dispatcher.public_events (event_id, app_id, type, payload, requires_media, source_event_id, created_at)
-  select event_id, app_id, 'message.status', case when at > $3::timestamptz - interval '7 days' then payload end, '{}', source_event_id, at from seed_statuses;
+  select event_id, app_id, 'message.status', payload, '{}', source_event_id, at from seed_statuses;
 insert into webhook_dispatcher.deliveries (delivery_id, app_id, endpoint_id, event_id, event_type, status, attempts, created_at, next_attempt_at,
                                            last_attempt_at, last_response_status, delivered_at)
   select delivery_id, app_id, endpoint_id, event_id, 'message.status', 'delivered', 1, at, null, at + interval '50 milliseconds', 200, at + interval '80 milliseconds'

@@ -16,6 +16,7 @@ import { ChangeGuard } from './web/change.guard';
 import { ConsoleController } from './web/console.controller';
 import { CONSOLE_SETTINGS, ConsoleWeb, type ConsoleWebSettings } from './web/console-web';
 import { DomainErrorPageFilter } from './web/domain-error.filter';
+import { EventsController } from './web/events.controller';
 import { FormBodyInterceptor } from './web/form-body.interceptor';
 import { UnexpectedErrorPageFilter } from './web/unexpected-error.filter';
 import { InvitationLinkController } from './web/invitation-link.controller';
@@ -45,6 +46,7 @@ export function consoleModule(settings: ConsoleModuleSettings): Type<unknown> {
       BusinessProfileController,
       RequestLogController,
       TemplatesController,
+      EventsController,
     ],
     providers: [
       { provide: CONSOLE_SETTINGS, useValue: settings },

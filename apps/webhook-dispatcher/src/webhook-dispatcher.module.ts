@@ -4,10 +4,12 @@ import { DeliveriesHandler } from './deliveries/deliveries.handler';
 import { DeliveryRetentionPruner } from './deliveries/delivery-retention.pruner';
 import { DeliveryWorker } from './deliveries/delivery.worker';
 import { DeliveryCountsHandler } from './delivery-counts/delivery-counts.handler';
+import { EventsHandler } from './events/events.handler';
 import { ListenSessionPruner } from './listen/listen-session.pruner';
 import { ListenSessionsHandler } from './listen/listen-sessions.handler';
 import { EndpointsHandler } from './manage-endpoints/endpoints.handler';
 import { WebhookNetwork } from './network/webhook-network';
+import { RecoveriesHandler } from './recoveries/recoveries.handler';
 
 @Module({
   providers: [
@@ -23,6 +25,8 @@ import { WebhookNetwork } from './network/webhook-network';
     DeliveryWorker,
     ListenSessionsHandler,
     ListenSessionPruner,
+    EventsHandler,
+    RecoveriesHandler,
   ],
 })
 export class WebhookDispatcherModule {}

@@ -47,6 +47,9 @@ export const ERROR_CODES = {
   template_exists: { status: 409, type: 'conflict_error', message: 'A template of that name and language exists.' },
   template_limit_reached: { status: 409, type: 'conflict_error', message: 'An app may have at most 250 templates.' },
   template_not_approved: { status: 409, type: 'conflict_error', message: 'The template is not approved.' },
+  // Endpoint recovery (POST /webhooks/{id}/recover, ADR 0224).
+  endpoint_disabled: { status: 409, type: 'conflict_error', message: 'The endpoint is disabled; verify it again before recovering its events.' },
+  recover_in_progress: { status: 409, type: 'conflict_error', message: 'A recovery of this endpoint is still in progress.' },
   key_limit_reached: { status: 409, type: 'conflict_error', message: 'At most 2 active keys per environment.' },
   handle_taken: { status: 409, type: 'conflict_error', message: 'That handle is taken.' },
   invalid_transition: { status: 409, type: 'conflict_error', message: 'That change is not allowed from the current state.' },

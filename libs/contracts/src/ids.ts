@@ -33,15 +33,20 @@ export function randomBase62(length: number): string {
 
 /** ULID body (26 chars, Crockford base32): sorts by time, then random. Time comes from the caller's clock. */
 export function ulid(nowMs: number): string {
+  let rand = '';
+  for (const byte of takeRandomBytes(16)) rand += CROCKFORD[byte % 32];
+  return ulidTime(nowMs) + rand;
+}
+
+/** A ULID's first 10 characters: the millisecond, Crockford base32. */
+function ulidTime(nowMs: number): string {
   let time = '';
   let t = Math.floor(nowMs);
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  let rand = '';
-  for (const byte of takeRandomBytes(16)) rand += CROCKFORD[byte % 32];
-  return time + rand;
+  return time;
 }
 
 /** A prefixed, time-sortable id such as `app_01J…`. */
@@ -54,10 +59,27 @@ export function newId(prefix: string, nowMs: number): string {
  * see the same fact (a file a user sent) name it alike without asking each other.
  */
 export function derivedId(prefix: string, nowMs: number, seed: string): string {
-  const full = ulid(nowMs);
   let rand = '';
   for (const byte of createHash('sha256').update(seed).digest().subarray(0, 16)) rand += CROCKFORD[byte % 32];
-  return prefix + full.slice(0, 10) + rand;
+  return prefix + ulidTime(nowMs) + rand;
+}
+
+/**
+ * Time-ordered ids (newId, derivedId) as ranges: every id of `prefix` made at or after `ms` sorts at
+ * or after `idTimeFloor(prefix, ms)`, every one made before it sorts before it (same length, one
+ * alphabet, so any collation orders them alike). Lists keyed by id filter by time with these.
+ */
+export function idTimeFloor(prefix: string, ms: number): string {
+  return prefix + ulidTime(Math.max(0, ms)) + '0'.repeat(16);
+}
+
+/** The millisecond a time-ordered id (newId, derivedId) was made at, or null when it is not one. */
+export function idTimeMs(id: string, prefix: string): number | null {
+  const body = id.startsWith(prefix) ? id.slice(prefix.length) : '';
+  if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(body)) return null;
+  let ms = 0;
+  for (const char of body.slice(0, 10)) ms = ms * 32 + CROCKFORD.indexOf(char);
+  return ms;
 }
 
 /** The `med_` id of a file a user sent (the n-th of a message): the same in messaging and media. */

@@ -106,6 +106,9 @@ export const RPC_OPERATION_NAMES: { [S in RpcService]: readonly RpcOperationName
       'endpoints.health': true,
       'listen.open': true,
       'listen.poll': true,
+      'events.list': true,
+      'events.get': true,
+      'endpoints.recover': true,
     },
     'chat-sim': {
       ...common,

@@ -18,6 +18,13 @@ export const LISTEN_EVENT_TYPES = [
 ] as const satisfies readonly PublicEventType[];
 export type ListenEventType = (typeof LISTEN_EVENT_TYPES)[number];
 
+/**
+ * The types the events API lists and an endpoint recovery sends again: every public type but
+ * webhook.test, which is a probe of one endpoint rather than something that happened to the app.
+ */
+export type AppEventType = Exclude<PublicEventType, 'webhook.test'>;
+export const APP_EVENT_TYPES: readonly AppEventType[] = PUBLIC_EVENT_TYPES.filter((type): type is AppEventType => type !== 'webhook.test');
+
 /** Limits and timings of webhooks (spec Limits, architecture section 6 and D20–D26). */
 export const WEBHOOKS = {
   maxEndpointsPerApp: 5,
@@ -31,8 +38,12 @@ export const WEBHOOKS = {
   retryWindowMs: 24 * 3600 * 1000,
   /** An endpoint whose deliveries all failed this long is disabled (D25). */
   disableAfterFailingMs: 3 * 24 * 3600 * 1000,
-  /** Payloads are kept this long for replay (D24). */
+  /** A delivery can be replayed this long after its event (D24); the payload itself is kept for eventRetentionMs. */
   payloadRetentionMs: 7 * 24 * 3600 * 1000,
+  /** Every public event of an app is kept this long for GET /events, with its payload (ADR 0223). */
+  eventRetentionMs: 30 * 24 * 3600 * 1000,
+  /** POST /webhooks/{id}/recover reaches this far back (ADR 0224). */
+  recoverWindowMs: 7 * 24 * 3600 * 1000,
   /** A finished delivery, its attempts and its event's record are kept this long for the log, then deleted. */
   recordRetentionMs: 30 * 24 * 3600 * 1000,
   verifyTokenPattern: /^[\x20-\x7e]{8,128}$/,

@@ -63,6 +63,16 @@ export type WebhookTestAccepted = Schemas['WebhookTestAccepted'];
 /** POST /webhooks/{id}/rotate-secret. */
 export type RotatedSecret = Schemas['RotatedSecret'];
 
+/** Body of POST /webhooks/{id}/recover. */
+export type RecoverWebhookEndpointRequest = Schemas['RecoverWebhookEndpointRequest'];
+/** 202 answer of POST /webhooks/{id}/recover: the deliveries created. */
+export type WebhookRecoveryAccepted = Schemas['WebhookRecoveryAccepted'];
+
+/** One page of GET /events: the app's events, newest first, each as delivered. */
+export type EventPage = Schemas['EventPage'];
+/** Filters and paging of GET /events. */
+export type EventListParams = NonNullable<operations['listEvents']['parameters']['query']>;
+
 /** One delivery of an event to an endpoint. */
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 /** One page of GET /webhook-deliveries. */

@@ -56,7 +56,7 @@ describe('PlatformClient requests', () => {
   });
 
   it('maps every operation to its method and path, escaping ids and skipping absent query values', async () => {
-    const { client, calls } = clientWith(Array.from({ length: 19 }, () => ({ status: 200, json: { data: [], nextCursor: null } })));
+    const { client, calls } = clientWith(Array.from({ length: 22 }, () => ({ status: 200, json: { data: [], nextCursor: null } })));
     await client.messages.get('msg/1');
     await client.media.create({ fileName: 'a.png', mimeType: 'image/png', size: 1 });
     await client.media.get('med_1');
@@ -75,6 +75,9 @@ describe('PlatformClient requests', () => {
     await client.webhooks.rotateSecret('we_1');
     await client.webhookDeliveries.list({ status: 'failed', subscriptionId: 'we_1', limit: 5, cursor: undefined });
     await client.webhookDeliveries.replay('wd_1');
+    await client.webhooks.recover('we_1', { since: '2026-10-13T09:30:00Z' });
+    await client.events.list({ type: 'message.status', createdAfter: '2026-10-13T09:30:00+02:00', limit: 5 });
+    await client.events.get('evt_1');
     await client.ping();
     expect(calls.map((c) => `${c.method} ${c.url.slice(BASE.length)}`)).toEqual([
       'GET /messages/msg%2F1',
@@ -95,8 +98,37 @@ describe('PlatformClient requests', () => {
       'POST /webhooks/we_1/rotate-secret',
       'GET /webhook-deliveries?status=failed&subscriptionId=we_1&limit=5',
       'POST /webhook-deliveries/wd_1/replay',
+      'POST /webhooks/we_1/recover',
+      'GET /events?type=message.status&createdAfter=2026-10-13T09%3A30%3A00%2B02%3A00&limit=5',
+      'GET /events/evt_1',
       'GET /ping',
     ]);
+  });
+
+  it('events.list walks every page; webhooks.recover sends since as ISO, and is not retried once sent', async () => {
+    const event = (id: string) => ({
+      id,
+      type: 'consent.updated',
+      apiVersion: API_VERSION,
+      created: 1,
+      appId: 'app_1',
+      data: { appUserId: APP_USER, status: 'opted_in' },
+    });
+    const { client, calls } = clientWith([
+      { status: 200, json: { data: [event('evt_3'), event('evt_2')], nextCursor: 'c2' } },
+      { status: 200, json: { data: [event('evt_1')], nextCursor: null } },
+      { status: 202, json: { recovered: 2 } },
+      errorReply(503, 'internal_error', { type: 'api_error' }),
+    ]);
+    const ids: string[] = [];
+    for await (const e of client.events.list({ type: 'consent.updated' })) ids.push(e.id);
+    expect(ids).toEqual(['evt_3', 'evt_2', 'evt_1']);
+    expect(calls[1].url).toBe(`${BASE}/events?type=consent.updated&cursor=c2`);
+    const recovered = await client.webhooks.recover('we_1', { since: new Date('2026-10-13T09:30:00Z') });
+    expect(recovered.recovered).toBe(2);
+    expect(calls[2]).toMatchObject({ method: 'POST', body: '{"since":"2026-10-13T09:30:00.000Z"}' });
+    expect(await caught(client.webhooks.recover('we_1', { since: '2026-10-13T09:30:00Z' }))).toBeInstanceOf(PlatformError);
+    expect(calls).toHaveLength(4);
   });
 
   it('attaches the response metadata to results without making it part of their JSON', async () => {

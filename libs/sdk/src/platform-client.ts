@@ -2,6 +2,7 @@ import type { PingResult } from './api-types';
 import {
   BusinessProfileResource,
   ConsentsResource,
+  EventsResource,
   MediaResource,
   MessagesResource,
   OptInLinksResource,
@@ -59,6 +60,8 @@ export class PlatformClient {
   readonly webhookDeliveries: WebhookDeliveriesResource;
   /** Message templates (`/templates`). */
   readonly templates: TemplatesResource;
+  /** GET /events (paged) and GET /events/{id}: the last 30 days of events. */
+  readonly events: EventsResource;
   private readonly sender: RequestSender;
 
   constructor(options: PlatformClientOptions) {
@@ -84,6 +87,7 @@ export class PlatformClient {
     this.webhooks = new WebhooksResource(this.sender);
     this.webhookDeliveries = new WebhookDeliveriesResource(this.sender);
     this.templates = new TemplatesResource(this.sender);
+    this.events = new EventsResource(this.sender);
   }
 
   /** GET /ping: checks the key and says which app, environment and scopes it has. */

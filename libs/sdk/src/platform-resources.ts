@@ -9,9 +9,12 @@ import type {
   CreateOptInLinkRequest,
   CreateTemplateRequest,
   CreateWebhookEndpointRequest,
+  EventListParams,
+  EventPage,
   Media,
   Message,
   OptInLink,
+  RecoverWebhookEndpointRequest,
   RotatedSecret,
   SendAcceptance,
   SendMessageRequest,
@@ -29,6 +32,8 @@ import type {
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointWithSecret,
+  WebhookEvent,
+  WebhookRecoveryAccepted,
   WebhookTestAccepted,
 } from './api-types';
 import { PagedList } from './paged-list';
@@ -189,6 +194,37 @@ export class WebhooksResource {
   /** A new signing secret; the old one keeps signing (as a second v1) for 24 hours. */
   rotateSecret(endpointId: string, options?: RequestOptions): Promise<ApiResult<RotatedSecret>> {
     return this.sender.request({ method: 'POST', path: `/webhooks/${id(endpointId)}/rotate-secret`, idempotent: false }, options);
+  }
+
+  /**
+   * After an outage: a new delivery of every event since `since` (at most 7 days ago) that the
+   * endpoint subscribes to and has not received. Not retried once sent: a repeat would be 409
+   * recover_in_progress while the first one's deliveries are pending.
+   */
+  recover(
+    endpointId: string,
+    body: Omit<RecoverWebhookEndpointRequest, 'since'> & { since: string | Date },
+    options?: RequestOptions,
+  ): Promise<ApiResult<WebhookRecoveryAccepted>> {
+    const since = body.since instanceof Date ? body.since.toISOString() : body.since;
+    return this.sender.request({ method: 'POST', path: `/webhooks/${id(endpointId)}/recover`, body: { ...body, since }, idempotent: false }, options);
+  }
+}
+
+/** GET /events, GET /events/{id}: the app's events of the last 30 days, exactly as delivered. */
+export class EventsResource {
+  constructor(private readonly sender: RequestSender) {}
+
+  /** Newest first; `await` it for one page, or `for await` over it for every event of every page. */
+  list(params: EventListParams = {}, options?: RequestOptions): PagedList<WebhookEvent, ApiResult<EventPage>> {
+    return new PagedList((cursor) =>
+      this.sender.request<EventPage>({ method: 'GET', path: '/events', query: { ...params, ...(cursor ? { cursor } : {}) }, idempotent: true }, options),
+    );
+  }
+
+  /** One event by its id (evt_…); 404 not_found past 30 days. */
+  get(eventId: string, options?: RequestOptions): Promise<ApiResult<WebhookEvent>> {
+    return this.sender.request({ method: 'GET', path: `/events/${id(eventId)}`, idempotent: true }, options);
   }
 }
 

@@ -15,6 +15,7 @@ export const CONSOLE_CHANGES = {
   'endpoint.tested': 'sent a test event to the webhook endpoint',
   'endpoint.secretRotated': 'rotated the signing secret of the webhook endpoint',
   'endpoint.eventsChanged': 'changed the events of the webhook endpoint',
+  'endpoint.recovered': 'recovered the missed events of the webhook endpoint',
   'delivery.replayed': 'replayed the webhook delivery',
   'optinLink.created': 'created the opt-in link',
   'profile.updated': 'updated the business profile',

@@ -225,6 +225,7 @@ export class ConsoleController {
               <li><a href="/apps/${appId}/profile">Business profile</a></li>
               <li><a href="/apps/${appId}/webhooks">Webhook endpoints</a></li>
               <li><a href="/apps/${appId}/webhook-deliveries">Webhook deliveries</a></li>
+              <li><a href="/apps/${appId}/events">Events</a></li>
               <li><a href="/apps/${appId}/messages">Message lookup</a></li>
               <li><a href="/apps/${appId}/consents">Consents</a></li>
               <li><a href="/apps/${appId}/optin-links">Opt-in links</a></li>

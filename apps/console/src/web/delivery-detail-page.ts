@@ -60,7 +60,7 @@ export function deliveryDetailPage(appId: string, detail: WebhookDeliveryDetail,
     </dl>
     <section aria-labelledby="delivery-body">
       <h2 id="delivery-body">Event body</h2>
-      ${payload === null ? html`<p>The body is kept for 7 days after its event; this one's is gone.</p>` : html`<pre><code>${prettyBody(payload)}</code></pre>`}
+      ${payload === null ? html`<p>The body is kept for 30 days after its event; this one's is gone.</p>` : html`<pre><code>${prettyBody(payload)}</code></pre>`}
     </section>
     <section aria-labelledby="delivery-headers">
       <h2 id="delivery-headers">Request headers</h2>

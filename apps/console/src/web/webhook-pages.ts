@@ -3,6 +3,7 @@ import { share } from './charts/overview-charts';
 import { html, type SafeHtml } from './html';
 import { changeAction, type Viewer } from './layout';
 import { readableTime } from './readable-time';
+import { defaultSince } from './recover-since';
 
 /** The event types an endpoint may subscribe to (webhook.test goes to one endpoint on request only). */
 export const SUBSCRIBABLE = PUBLIC_EVENT_TYPES.filter((type) => type !== 'webhook.test');
@@ -46,7 +47,10 @@ export function endpointHealthTable(endpoints: WebhookEndpoint[], health: Endpoi
 
 /** The endpoints page: the list with each endpoint's state and actions, their health, their settings, and the form to add one. */
 export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookEndpoint[], health: EndpointHealthSummary[], now: Date): SafeHtml {
-  return html`<p><a href="/apps/${appId}">Back to the app</a> · <a href="/apps/${appId}/webhook-deliveries">Deliveries</a></p>
+  return html`<p>
+      <a href="/apps/${appId}">Back to the app</a> · <a href="/apps/${appId}/webhook-deliveries">Deliveries</a> ·
+      <a href="/apps/${appId}/events">Events</a>
+    </p>
     <table>
       <thead>
         <tr>
@@ -96,6 +100,12 @@ export function endpointsPage(appId: string, viewer: Viewer, endpoints: WebhookE
           </form>
           <form method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/rotate-secret`, viewer.csrfToken)}">
             <button type="submit" aria-label="Rotate the signing secret of ${e.url}">Rotate secret</button>
+          </form>
+          <form method="post" action="${changeAction(`/apps/${appId}/webhooks/${e.id}/recover`, viewer.csrfToken)}">
+            <label for="since-${e.id}">Recover the events ${e.url} missed since (UTC)</label>
+            <input id="since-${e.id}" name="since" type="datetime-local" required value="${defaultSince(now)}" />
+            <p><small>Delivers again every event since then (at most 7 days ago) that it subscribes to and did not receive.</small></p>
+            <button type="submit" aria-label="Recover the events ${e.url} missed">Recover</button>
           </form>
         </section>`,
     )}

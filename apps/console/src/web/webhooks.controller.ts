@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { WEBHOOKS, type PublicEventType } from '#platform/contracts';
+import { RECOVER_CALL_TIMEOUT_MS, WEBHOOKS, type PublicEventType } from '#platform/contracts';
 import { RpcClient } from '#platform/kafka';
 import { AuditTrail } from '../audit/audit-trail';
 import { AppMember, type AppMemberViewer } from './app-member.guard';
@@ -8,6 +8,7 @@ import { ConsoleWeb } from './console-web';
 import { html } from './html';
 import { page } from './layout';
 import { readableTime } from './readable-time';
+import { sinceFromForm } from './recover-since';
 import { endpointsPage, SUBSCRIBABLE } from './webhook-pages';
 
 const ENDPOINTS_LINK = (appId: string) => ({ href: `/apps/${appId}/webhooks`, label: 'Back to the endpoints' });
@@ -163,6 +164,44 @@ export class WebhooksController {
       (endpoint) => `${endpoint.url} (${endpoint.events.join(', ')})`,
     );
     this.web.redirect(res, `/apps/${appId}/webhooks`);
+  }
+
+  /** POST /webhooks/{id}/recover from the endpoint's section; the dispatcher's refusals (range, disabled, in progress) are shown in words. */
+  @Post('/apps/:appId/webhooks/:endpointId/recover')
+  async recover(
+    @Param('appId') appId: string,
+    @Param('endpointId') endpointId: string,
+    @AppMember() viewer: AppMemberViewer,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const since = sinceFromForm(req.body?.since);
+    if (!since)
+      return this.web.problem(res, 400, 'Webhook endpoints', 'Give the time to recover from, like 2026-10-14T09:30 (UTC).', viewer, ENDPOINTS_LINK(appId));
+    const { recovered } = await this.audit.change(
+      appId,
+      viewer.email,
+      'endpoint.recovered',
+      (caller) => this.rpc.call('webhooks', 'endpoints.recover', caller, { appId, endpointId, since }, RECOVER_CALL_TIMEOUT_MS),
+      (result) => `${endpointId} since ${since} (${result.recovered} events)`,
+    );
+    this.web.send(
+      res,
+      200,
+      page(
+        'Events recovered',
+        html`<p class="notice" role="status">
+            ${
+              recovered === 0
+                ? html`The endpoint missed no event since ${readableTime(since, this.web.runtime.clock.now())}: nothing to deliver again.`
+                : html`${recovered} ${recovered === 1 ? 'event' : 'events'} since ${readableTime(since, this.web.runtime.clock.now())} will be delivered again.`
+            }
+          </p>
+          <p><a href="/apps/${appId}/webhook-deliveries?endpoint=${encodeURIComponent(endpointId)}">The endpoint's deliveries</a></p>
+          <p><a href="/apps/${appId}/webhooks">Back to the endpoints</a></p>`,
+        viewer,
+      ),
+    );
   }
 
   @Post('/apps/:appId/webhooks/:endpointId/delete')

@@ -1,3 +1,4 @@
+import { isISO8601 } from 'class-validator';
 import type { JsonSchema } from '#platform/contracts';
 import { QueryReader } from './query-reader';
 
@@ -11,7 +12,23 @@ export type QueryParamSpec =
   | { name: string; description: string; kind: 'limit'; min: number; max: number; default: number }
   | { name: string; description: string; kind: 'string'; minLength: number; maxLength: number; pattern?: RegExp; issue: string }
   /** A comma-separated list of some of `values` (trimmed, without repeats, sorted); null when absent. */
-  | { name: string; description: string; kind: 'list'; values: readonly string[] };
+  | { name: string; description: string; kind: 'list'; values: readonly string[] }
+  /** An RFC 3339 date-time with its offset, read as the ISO string of that instant (UTC); null when absent. */
+  | { name: string; description: string; kind: 'datetime' };
+
+/** RFC 3339's date-time: a date, a time and an offset (Z or ±hh:mm). */
+export const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A query value as a date-time's instant, or null. A `+` left unencoded in a query string arrives
+ * as a space (form encoding); an offset written so is read as the `+` it was meant to be.
+ */
+export function queryDateTime(raw: string): Date | null {
+  const value = raw.replace(/ (\d{2}:\d{2})$/, '+$1');
+  if (!RFC3339_DATE_TIME.test(value) || !isISO8601(value, { strict: true, strictSeparator: true })) return null;
+  const at = new Date(value);
+  return Number.isFinite(at.getTime()) ? at : null;
+}
 
 export interface QuerySpec {
   params: readonly QueryParamSpec[];
@@ -42,6 +59,13 @@ export function readQuery(spec: QuerySpec, query: URLSearchParams): Record<strin
         values[param.name] = fits ? raw : null;
         break;
       }
+      case 'datetime': {
+        const raw = reader.single(param.name);
+        const at = raw === null ? null : queryDateTime(raw);
+        if (raw !== null && !at) reader.details.push({ field: param.name, issue: 'must be an RFC 3339 date-time with an offset, like 2026-10-14T09:30:00Z' });
+        values[param.name] = at ? at.toISOString() : null;
+        break;
+      }
       case 'list': {
         const raw = reader.single(param.name);
         const asked = raw === null ? [] : raw.split(',').map((item) => item.trim());
@@ -65,6 +89,8 @@ export function queryParamSchema(param: QueryParamSpec): JsonSchema {
       return { type: 'integer', minimum: param.min, maximum: param.max, default: param.default };
     case 'string':
       return { type: 'string', minLength: param.minLength, maxLength: param.maxLength, ...(param.pattern ? { pattern: param.pattern.source } : {}) };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
     case 'list':
       return {
         type: 'string',

@@ -15,6 +15,7 @@ import {
   PUBLIC_EVENT_SPECS,
   PUBLIC_EVENT_TYPES,
   PUBLIC_RESOURCE_SCHEMAS,
+  eventApiSchemas,
   publicEventSchema,
   type ErrorCode,
   type JsonSchema,
@@ -66,13 +67,29 @@ const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['idempotency_key_required', 'i
 
 export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOptions): OpenApiDocument {
   const requests = requestSchemas(routes.flatMap((r) => (r.body ? [r.body] : [])));
+  const eventSchemas = Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [PUBLIC_EVENT_SPECS[type].component, publicEventSchema(type)]));
+  const schemas: Record<string, JsonSchema> = {
+    ...PUBLIC_RESOURCE_SCHEMAS,
+    ...requests.schemas,
+    ...eventSchemas,
+    WebhookEvent: {
+      description: 'Any public event.',
+      oneOf: PUBLIC_EVENT_TYPES.map((type) => ref(PUBLIC_EVENT_SPECS[type].component)),
+      discriminator: {
+        propertyName: 'type',
+        mapping: Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [type, `#/components/schemas/${PUBLIC_EVENT_SPECS[type].component}`])),
+      },
+      // GET /events/{id} answers it: its example is one event's.
+      examples: publicEventSchema('message.status').examples,
+    },
+    ...eventApiSchemas(),
+  };
   const paths: Record<string, Record<string, OpenApiOperation>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation(route, (route.body && requests.names.get(route.body)) ?? null);
   }
-  const eventSchemas = Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [PUBLIC_EVENT_SPECS[type].component, publicEventSchema(type)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -85,10 +102,8 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/platform/v1', description: 'This deployment (the document is served from its base address).' }],
     security: [{ apiKey: [] }],
-    tags: [
-      ...[...new Set(routes.map((r) => r.doc.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
-      { name: 'Events', description: TAG_DESCRIPTIONS.Events },
-    ],
+    // Events is the webhooks' section as well as the events API's.
+    tags: [...new Set([...routes.map((r) => r.doc.tag), 'Events'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
     webhooks: Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [type, { post: webhookOperation(type) }])),
     components: {
@@ -121,19 +136,7 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
           schema: { type: 'string', enum: [API_VERSION] },
         },
       },
-      schemas: {
-        ...PUBLIC_RESOURCE_SCHEMAS,
-        ...requests.schemas,
-        ...eventSchemas,
-        WebhookEvent: {
-          description: 'Any public event.',
-          oneOf: PUBLIC_EVENT_TYPES.map((type) => ref(PUBLIC_EVENT_SPECS[type].component)),
-          discriminator: {
-            propertyName: 'type',
-            mapping: Object.fromEntries(PUBLIC_EVENT_TYPES.map((type) => [type, `#/components/schemas/${PUBLIC_EVENT_SPECS[type].component}`])),
-          },
-        },
-      },
+      schemas,
     },
     'x-error-codes': PUBLIC_ERROR_CODES.map((code) => ({
       code,
@@ -164,7 +167,7 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
       tags: [doc.tag],
       'x-scopes': scopes,
       parameters,
-      responses: { [String(doc.success.status)]: successResponse(route), ...errorResponses(route) },
+      responses: { [String(doc.success.status)]: successResponse(route, schemas), ...errorResponses(route) },
     };
     if (bodyName) {
       const schema = requests.schemas[bodyName];
@@ -177,7 +180,7 @@ export function buildOpenApiDocument(routes: PublicRoute[], options: OpenApiOpti
   }
 }
 
-function successResponse(route: PublicRoute): OpenApiResponse {
+function successResponse(route: PublicRoute, schemas: Record<string, JsonSchema>): OpenApiResponse {
   const { success } = route.doc;
   const headers: Record<string, unknown> = { ...commonHeaderRefs() };
   if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
@@ -188,7 +191,7 @@ function successResponse(route: PublicRoute): OpenApiResponse {
       content: { [success.mediaType.type]: { schema: success.mediaType.schema, example: success.mediaType.example } },
     };
   if (!success.schema) return { description: success.description, headers };
-  const example = (PUBLIC_RESOURCE_SCHEMAS[success.schema]?.examples as unknown[] | undefined)?.[0];
+  const example = (schemas[success.schema]?.examples as unknown[] | undefined)?.[0];
   return { description: success.description, headers, content: { 'application/json': { schema: ref(success.schema), example } } };
 }
 
@@ -273,7 +276,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Webhook endpoints': 'Where events are delivered, their handshake and signing secrets.',
   'Webhook deliveries': 'Every delivery of an event to an endpoint, and replays.',
   Templates: 'Message templates: reviewed texts with variables, sent as messages of type template.',
-  Events: 'What the platform POSTs to webhook endpoints, signed.',
+  Events: 'What happened to the app: POSTed to its webhook endpoints, signed, and listed for 30 days by GET /events.',
 };
 
 const commonHeaderRefs = () => ({

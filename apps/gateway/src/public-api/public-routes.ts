@@ -4,6 +4,7 @@ import type { RpcClient } from '#platform/kafka';
 import { listenRoutes } from '../listen/listen-routes';
 import { ListenStreams } from '../listen/listen-streams';
 import { consentRoutes } from './consent-routes';
+import { eventRoutes } from './event-routes';
 import { mediaRoutes } from './media-routes';
 import { messageRoutes } from './message-routes';
 import type { PublicRoute } from './public-route';
@@ -79,6 +80,7 @@ export function publicRoutes(deps: { rpc: RpcClient; clock: Clock; listenStreams
     ...mediaRoutes(deps),
     ...webhookRoutes(deps),
     ...templateRoutes(deps),
+    ...eventRoutes(deps),
     ...listenRoutes({ rpc: deps.rpc, streams: deps.listenStreams ?? new ListenStreams() }),
   ];
 }

@@ -1,8 +1,8 @@
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '#platform/contracts';
+import { RECOVER_CALL_TIMEOUT_MS, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_URL_REFUSAL_CODES, WEBHOOKS, type WebhookDeliveryStatus } from '#platform/contracts';
 import { readQuery, type QuerySpec } from '../http/query-params';
 import type { RpcClient } from '#platform/kafka';
 import type { PublicRoute } from './public-route';
-import { CreateWebhookDto, UpdateWebhookDto, VerifyWebhookDto } from './webhook.dto';
+import { CreateWebhookDto, RecoverWebhookDto, UpdateWebhookDto, VerifyWebhookDto } from './webhook.dto';
 
 /** Calls that run a handshake wait up to 5 s for the receiver, plus DNS: give them room beyond the usual RPC timeout. */
 const HANDSHAKE_CALL_TIMEOUT_MS = WEBHOOKS.handshakeTimeoutMs + 10_000;
@@ -193,6 +193,26 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
       handle: async (ctx) => ({ status: 200, body: await deps.rpc.call('webhooks', 'endpoints.rotateSecret', ctx.caller, endpoint(ctx)) }),
     },
     {
+      method: 'POST',
+      path: '/webhooks/:id/recover',
+      scope: 'webhooks:manage',
+      body: RecoverWebhookDto,
+      doc: {
+        operationId: 'recoverWebhookEndpoint',
+        tag: 'Webhook endpoints',
+        summary: 'Recover missed events',
+        description:
+          'After an outage: one new delivery for each event since `since` (at most 7 days ago, not in the future) that the endpoint subscribes to now and has neither received nor still has a delivery pending for; events it received are not sent again. The deliveries are scheduled like any other (the same event ids and bytes, retried the same way). The endpoint must be enabled. One recovery at a time: while a delivery a recovery created is pending, another is 409 recover_in_progress.',
+        pathParams: ENDPOINT_ID,
+        success: { status: 202, schema: 'WebhookRecoveryAccepted', description: 'The deliveries are on their way.' },
+        errors: ['not_found', 'endpoint_disabled', 'subscription_not_verified', 'recover_in_progress'],
+      },
+      handle: async (ctx) => {
+        const payload = { ...endpoint(ctx), since: (ctx.body as RecoverWebhookDto).since };
+        return { status: 202, body: await deps.rpc.call('webhooks', 'endpoints.recover', ctx.caller, payload, RECOVER_CALL_TIMEOUT_MS) };
+      },
+    },
+    {
       method: 'GET',
       path: '/webhook-deliveries',
       scope: 'webhooks:manage',
@@ -217,7 +237,7 @@ export function webhookRoutes(deps: { rpc: RpcClient }): PublicRoute[] {
         operationId: 'replayWebhookDelivery',
         tag: 'Webhook deliveries',
         summary: 'Replay a delivery',
-        description: 'A new delivery of the same event id and payload bytes. Only delivered or failed deliveries; payloads are kept 7 days.',
+        description: 'A new delivery of the same event id and payload bytes. Only delivered or failed deliveries, for 7 days after the event.',
         pathParams: { id: 'Delivery id (wd_…).' },
         success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery.' },
         errors: ['not_found', 'delivery_in_progress', 'payload_expired'],

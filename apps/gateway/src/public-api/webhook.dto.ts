@@ -1,6 +1,7 @@
 import { JSONSchema } from 'class-validator-jsonschema';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PUBLIC_EVENT_TYPES, WEBHOOKS, type PublicEventType } from '#platform/contracts';
+import { RFC3339_DATE_TIME } from '../http/query-params';
 
 const VERIFY_TOKEN_ISSUE = 'must be 8-128 printable characters';
 const EVENTS_ISSUE = `each must be one of ${PUBLIC_EVENT_TYPES.join(', ')}`;
@@ -59,4 +60,21 @@ export class VerifyWebhookDto {
   @IsString()
   @MaxLength(256)
   verifyToken!: string;
+}
+
+const SINCE_ISSUE = 'must be an RFC 3339 date-time with an offset, like 2026-10-14T09:30:00Z';
+
+/**
+ * POST /webhooks/{id}/recover (ADR 0224): the shape of `since` only; that it is at most 7 days ago
+ * and not in the future is the dispatcher's rule, judged by the platform clock.
+ */
+@JSONSchema({ title: 'RecoverWebhookEndpointRequest', examples: [{ since: '2026-10-13T09:30:00Z' }] })
+export class RecoverWebhookDto {
+  // IsISO8601 alone reads as "a date or a date-time"; the pattern asks for a date-time, and so does the document.
+  @JSONSchema(({ oneOf: _dateOrDateTime, ...schema }) => ({ ...schema, format: 'date-time' }))
+  @IsDefined()
+  @IsString()
+  @Matches(RFC3339_DATE_TIME, { message: SINCE_ISSUE })
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: SINCE_ISSUE })
+  since!: string;
 }

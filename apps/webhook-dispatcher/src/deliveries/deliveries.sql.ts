@@ -33,7 +33,7 @@ export interface StoredEventRow {
   payload_kept: boolean;
 }
 
-/** D24: the stored event a replay would send again (its payload is dropped 7 days after it). */
+/** D24: the stored event a replay would send again (a replay is refused 7 days after it). */
 export function storedEventStatement(eventId: string): Statement {
   return { sql: `select created_at, payload is not null as payload_kept from webhook_dispatcher.public_events where event_id = ?`, params: [eventId] };
 }
@@ -76,17 +76,12 @@ export interface PayloadRow {
   payload: string | null;
 }
 
-/** The exact body a delivery of the event sends (null once dropped: WEBHOOKS.payloadRetentionMs). */
+/** The exact body a delivery of the event sends (kept with the event, WEBHOOKS.eventRetentionMs; null in rows of before ADR 0223 past 7 days). */
 export function eventPayloadStatement(eventId: string): Statement {
   return { sql: `select payload from webhook_dispatcher.public_events where event_id = ?`, params: [eventId] };
 }
 
-/** Drops the payloads of events older than `cutoff` (7 days: WEBHOOKS.payloadRetentionMs); a replay of them is then payload_expired. */
-export function dropPayloadsStatement(cutoff: Date): Statement {
-  return { sql: `update webhook_dispatcher.public_events set payload = null where payload is not null and created_at < ?`, params: [cutoff] };
-}
-
-/** Drops the request headers and response excerpts of attempts started before `cutoff` (the payload's 7 days, ADR 0220). */
+/** Drops the request headers and response excerpts of attempts started before `cutoff` (7 days, ADR 0220). */
 export function dropAttemptExchangesStatement(cutoff: Date): Statement {
   return {
     sql: `update webhook_dispatcher.delivery_attempts set request_headers = null, response_excerpt = null

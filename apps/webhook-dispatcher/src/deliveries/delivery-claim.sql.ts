@@ -6,6 +6,19 @@ const LEASE_SECONDS = 20;
 const MEDIA_WAIT_SECONDS = 60;
 
 /**
+ * Whether the public event `alias` may be shown to the app yet (a delivery, a listen session, the
+ * events API): a message.received once media registered its files, so that the receiver's GET
+ * /media/{id} finds them, or MEDIA_WAIT_SECONDS after it was recorded. `now` is the SQL of the
+ * platform time (a placeholder).
+ */
+export function mediaReadyCondition(alias: string, now: string): string {
+  return `(cardinality(${alias}.requires_media) = 0
+           or ${alias}.created_at < ${now}::timestamptz - interval '${MEDIA_WAIT_SECONDS} seconds'
+           or not exists (select 1 from unnest(${alias}.requires_media) as m(id)
+                          where not exists (select 1 from webhook_dispatcher.known_media k where k.media_id = m.id)))`;
+}
+
+/**
  * Due deliveries, claimed fairly across endpoints with a lease (ADR 0204), with all an attempt
  * needs: the event's payload, the endpoint and its sealed signing secrets.
  *
@@ -58,10 +71,7 @@ with recursive after_cursor(endpoint_id, n) as (
     join webhook_dispatcher.public_events e on e.event_id = d.event_id
     where d.endpoint_id = p.endpoint_id and d.status = 'pending' and d.next_attempt_at <= $1
       and (d.lease_until is null or d.lease_until < clock_timestamp())
-      and (cardinality(e.requires_media) = 0
-           or e.created_at < $1::timestamptz - interval '${MEDIA_WAIT_SECONDS} seconds'
-           or not exists (select 1 from unnest(e.requires_media) as m(id)
-                          where not exists (select 1 from webhook_dispatcher.known_media k where k.media_id = m.id)))
+      and ${mediaReadyCondition('e', '$1')}
     order by d.next_attempt_at
     limit p.attempts + p.holds
   ) o

@@ -82,7 +82,7 @@ describe('delivery attempt exchange record (integration)', () => {
     expect(header(second.request_headers, 'Svc-Delivery-Attempt')).toBe('2');
     expect(header(second.request_headers, 'Svc-Signature')).not.toBe(header(first.request_headers, 'Svc-Signature'));
 
-    // Kept as long as the payload: 7 days, then neither is there (the attempts themselves stay).
+    // Kept 7 days, then neither is there (the attempts themselves stay).
     await advanceClock(8 * 24 * 3600);
     const cleared = await eventually(async () => {
       const rows = await attemptsOf(hook.id);

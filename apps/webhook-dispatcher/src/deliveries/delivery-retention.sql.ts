@@ -1,16 +1,20 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ID_PREFIX, idTimeFloor } from '#platform/contracts';
 import { pruneHoursStatement } from '../delivery-counts/delivery-counts.sql';
 
 const BATCH = 5000;
 
 /**
- * Deletes finished deliveries created before `before` with their attempts, then the public events
- * older than that which no delivery waits for (WEBHOOKS.recordRetentionMs, ADR 0189), a batch per
- * statement, oldest first. A delivery still pending stays (and so does its event). The hourly
- * delivery counts of that age go too. Returns the rows deleted per table.
+ * Deletes finished deliveries created before `deliveriesBefore` with their attempts
+ * (WEBHOOKS.recordRetentionMs, ADR 0189), then the public events that happened before
+ * `eventsBefore` which no delivery waits for (WEBHOOKS.eventRetentionMs, ADR 0223), a batch per
+ * statement, oldest first: event ids sort by when the event happened, so the primary key walks them
+ * in that order. A delivery still pending stays (and so does its event). The hourly delivery counts
+ * of the deliveries' age go too. Returns the rows deleted per table.
  */
-export async function pruneDeliveryRecords(em: EntityManager, before: Date): Promise<Record<string, number>> {
+export async function pruneDeliveryRecords(em: EntityManager, cutoffs: { deliveriesBefore: Date; eventsBefore: Date }): Promise<Record<string, number>> {
+  const before = cutoffs.deliveriesBefore;
   const pruned = {
     'webhook_dispatcher.deliveries': 0,
     'webhook_dispatcher.delivery_attempts': 0,
@@ -34,10 +38,10 @@ export async function pruneDeliveryRecords(em: EntityManager, before: Date): Pro
   for (;;) {
     const result = await em.execute<QueryResult>(
       `delete from webhook_dispatcher.public_events e where e.event_id = any(array(
-         select event_id from webhook_dispatcher.public_events p where p.created_at < ?
+         select event_id from webhook_dispatcher.public_events p where p.event_id < ?
            and not exists (select 1 from webhook_dispatcher.deliveries d where d.event_id = p.event_id and d.status = 'pending')
-         order by p.created_at limit ?))`,
-      [before, BATCH],
+         order by p.event_id limit ?))`,
+      [idTimeFloor(ID_PREFIX.event, cutoffs.eventsBefore.getTime()), BATCH],
       'run',
     );
     pruned['webhook_dispatcher.public_events'] += result.affectedRows;

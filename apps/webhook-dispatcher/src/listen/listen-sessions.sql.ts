@@ -1,12 +1,11 @@
 import type { PublicEventType } from '#platform/contracts';
 import { pgTextArray } from '#platform/event-store';
 import type { Statement } from '#platform/postgres';
+import { mediaReadyCondition } from '../deliveries/delivery-claim.sql';
 import { LISTEN_SESSION_TTL_MS } from './listen-session.records';
 
 /** The statements of ListenSessionsHandler: sessions, their cursors, and their expiry. */
 
-/** A message.received waits this long at most for media to register its files (as a delivery does). */
-const MEDIA_WAIT_SECONDS = 60;
 /** Events a poll gives cursors to at once. */
 export const SEQUENCE_BATCH = 1000;
 
@@ -64,7 +63,7 @@ export function sessionEventsStatement(sessionId: string, after: number, limit: 
 
 /**
  * Gives the session's recorded, unread events the cursors after `lastSeq`, in recording order, at
- * most SEQUENCE_BATCH; a message.received waits for its files (or MEDIA_WAIT_SECONDS). One row per
+ * most SEQUENCE_BATCH; a message.received waits for its files as a delivery does (mediaReadyCondition). One row per
  * cursor given (`seq`).
  */
 export function sequenceStatement(sessionId: string, lastSeq: number, now: Date): Statement {
@@ -73,10 +72,7 @@ export function sequenceStatement(sessionId: string, lastSeq: number, now: Date)
          select le.event_id, le.recorded from webhook_dispatcher.listen_events le
          join webhook_dispatcher.public_events e on e.event_id = le.event_id
          where le.session_id = ? and le.seq is null
-           and (cardinality(e.requires_media) = 0
-                or e.created_at < ?::timestamptz - interval '${MEDIA_WAIT_SECONDS} seconds'
-                or not exists (select 1 from unnest(e.requires_media) as m(id)
-                               where not exists (select 1 from webhook_dispatcher.known_media k where k.media_id = m.id)))
+           and ${mediaReadyCondition('e', '?')}
          order by le.recorded limit ${SEQUENCE_BATCH}
        ), numbered as (
          select event_id, ?::bigint + row_number() over (order by recorded) as seq from unread

@@ -1,5 +1,5 @@
 import { API_VERSION, type DomainEvent } from '#platform/contracts';
-import { publicEventId, toPublicEvent } from './public-event.mapper';
+import { keptForEventsApi, publicEventId, toPublicEvent } from './public-event.mapper';
 
 const domain = (type: string, data: unknown, over: Partial<DomainEvent> = {}): DomainEvent => ({
   eventId: '0193c0de-0000-7000-8000-000000000001',
@@ -146,5 +146,17 @@ describe('public event mapping', () => {
     expect(toPublicEvent(domain('MessageAccepted', {}))).toBeNull();
     expect(toPublicEvent(domain('TesterInvited', {}))).toBeNull();
     expect(toPublicEvent(domain('MessageSent', status(), { appId: null }))).toBeNull();
+  });
+});
+
+describe('events kept for the events API (ADR 0223)', () => {
+  const occurredAt = '2026-05-01T12:00:00.000Z';
+  const after = (ms: number) => new Date(Date.parse(occurredAt) + ms);
+  const DAY = 24 * 3600 * 1000;
+
+  it('keeps an event for 30 days after it happened, and not a moment longer', () => {
+    expect(keptForEventsApi(occurredAt, after(0))).toBe(true);
+    expect(keptForEventsApi(occurredAt, after(30 * DAY))).toBe(true);
+    expect(keptForEventsApi(occurredAt, after(30 * DAY + 1))).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import {
   API_VERSION,
   derivedId,
   ID_PREFIX,
+  WEBHOOKS,
   type DomainEvent,
   type EventOf,
   type PublicEventData,
@@ -45,6 +46,11 @@ const STATUS_OF = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageR
 /** `evt_` id of the public event a domain event becomes: the same on every replay of a topic (architecture section 6). */
 export function publicEventId(domainEvent: Pick<DomainEvent, 'eventId' | 'occurredAt'>): string {
   return derivedId(ID_PREFIX.event, Date.parse(domainEvent.occurredAt), `public:${domainEvent.eventId}`);
+}
+
+/** Whether an event that happened at `occurredAt` is still within the events API's 30 days at `now` (ADR 0223). */
+export function keptForEventsApi(occurredAt: string, now: Date): boolean {
+  return now.getTime() - Date.parse(occurredAt) <= WEBHOOKS.eventRetentionMs;
 }
 
 export function envelopeOf<T extends PublicEventType>(

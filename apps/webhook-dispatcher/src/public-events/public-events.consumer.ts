@@ -4,20 +4,20 @@ import { type Statement } from '#platform/postgres';
 import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '#platform/service-kit';
 import { DELIVERIES_CHANNEL, deliveriesStatement, publicEventStatement } from '../deliveries/delivery.records';
 import { listenEventsStatement, liveSessionsStatement } from '../listen/listen-session.records';
-import { PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
+import { keptForEventsApi, PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
 export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
 
 /**
- * Turns domain events into public events and one delivery per enabled endpoint of the app that
- * subscribed to the type, and a record for each live listen session (`platformctl listen`) of the
- * app that wants the type, in the transaction that records the domain event in the inbox; an event
- * nobody subscribed to leaves only its inbox record. The `evt_` id and the original
- * deliveries' ids are derived from the domain event, so a consumer group reset to offset 0 finds
- * everything in place and creates nothing. A slice of events takes two round trips: the apps'
- * enabled endpoints and live listen sessions are read with `begin` and the inbox record, the public
- * events, deliveries and listen records are written with the commit.
+ * Turns domain events into public events, kept 30 days for GET /events whoever subscribed (ADR 0223),
+ * one delivery per enabled endpoint of the app that subscribed to the type, and a record for each
+ * live listen session (`platformctl listen`) of the app that wants the type, in the transaction that
+ * records the domain event in the inbox. The `evt_` id and the original deliveries' ids are derived
+ * from the domain event, so a consumer group reset to offset 0 finds everything in place and creates
+ * nothing. A slice of events takes two round trips: the apps' enabled endpoints and live listen
+ * sessions are read with `begin` and the inbox record, the public events, deliveries and listen
+ * records are written with the commit.
  */
 export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   return {
@@ -47,10 +47,10 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           const listenSessionIds = sessions
             .filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type))
             .map((row) => row.session_id as string);
-          // Only deliveries and listen sessions ever read a public event; an event nobody subscribed
-          // to is never sent, so its payload is not kept (the inbox still records it).
-          if (endpointIds.length === 0 && listenSessionIds.length === 0) return [];
           const now = runtime.clock.now();
+          // An event older than the events API keeps them (a topic read again from far back) is kept
+          // only while something is to deliver it.
+          if (endpointIds.length === 0 && listenSessionIds.length === 0 && !keptForEventsApi(event.occurredAt, now)) return [];
           // Decided in the event's span (continuing its traceparent header): attempts join that trace.
           const deliveries = deliveriesStatement({
             appId: event.appId,

@@ -429,6 +429,11 @@ export const PUBLIC_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
     },
     { secret: 'whsec_9Tb1Vc8Nw3Hy6Jd0Fs2A4Xk9Qm2Zp7Lr', previousSecretExpiresAt: '2026-10-15T09:30:00.000Z' },
   ),
+  WebhookRecoveryAccepted: object(
+    'The recovery is on its way: one new delivery for each event since `since` that the endpoint subscribes to and has not received.',
+    { recovered: integer('Deliveries created (0 when the endpoint missed nothing).', { minimum: 0 }) },
+    { recovered: 12 },
+  ),
   WebhookDelivery: delivery,
   WebhookDeliveryPage: object(
     'A page of deliveries, newest first.',

@@ -165,3 +165,24 @@ export function publicEventSchema(type: PublicEventType): JsonSchema {
     examples: [{ id: EXAMPLE.eventId, type, apiVersion: API_VERSION, created: 1_791_020_600, appId: EXAMPLE.appId, data: spec.example }],
   };
 }
+
+/**
+ * The events API's answers (ADR 0223), beside the event schemas they list: GET /events/{id} answers
+ * the `WebhookEvent` component (any event, exactly as delivered), GET /events a page of them.
+ */
+export function eventApiSchemas(): Record<string, JsonSchema> {
+  const example = (publicEventSchema('message.status').examples as unknown[])[0];
+  return {
+    EventPage: {
+      type: 'object',
+      description: "A page of the app's events of the last 30 days, newest first; each exactly as its deliveries carry it.",
+      properties: {
+        data: { type: 'array', items: { $ref: '#/components/schemas/WebhookEvent' } },
+        nextCursor: { type: ['string', 'null'], description: 'Give it as cursor for the next page; null on the last page.' },
+      },
+      required: ['data', 'nextCursor'],
+      additionalProperties: false,
+      examples: [{ data: [example], nextCursor: null }],
+    },
+  };
+}

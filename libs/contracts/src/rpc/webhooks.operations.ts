@@ -2,7 +2,7 @@
  * What the webhook dispatcher answers (endpoints, deliveries, listen sessions) and its resources.
  * Part of the operation map in ../rpc-operations.ts.
  */
-import type { ListenEventType, PublicEventType, WebhookDeliveryStatus, WebhookEndpointState } from '../webhooks';
+import type { AppEventType, ListenEventType, PublicEventEnvelope, PublicEventType, WebhookDeliveryStatus, WebhookEndpointState } from '../webhooks';
 
 export interface WebhookEndpointRef {
   appId: string;
@@ -87,7 +87,7 @@ export interface WebhookDeliveryAttempt {
 /** One delivery of the app with the body it sends and its attempts, first first (the console's delivery detail). */
 export interface WebhookDeliveryDetail {
   delivery: WebhookDelivery;
-  /** The event body exactly as sent; null once past its 7 days (WEBHOOKS.payloadRetentionMs). */
+  /** The event body exactly as sent; null once no longer kept (WEBHOOKS.eventRetentionMs). */
   payload: string | null;
   attempts: WebhookDeliveryAttempt[];
 }
@@ -167,6 +167,36 @@ export interface EndpointHealthSummary {
   lastError: { at: string; error: string } | null;
 }
 
+/** GET /events (ADR 0223): a page of the app's events of the last 30 days, newest first. */
+export interface ListEventsCall {
+  appId: string;
+  type: AppEventType | null;
+  /** ISO date-times, checked by the caller: events made at or after `createdAfter` and before `createdBefore`. */
+  createdAfter: string | null;
+  createdBefore: string | null;
+  limit: number;
+  cursor: string | null;
+}
+
+/** A page of GET /events: each envelope exactly as its deliveries carry it. */
+export interface PublicEventPage {
+  data: PublicEventEnvelope[];
+  nextCursor: string | null;
+}
+
+/** POST /webhooks/{id}/recover (ADR 0224): `since` is an ISO date-time, checked against the clock by the dispatcher. */
+export interface RecoverEndpointCall extends WebhookEndpointRef {
+  since: string;
+}
+
+/** What a recovery created: one delivery per event the endpoint missed. */
+export interface EndpointRecovery {
+  recovered: number;
+}
+
+/** A recovery creates its deliveries before it answers, a batch per short transaction (ADR 0224): callers give a large one this long. */
+export const RECOVER_CALL_TIMEOUT_MS = 60_000;
+
 export interface WebhooksOperations {
   /** POST /webhooks: URL check and handshake, then the endpoint with its secret (D20–D22). */
   'endpoints.create': { request: CreateWebhookEndpointCall; reply: WebhookEndpointWithSecret };
@@ -192,6 +222,12 @@ export interface WebhooksOperations {
   'deliveries.dailyCounts': { request: { appId: string; fromDay: string; toDay: string }; reply: { data: DeliveryDayCount[] } };
   /** Per endpoint of the app (deleted ones too while they have counts), the current UTC hour and the 23 before it. */
   'endpoints.health': { request: { appId: string }; reply: { data: EndpointHealthSummary[] } };
+  /** GET /events: the app's kept events (ADR 0223). */
+  'events.list': { request: ListEventsCall; reply: PublicEventPage };
+  /** GET /events/{id}: one kept event of the app; another app's, an unknown or an expired one is not_found. */
+  'events.get': { request: { appId: string; eventId: string }; reply: PublicEventEnvelope };
+  /** POST /webhooks/{id}/recover: a delivery of every kept event since `since` the endpoint missed (ADR 0224). */
+  'endpoints.recover': { request: RecoverEndpointCall; reply: EndpointRecovery };
   /** Opens (or reopens) a sandbox key's `platformctl listen` session. */
   'listen.open': { request: OpenListenCall; reply: ListenSession };
   /** Events after a cursor, waiting up to waitMs for the first. */

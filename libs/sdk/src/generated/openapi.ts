@@ -328,6 +328,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover missed events
+         * @description After an outage: one new delivery for each event since `since` (at most 7 days ago, not in the future) that the endpoint subscribes to now and has neither received nor still has a delivery pending for; events it received are not sent again. The deliveries are scheduled like any other (the same event ids and bytes, retried the same way). The endpoint must be enabled. One recovery at a time: while a delivery a recovery created is pending, another is 409 recover_in_progress.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -361,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description A new delivery of the same event id and payload bytes. Only delivered or failed deliveries; payloads are kept 7 days.
+         * @description A new delivery of the same event id and payload bytes. Only delivered or failed deliveries, for 7 days after the event.
          *
          *     Scope: `webhooks:manage`.
          */
@@ -430,6 +452,50 @@ export interface paths {
          *     Scope: `templates:manage`.
          */
         patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The app’s events of the last 30 days, newest first, each exactly as its webhook deliveries carry it (same id, same bytes), whether or not an endpoint subscribed to it. webhook.test events are not listed. An event is listed once the platform has taken it in, usually within a second of its `created`; a message.received waits until its files can be fetched (at most a minute). Follow nextCursor for the next page.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One event of the last 30 days, exactly as its deliveries carry it. Another app’s event, or one older than 30 days, is not_found.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/listen": {
@@ -1390,6 +1456,16 @@ export interface components {
             previousSecretExpiresAt: string;
         };
         /**
+         * @description The recovery is on its way: one new delivery for each event since `since` that the endpoint subscribes to and has not received.
+         * @example {
+         *       "recovered": 12
+         *     }
+         */
+        WebhookRecoveryAccepted: {
+            /** @description Deliveries created (0 when the endpoint missed nothing). */
+            recovered: number;
+        };
+        /**
          * @description One delivery of an event to an endpoint, with its retries.
          * @example {
          *       "id": "wd_01JD3QD6K9M2P5S8V1Y4B7E0GH",
@@ -1488,7 +1564,7 @@ export interface components {
          * @description Stable error code: branch on it.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "template_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "template_exists" | "template_limit_reached" | "template_not_approved" | "request_timeout" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "headers_too_large" | "internal_error";
+        ErrorCode: "invalid_request" | "invalid_json" | "idempotency_key_required" | "invalid_api_key" | "insufficient_scope" | "app_suspended" | "key_environment_mismatch" | "consent_required" | "recipient_not_tester" | "recipient_outside_org" | "recipient_org_blocks_businesses" | "recipient_unavailable" | "email_addressing_not_allowed" | "not_found" | "recipient_not_found" | "route_not_found" | "template_not_found" | "media_not_uploaded" | "idempotency_in_progress" | "subscription_limit_reached" | "subscription_not_verified" | "delivery_in_progress" | "payload_expired" | "template_exists" | "template_limit_reached" | "template_not_approved" | "endpoint_disabled" | "recover_in_progress" | "request_timeout" | "payload_too_large" | "media_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "media_invalid" | "verify_token_mismatch" | "webhook_url_https_required" | "webhook_url_port_not_allowed" | "webhook_url_blocked_address" | "webhook_url_blocked_host" | "webhook_url_dns_failed" | "webhook_url_invalid_url" | "rate_limited" | "daily_quota_exceeded" | "business_initiated_cap" | "media_rate_limited" | "headers_too_large" | "internal_error";
         /**
          * @description One failing field of an invalid_request.
          * @example {
@@ -1688,6 +1764,15 @@ export interface components {
          */
         VerifyWebhookEndpointRequest: {
             verifyToken: string;
+        };
+        /**
+         * @example {
+         *       "since": "2026-10-13T09:30:00Z"
+         *     }
+         */
+        RecoverWebhookEndpointRequest: {
+            /** Format: date-time */
+            since: string;
         };
         /**
          * @description examples gives a value for every variable. The same name and language twice → 409 template_exists; at most 250 templates per app.
@@ -2048,8 +2133,51 @@ export interface components {
                 nonce: string;
             };
         };
-        /** @description Any public event. */
+        /**
+         * @description Any public event.
+         * @example {
+         *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *       "type": "message.status",
+         *       "apiVersion": "2026-10-01",
+         *       "created": 1791020600,
+         *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *       "data": {
+         *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *         "status": "delivered",
+         *         "timestamp": "2026-10-14T09:30:02.000Z",
+         *         "clientReference": "order-1042"
+         *       }
+         *     }
+         */
         WebhookEvent: components["schemas"]["MessageReceivedEvent"] | components["schemas"]["MessageStatusEvent"] | components["schemas"]["ConsentUpdatedEvent"] | components["schemas"]["AppStatusChangedEvent"] | components["schemas"]["TemplateStatusEvent"] | components["schemas"]["WebhookTestEvent"];
+        /**
+         * @description A page of the app's events of the last 30 days, newest first; each exactly as its deliveries carry it.
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+         *           "type": "message.status",
+         *           "apiVersion": "2026-10-01",
+         *           "created": 1791020600,
+         *           "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+         *           "data": {
+         *             "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+         *             "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+         *             "status": "delivered",
+         *             "timestamp": "2026-10-14T09:30:02.000Z",
+         *             "clientReference": "order-1042"
+         *           }
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        EventPage: {
+            data: components["schemas"]["WebhookEvent"][];
+            /** @description Give it as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: never;
     parameters: {
@@ -5069,6 +5197,194 @@ export interface operations {
             };
         };
     };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Webhook endpoint id (we_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-10-13T09:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries are on their way. */
+            202: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recovered": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecoveryAccepted"];
+                };
+            };
+            /** @description `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `subscription_not_verified`, `endpoint_disabled`, `recover_in_progress` */
+            409: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -6215,6 +6531,308 @@ export interface operations {
             };
             /** @description `unsupported_media_type` */
             415: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type. */
+                type?: "message.received" | "message.status" | "consent.updated" | "app.status_changed" | "template.status";
+                /** @description Only events that happened at or after this time (RFC 3339). With whole seconds it compares as the envelope’s `created` does. */
+                createdAfter?: string;
+                /** @description Only events that happened before this time (RFC 3339). */
+                createdBefore?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description nextCursor of the previous page (give the same filters again). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                     *           "type": "message.status",
+                     *           "apiVersion": "2026-10-01",
+                     *           "created": 1791020600,
+                     *           "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                     *           "data": {
+                     *             "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                     *             "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *             "status": "delivered",
+                     *             "timestamp": "2026-10-14T09:30:02.000Z",
+                     *             "clientReference": "order-1042"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the client speaks; anything but a supported version is 400 invalid_request. */
+                "Svc-Version"?: components["parameters"]["SvcVersion"];
+            };
+            path: {
+                /** @description Event id (evt_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_01JD3QD6K9M2P5S8V1Y4B7E0GJ",
+                     *       "type": "message.status",
+                     *       "apiVersion": "2026-10-01",
+                     *       "created": 1791020600,
+                     *       "appId": "app_01JD3Q8X8ZK2V7T0M4B6N9C1RE",
+                     *       "data": {
+                     *         "id": "msg_01JD3QB2W5N8R3F6H9K2M4P7TS",
+                     *         "appUserId": "u_7Hq2LxP9sKd3Vb1Nc5Zr8T",
+                     *         "status": "delivered",
+                     *         "timestamp": "2026-10-14T09:30:02.000Z",
+                     *         "clientReference": "order-1042"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_api_key` */
+            401: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`, `app_suspended`, `key_environment_mismatch` */
+            403: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["SvcRequestId"];
+                    "Svc-Version": components["headers"]["SvcVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["SvcRequestId"];
                     "Svc-Version": components["headers"]["SvcVersion"];

@@ -12,6 +12,7 @@ import { Migration20261129000900EndpointLanes } from './migration-20261129-0009-
 import { Migration20261204001000WebhookDispatcherEventTableOutbox } from './migration-20261204-0010-event-table-outbox';
 import { Migration20261205001100AttemptExchange } from './migration-20261205-0011-attempt-exchange';
 import { Migration20261205001200DeliveryHourlyCounts } from './migration-20261205-0012-delivery-hourly-counts';
+import { Migration20261205001300KeptEventsAndRecoveries } from './migration-20261205-0013-kept-events-and-recoveries';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes); sealing existing credentials needs the key ring. */
 export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): MigrationObject[] {
@@ -28,5 +29,6 @@ export function webhookDispatcherMigrations(secretKeys: SecretKeyRing): Migratio
     { name: 'Migration20261204001000WebhookDispatcherEventTableOutbox', class: Migration20261204001000WebhookDispatcherEventTableOutbox },
     { name: 'Migration20261205001100AttemptExchange', class: Migration20261205001100AttemptExchange },
     { name: 'Migration20261205001200DeliveryHourlyCounts', class: Migration20261205001200DeliveryHourlyCounts },
+    { name: 'Migration20261205001300KeptEventsAndRecoveries', class: Migration20261205001300KeptEventsAndRecoveries },
   ];
 }
