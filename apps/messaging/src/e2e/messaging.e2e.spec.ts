@@ -53,6 +53,7 @@ describe('messaging through HTTP (e2e)', () => {
         createdAt: res.body.createdAt,
         deliveredAt: null,
         readAt: null,
+        template: null,
       });
 
       const delivered = (await eventually(async () => (await simInbox(userId, app.appId)).find((m) => m.messageId === id)))!;
@@ -118,6 +119,7 @@ describe('messaging through HTTP (e2e)', () => {
         createdAt: expect.any(String),
         deliveredAt: null,
         readAt: null,
+        template: null,
       });
     });
 
