@@ -72,13 +72,21 @@ if (await stopRecordedStack('dev')) process.stdout.write('stopped the running de
 const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
 const documentBefore = fs.existsSync(DOCUMENT) ? fs.readFileSync(DOCUMENT, 'utf8') : '';
 // Two lanes at once, one per core, each single-threaded: the compile and the API document (which the
-// integration tests need), then the format check; the lint, then the unit tests (pure, no stack).
+// integration tests need), then the format check; the lint, then, once built (a few unit tests run
+// the tools' scripts, which load the built libraries), the unit tests (no stack).
+/** The build's exit status, which the unit tests wait for; a lane that stops before the build settles it too. */
+let settleBuilt = (_status) => {};
+const built = new Promise((resolve) => (settleBuilt = resolve));
 const [compiled, linted] = await Promise.all([
   lane([
     () => run('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { buffered: true }),
     () => run("type-check of the tools' scripts", bin('tsc'), ['-p', 'tsconfig.tools.json'], { buffered: true }),
     // The build `npm run build` and `npm start` run: the compile, the API document and the reference renderer.
-    () => run('build', process.execPath, ['tools/build/build.mjs'], { buffered: true }),
+    async () => {
+      const status = await run('build', process.execPath, ['tools/build/build.mjs'], { buffered: true });
+      settleBuilt(status);
+      return status;
+    },
     () => {
       if (fs.readFileSync(DOCUMENT, 'utf8') === documentBefore) return 0;
       process.stdout.write('docs/openapi.json was out of date with the code; the build rewrote it: commit it.\n');
@@ -88,9 +96,13 @@ const [compiled, linted] = await Promise.all([
     () => run('OpenAPI lint', bin('redocly'), ['lint', 'docs/openapi.json', '--format=summary'], { buffered: true }),
     // Everything but what .prettierignore names (build output, generated files, hand-written Markdown).
     () => run('format', bin('prettier'), ['--check', '.'], { buffered: true }),
-  ]),
+  ]).then((status) => {
+    settleBuilt(status);
+    return status;
+  }),
   lane([
     () => run('lint', bin('eslint'), ['.'], { buffered: true }),
+    () => built,
     () => run('jest: unit tests', bin('jest'), ['--selectProjects', 'unit', '--maxWorkers', '1', ...jestArgs], { buffered: true }),
   ]),
 ]);
