@@ -483,3 +483,174 @@ describe.each(['handlers', 'pipelined'] as const)('InboxConsumer with %s (Postgr
     ]);
   });
 });
+
+/**
+ * A pipelined effect that is its own inbox (`dedupedByEffect`): its effect row, keyed by the event
+ * id, gates its other writes, so the consumer writes no inbox rows and still applies each event once,
+ * skips by applied offset what it read before, dead-letters and retries as any consumer, and passes
+ * over redriven copies older than the window before the effect sees them.
+ */
+describe('InboxConsumer with a pipelined effect deduped by itself (Postgres + Kafka)', () => {
+  let db: TestSchema;
+  let kafka: Kafka;
+  let producer: Producer;
+  const topics: string[] = [];
+  const consumers: InboxConsumer[] = [];
+
+  /** The effect's other writes: one row per event the gate let through (no unique key, so a second would show). */
+  const gated = (): Promise<{ event_id: string; n: number }[]> => db.query(`select event_id, count(*)::int as n from "${db.schema}".gated group by event_id`);
+
+  const effect: PipelinedEffect = {
+    types: [APPLIED, EXPLODING],
+    dedupedByEffect: true,
+    read: () => [],
+    decide: () => (event) => {
+      const gate: Statement = {
+        sql: `with kept as (insert into "${db.schema}".kept (event_id) values (?) on conflict (event_id) do nothing returning event_id)
+              insert into "${db.schema}".gated (event_id) select event_id from kept`,
+        params: [event.eventId],
+      };
+      // The effect is written, then a later statement of the commit fails: the transaction must take it back.
+      if (event.type === EXPLODING && !fixedIds.has(event.eventId)) return [gate, { sql: `select cast(? as integer)`, params: [`refused ${event.eventId}`] }];
+      return [gate];
+    },
+  };
+
+  async function startConsumer(options: Partial<InboxConsumerOptions> & Pick<InboxConsumerOptions, 'consumerName' | 'topics'>): Promise<InboxConsumer> {
+    const consumer = new InboxConsumer({ kafka, orm: db.orm, schema: db.schema, pipelined: effect, fromBeginning: true, ...options });
+    consumers.push(consumer);
+    await consumer.start();
+    return consumer;
+  }
+
+  async function waitGated(ids: string[], what: string): Promise<void> {
+    await waitFor(
+      what,
+      async () => {
+        const seen = new Set((await gated()).map((r) => r.event_id));
+        return ids.every((id) => seen.has(id));
+      },
+      { timeoutMs: 30000, detail: async () => ({ gated: (await gated()).length, wanted: ids.length }) },
+    );
+  }
+
+  async function sendSentinels(topic: string, partitions: number, tag: string): Promise<string[]> {
+    const events = Array.from({ length: partitions }, (_, p) => makeEvent(`sentinel-${tag}-${p}`, 1));
+    await producer.send({ topic, acks: -1, messages: events.map((e, p) => message(e, p)) });
+    return events.map((e) => e.eventId);
+  }
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestSchema({
+      prefix: 'es_own_inbox',
+      extraSql: (s) => [`create table ${s}.kept (event_id text primary key)`, `create table ${s}.gated (id bigserial primary key, event_id text not null)`],
+    });
+    producer = await connectProducer(kafka);
+  });
+
+  afterAll(async () => {
+    await Promise.all(consumers.map((c) => c.stop()));
+    await producer?.disconnect().catch(() => undefined);
+    await dropTestSchema(db);
+    await deleteTopics(kafka, topics);
+  });
+
+  it('writes no inbox row, applies copies once through its own key, and skips a replay from offset 0 by applied offset', async () => {
+    const partitions = 2;
+    const topic = await createTopic(kafka, 'es-own-inbox', partitions);
+    topics.push(topic);
+    const consumerName = uniqueName('es-own-inbox');
+    const events = Array.from({ length: 4 }, (_, s) => `stream-${s}-${randomUUID()}`).flatMap((stream) =>
+      Array.from({ length: 3 }, (_, v) => makeEvent(stream, v + 1)),
+    );
+    // Every message twice back to back, the list again, and recent redriven copies (within the window: the effect's key passes them over).
+    const redriven = { [EVENT_HEADERS.redrivenAt]: new Date().toISOString() };
+    await producer.send({ topic, acks: -1, messages: events.flatMap((e) => [message(e), message(e)]) });
+    await producer.send({ topic, acks: -1, messages: [...events.map((e) => message(e)), ...events.slice(0, 3).map((e) => message(e, undefined, redriven))] });
+    const firstSentinels = await sendSentinels(topic, partitions, 'first');
+    const first = await startConsumer({ consumerName, topics: [topic] });
+    await waitGated([...events.map((e) => e.eventId), ...firstSentinels], 'every event and sentinel to be applied');
+
+    const counts = await gated();
+    expect(counts).toHaveLength(events.length + partitions);
+    expect(counts.every((r) => r.n === 1)).toBe(true);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(0);
+    expect(await countRows(db, 'consumer_offsets', 'consumer = ?', [consumerName])).toBe(partitions);
+    expect(await countRows(db, 'dead_letters')).toBe(0);
+
+    // The group reset to offset 0: every message is at or below the applied offset, so none reaches the effect.
+    await first.stop();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitFor(
+        'the group to accept an offset reset',
+        async () => {
+          await admin.resetOffsets({ groupId: kafkaNamespace() + consumerName, topic, earliest: true });
+          return true;
+        },
+        { timeoutMs: 20000, intervalMs: 500 },
+      );
+    } finally {
+      await admin.disconnect();
+    }
+    const replayBatches: BatchSeen[] = [];
+    const appliedAfterReplay: string[] = [];
+    const secondSentinels = await sendSentinels(topic, partitions, 'second');
+    await startConsumer({ consumerName, topics: [topic], kafka: observedKafka(kafka, replayBatches), onApplied: (e) => appliedAfterReplay.push(e.eventId) });
+    await waitGated(secondSentinels, 'the post-replay sentinels to be applied');
+    for (let p = 0; p < partitions; p++) expect(replayBatches.some((b) => b.partition === p && b.firstOffset === 0)).toBe(true);
+    expect(appliedAfterReplay.sort()).toEqual([...secondSentinels].sort());
+    expect((await gated()).every((r) => r.n === 1)).toBe(true);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(0);
+  });
+
+  it('dead-letters and retries as any consumer, and passes over a redriven copy older than the window whose key was pruned', async () => {
+    const topic = await createTopic(kafka, 'es-own-inbox-bad', 1);
+    topics.push(topic);
+    const consumerName = uniqueName('es-own-inbox-dlq');
+    const stream = `bad-${randomUUID()}`;
+    const before = makeEvent(stream, 1);
+    const exploding = makeEvent(stream, 2, {}, EXPLODING);
+    const after = makeEvent(stream, 3);
+    await producer.send({ topic, acks: -1, messages: [before, exploding, after].map((e) => message(e)) });
+    const live = await startConsumer({ consumerName, topics: [topic], maxAttempts: 2 });
+    await waitGated([before.eventId, after.eventId], 'the events around the failing one to be applied');
+    expect(await db.query(`select "offset", event_id from "${db.schema}".dead_letters where consumer = ?`, [consumerName])).toEqual([
+      { offset: '1', event_id: exploding.eventId },
+    ]);
+    expect((await gated()).some((r) => r.event_id === exploding.eventId)).toBe(false);
+
+    // The cause fixed, a replay from offset 0 applies the dead-lettered event (its letter goes) and nothing else again.
+    // Eight days on, a redriven copy of an applied event whose key was pruned is passed over before the effect.
+    await live.stop();
+    fixedIds.add(exploding.eventId);
+    await db.query(`delete from "${db.schema}".kept where event_id = ?`, [before.eventId]);
+    const clock = new TestClock();
+    clock.setOffset(8 * DAY_MS);
+    const sentinel = { ...makeEvent(stream, 4), occurredAt: new Date(Date.now() + 8 * DAY_MS).toISOString() };
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [message(before, undefined, { [EVENT_HEADERS.redrivenAt]: new Date().toISOString() }), message(sentinel)],
+    });
+    const replayed: string[] = [];
+    const stale: string[] = [];
+    await startConsumer({
+      consumerName,
+      topics: [topic],
+      groupId: `${kafkaNamespace()}${consumerName}.replay`,
+      now: () => clock.nowMs(),
+      onApplied: (e) => replayed.push(e.eventId),
+      onStaleRedrive: (e) => stale.push(e.eventId),
+    });
+    await waitGated([exploding.eventId, sentinel.eventId], 'the fixed event and the sentinel after the replay');
+    expect(replayed).toEqual([exploding.eventId, sentinel.eventId]);
+    expect(stale).toEqual([before.eventId]);
+    const counts = (await gated()).filter((r) => [before, exploding, after, sentinel].some((e) => e.eventId === r.event_id));
+    expect(counts.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+    expect(await countRows(db, 'dead_letters', 'consumer = ?', [consumerName])).toBe(0);
+    expect(await countRows(db, 'inbox', 'consumer = ?', [consumerName])).toBe(0);
+  });
+});

@@ -1,3 +1,5 @@
+// Over 300 lines: the three ways of applying a slice (a pipelined effect, handlers together, one
+// event at a time) share the inbox's rules (applied offsets, dead letters, stale redrives) here.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KafkaMessage } from 'kafkajs';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
@@ -24,6 +26,19 @@ export interface PipelinedEffect {
    * the slice's earlier events decided (a stream's new version, say).
    */
   decide(rows: Row[][]): SliceDecisions;
+  /**
+   * True when the effect is its own inbox: its writes are keyed by something derived from the event
+   * (the same on every copy) and write nothing for an event already applied, so the consumer writes
+   * no inbox row for its events and treats every event past the partition's applied offset as new.
+   * The effect must then apply any copy of an event (a redrive, a duplicate on the topic, a replay
+   * from offset 0 past a lost offset, a slice applied by two replicas during a rebalance, the same
+   * event twice in one slice) as a no-op itself, for at least as long as the inbox's window
+   * (`dedupeWindowMs`): a redriven copy older than that is still passed over before the effect.
+   * The applied offsets are recorded and checked as for any consumer, and `onApplied` also hears of
+   * the copies the effect passed over. Nothing can wait for such a consumer by its inbox
+   * (docs/adr/0226-an-effect-that-is-its-own-inbox.md).
+   */
+  dedupedByEffect?: boolean;
 }
 
 /**
@@ -190,11 +205,12 @@ export class InboxBatchApplier {
     const applied = slices.map((): DomainEvent[] => []);
     await PipelinedTransaction.run(o.orm.em.fork(), async (tx) => {
       const progress = slices.map(({ topic, partition, work }): PartitionProgress => ({ topic, partition, lastOffset: lastOffsetOf(work) }));
+      // An effect that is its own inbox gets no inbox rows: the statement only moves the offsets.
       const recordProgress = consumerProgressStatement(
         o.schema,
         o.consumerName,
         progress,
-        events.map((e) => e.eventId),
+        effect.dedupedByEffect ? [] : events.map((e) => e.eventId),
         new Date((o.now ?? Date.now)()),
       );
       const [recorded, ...reads] = await tx.query([recordProgress, ...(events.length === 0 ? [] : effect.read(events))]);
@@ -212,7 +228,7 @@ export class InboxBatchApplier {
             writes.push(deadLetterWrite(o, topic, partition, item));
             continue;
           }
-          if (item.kind !== 'apply' || !decide || !fresh.delete(item.event.eventId) || this.staleRedrive(item)) continue;
+          if (item.kind !== 'apply' || !decide || !(effect.dedupedByEffect || fresh.delete(item.event.eventId)) || this.staleRedrive(item)) continue;
           await this.run(item, async () => {
             writes.push(...decide(item.event));
           });

@@ -70,7 +70,11 @@ export interface ConsumerSpec {
   paceMs?: number;
 }
 
-/** A consumer whose effect takes two round trips to Postgres per slice of events (hot consumers); see PipelinedEffect. */
+/**
+ * A consumer whose effect takes two round trips to Postgres per slice of events (hot consumers); see
+ * PipelinedEffect. With `pipelined.dedupedByEffect` the effect is its own inbox: the consumer writes
+ * no inbox rows, and `waitForApplied` refuses to wait for it.
+ */
 export interface PipelinedConsumerSpec extends Omit<ConsumerSpec, 'handlers'> {
   pipelined: PipelinedEffect;
 }
@@ -103,6 +107,8 @@ export class ServiceRuntime {
   private relay: OutboxRelay | null = null;
   private consumers: InboxConsumer[] = [];
   private readonly handledTypes = new Map<string, Set<string>>();
+  /** Consumers whose effect is its own inbox (they write no inbox rows). */
+  private readonly withoutInbox = new Set<string>();
   private broadcast: { disconnect: () => Promise<void> }[] = [];
   private kafkaUp = false;
   private backlogTimer: NodeJS.Timeout | null = null;
@@ -272,6 +278,7 @@ export class ServiceRuntime {
       },
     });
     this.handledTypes.set(spec.name, new Set(consumer.types));
+    if ('pipelined' in spec && spec.pipelined.dedupedByEffect) this.withoutInbox.add(spec.name);
     await consumer.start();
     this.consumers.push(consumer);
     this.lagPoller?.track(consumer);
@@ -290,6 +297,11 @@ export class ServiceRuntime {
   /** Counts `isMember` in readiness (the RPC server's membership of its group). */
   trackMembership(isMember: () => boolean): void {
     this.members.push(isMember);
+  }
+
+  /** Whether the consumer `spec.name` records the events it applies in the inbox (false: its effect is its own inbox). */
+  keepsInbox(consumer: string): boolean {
+    return !this.withoutInbox.has(consumer);
   }
 
   /** Event types the consumer `spec.name` applies (others it skips without an inbox row). */

@@ -10,6 +10,8 @@ import type { ServiceRuntime } from './service-runtime';
  * consumer runs in this process.
  */
 export async function waitForApplied(runtime: ServiceRuntime, consumer: string, events: EventRef[], timeoutMs: number): Promise<boolean> {
+  // Its inbox would never hold them: waiting would only ever time out.
+  if (!runtime.keepsInbox(consumer)) throw new Error(`${runtime.config.serviceName}.${consumer} keeps no inbox: nothing can wait for what it applied`);
   const eventIds = events.filter((e) => runtime.handles(consumer, e.type)).map((e) => e.eventId);
   if (eventIds.length === 0) return true;
   const name = `${runtime.config.serviceName}.${consumer}`;

@@ -1,10 +1,11 @@
-import { DOMAIN_TOPIC_PARTITIONS, TOPICS } from '#platform/contracts';
+import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
 import { pgTextArray } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
 import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '#platform/service-kit';
-import { DELIVERIES_CHANNEL, deliveriesStatement, publicEventStatement } from '../deliveries/delivery.records';
-import { listenEventsStatement, liveSessionsStatement } from '../listen/listen-session.records';
+import { DELIVERIES_CHANNEL } from '../deliveries/delivery.records';
+import { liveSessionsStatement } from '../listen/listen-session.records';
 import { keptForEventsApi, PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
+import { publicEventsSliceStatement, type DecidedPublicEvent } from './public-events.records';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
 export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
@@ -12,12 +13,13 @@ export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
 /**
  * Turns domain events into public events, kept 30 days for GET /events whoever subscribed (ADR 0223),
  * one delivery per enabled endpoint of the app that subscribed to the type, and a record for each
- * live listen session (`platformctl listen`) of the app that wants the type, in the transaction that
- * records the domain event in the inbox. The `evt_` id and the original deliveries' ids are derived
- * from the domain event, so a consumer group reset to offset 0 finds everything in place and creates
- * nothing. A slice of events takes two round trips: the apps' enabled endpoints and live listen
- * sessions are read with `begin` and the inbox record, the public events, deliveries and listen
- * records are written with the commit.
+ * live listen session (`platformctl listen`) of the app that wants the type. The `evt_` id is
+ * derived from the domain event, and the public event's row gates the rest: a copy of an event
+ * whose row exists creates nothing, so the row is this consumer's inbox record and the consumer
+ * writes none to the inbox (ADR 0226; rows are kept 30 days, past the 7 days after which redriven
+ * copies are passed over). A slice of events takes two round trips: the apps' enabled endpoints and
+ * live listen sessions are read with `begin` and the applied offsets, and the slice's public events,
+ * deliveries and listen records are written with the commit, in one statement.
  */
 export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   return {
@@ -25,6 +27,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
     topics: [TOPICS.messagingEvents, TOPICS.consentEvents, TOPICS.profileEvents],
     pipelined: {
       types: PUBLIC_SOURCE_TYPES,
+      dedupedByEffect: true,
       read: (events) => {
         const appIds = [...new Set(events.flatMap((event) => (event.appId ? [event.appId] : [])))];
         return [
@@ -35,11 +38,12 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           liveSessionsStatement(appIds, runtime.clock.now()),
         ];
       },
-      decide:
-        ([endpoints, sessions]) =>
-        (event) => {
+      decide: ([endpoints, sessions]) => {
+        const decided = new Map<string, DecidedPublicEvent>();
+        const decideOne = (event: DomainEvent): Statement[] => {
           const publicEvent = toPublicEvent(event);
-          if (!publicEvent || !event.appId) return [];
+          // A second copy within the slice is already decided (the table would pass it over anyway).
+          if (!publicEvent || !event.appId || decided.has(publicEvent.envelope.id)) return [];
           const { envelope } = publicEvent;
           const endpointIds = endpoints
             .filter((row) => row.app_id === event.appId && (row.events as string[]).includes(envelope.type))
@@ -51,30 +55,23 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
           // An event older than the events API keeps them (a topic read again from far back) is kept
           // only while something is to deliver it.
           if (endpointIds.length === 0 && listenSessionIds.length === 0 && !keptForEventsApi(event.occurredAt, now)) return [];
-          // Decided in the event's span (continuing its traceparent header): attempts join that trace.
-          const deliveries = deliveriesStatement({
-            appId: event.appId,
+          decided.set(envelope.id, {
             eventId: envelope.id,
+            appId: event.appId,
             type: envelope.type,
-            endpointIds,
+            payload: publicEvent.payload,
+            requiresMedia: publicEvent.requiresMedia,
+            sourceEventId: event.eventId,
             now,
+            endpointIds,
+            listenSessionIds,
+            // Decided in the event's span (continuing its traceparent header): attempts join that trace.
             traceparent: currentTraceparent() ?? null,
           });
-          const writes: Statement[] = [
-            publicEventStatement({
-              eventId: envelope.id,
-              appId: event.appId,
-              type: envelope.type,
-              payload: publicEvent.payload,
-              requiresMedia: publicEvent.requiresMedia,
-              sourceEventId: event.eventId,
-              now,
-            }),
-          ];
-          if (deliveries) writes.push(deliveries);
-          if (listenSessionIds.length > 0) writes.push(listenEventsStatement({ sessionIds: listenSessionIds, eventId: envelope.id, now }));
-          return writes;
-        },
+          return [];
+        };
+        return Object.assign(decideOne, { finish: () => (decided.size === 0 ? [] : [publicEventsSliceStatement([...decided.values()])]) });
+      },
     },
     // Partitions in parallel keep the webhook latency low while one slice waits on Postgres.
     partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
