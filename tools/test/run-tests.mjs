@@ -7,6 +7,7 @@
  * fail, unless `KEEP_INFRA=1`; what was running before is left running.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stopRecordedStack } from '../dev/recorded-stack.mjs';
@@ -33,18 +34,31 @@ async function finish(status) {
 
 /**
  * Runs one command; with `buffered`, its output is held and printed whole when it ends, so that two
- * lanes running at once do not interleave their lines. Resolves to its exit status.
+ * lanes running at once do not interleave their lines; with `prefix`, each line goes out as it comes,
+ * prefixed. Resolves to its exit status.
  */
-async function run(label, command, args, { buffered = false } = {}) {
+async function run(label, command, args, { buffered = false, prefix = '', env = process.env } = {}) {
   const started = Date.now();
   if (!buffered) process.stdout.write(`\n== ${label}\n`);
   const chunks = [];
+  const piped = buffered || prefix !== '';
   // Asynchronous, so the infrastructure's start and the other lane go on while a check runs.
   const status = await new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: process.env });
+    const child = spawn(command, args, { cwd: ROOT, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
     if (buffered) {
       child.stdout.on('data', (chunk) => chunks.push(chunk));
       child.stderr.on('data', (chunk) => chunks.push(chunk));
+    } else if (prefix) {
+      for (const stream of [child.stdout, child.stderr]) {
+        let partial = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (text) => {
+          const lines = (partial + text).split('\n');
+          partial = lines.pop() ?? '';
+          if (lines.length > 0) process.stdout.write(lines.map((line) => `${prefix}${line}\n`).join(''));
+        });
+        stream.on('end', () => partial && process.stdout.write(`${prefix}${partial}\n`));
+      }
     }
     child.on('error', () => resolve(1));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
@@ -112,5 +126,22 @@ if (infra.error) {
   process.stdout.write(`\nthe infrastructure did not start: ${infra.error.message ?? infra.error}\n`);
   await finish(1);
 }
-if ((await run('jest: integration and e2e tests', bin('jest'), ['--selectProjects', 'integration', '--runInBand', ...jestArgs])) !== 0) await finish(1);
+// The integration and e2e tests in shards at once (TEST_SHARDS, default 2): they mostly wait (on
+// Kafka, timers, other processes), so two keep both cores busy. Each shard runs its files one at a
+// time against a stack of its own: its own ports (500 apart), database and Kafka namespace. What the
+// stacks share is made first, so that their setups do not race for it: Chromium and the test CA.
+const shards = Math.max(1, Number(process.env.TEST_SHARDS ?? 2));
+const { TEST_BASE_PORT, TEST_DATABASE, TEST_CERTS_DIR } = await import('./test-env.mjs');
+const { ensureChromium } = await import('./chromium.mjs');
+ensureChromium();
+createRequire(import.meta.url)(path.join(ROOT, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR);
+const statuses = await Promise.all(
+  Array.from({ length: shards }, (_, i) => {
+    const shard = `${i + 1}/${shards}`;
+    const args = ['--selectProjects', 'integration', '--runInBand', ...(shards > 1 ? [`--shard=${shard}`] : []), ...jestArgs];
+    const env = { ...process.env, TEST_BASE_PORT: String(TEST_BASE_PORT + 500 * i), TEST_DATABASE: i === 0 ? TEST_DATABASE : `${TEST_DATABASE}_${i + 1}` };
+    return run(`jest: integration and e2e tests${shards > 1 ? `, shard ${shard}` : ''}`, bin('jest'), args, { prefix: shards > 1 ? `[${shard}] ` : '', env });
+  }),
+);
+if (statuses.some((status) => status !== 0)) await finish(1);
 await finish(0);
