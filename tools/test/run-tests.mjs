@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { stopRecordedStack } from '../dev/recorded-stack.mjs';
 import { ROOT } from '../dev/stack.mjs';
 import { ensureInfra, stopInfra } from '../infra/infra.mjs';
@@ -66,6 +67,31 @@ async function run(label, command, args, { buffered = false, prefix = '', env = 
   if (buffered) process.stdout.write(`\n== ${label}\n${Buffer.concat(chunks).toString('utf8')}`);
   process.stdout.write(`== ${label}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return status;
+}
+
+/** Connections a shard's stack and tests hold at their busiest (the first-run test starts a stack of its own). */
+const CONNECTIONS_PER_SHARD = 90;
+
+/**
+ * TEST_SHARDS when given; else two when Postgres allows the connections two shards hold at once
+ * (Debian's default max_connections of 100 does not), else one.
+ */
+async function shardCount(adminUrl) {
+  if (process.env.TEST_SHARDS) return Math.max(1, Number(process.env.TEST_SHARDS));
+  const client = new pg.Client({ connectionString: adminUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query(`select current_setting('max_connections')::int - (select count(*) from pg_stat_activity)::int as free`);
+    if (rows[0].free >= 2 * CONNECTIONS_PER_SHARD) return 2;
+    process.stdout.write(
+      `\none shard: Postgres has ${rows[0].free} connections free, two shards need ${2 * CONNECTIONS_PER_SHARD} (raise max_connections, or set TEST_SHARDS)\n`,
+    );
+    return 1;
+  } catch {
+    return 1;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Runs steps one after another, stopping at the first that fails; resolves to its status. */
@@ -126,12 +152,12 @@ if (infra.error) {
   process.stdout.write(`\nthe infrastructure did not start: ${infra.error.message ?? infra.error}\n`);
   await finish(1);
 }
-// The integration and e2e tests in shards at once (TEST_SHARDS, default 2): they mostly wait (on
+// The integration and e2e tests in shards at once (two, when Postgres allows: see shardCount): they mostly wait (on
 // Kafka, timers, other processes), so two keep both cores busy. Each shard runs its files one at a
 // time against a stack of its own: its own ports (500 apart), database and Kafka namespace. What the
 // stacks share is made first, so that their setups do not race for it: Chromium and the test CA.
-const shards = Math.max(1, Number(process.env.TEST_SHARDS ?? 2));
-const { TEST_BASE_PORT, TEST_DATABASE, TEST_CERTS_DIR } = await import('./test-env.mjs');
+const { TEST_BASE_PORT, TEST_DATABASE, TEST_CERTS_DIR, ADMIN_DATABASE_URL } = await import('./test-env.mjs');
+const shards = await shardCount(ADMIN_DATABASE_URL);
 const { ensureChromium } = await import('./chromium.mjs');
 ensureChromium();
 createRequire(import.meta.url)(path.join(ROOT, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR);
