@@ -69,6 +69,19 @@ async function run(label, command, args, { buffered = false, prefix = '', env = 
   return status;
 }
 
+/**
+ * Integration files that measure time or throughput against limits (rates across replicas, a key's
+ * revocation reaching every replica within a second, a quiet tenant's latency beside a noisy one):
+ * with two shards they run after them, alone, as the whole suite did before shards.
+ */
+const SOLO_TESTS = [
+  'apps/gateway/src/rpc-scale.e2e.spec.ts',
+  'apps/gateway/src/rate-limit-replicas.e2e.spec.ts',
+  'apps/gateway/src/public-api/failed-auth-limit.e2e.spec.ts',
+  'apps/gateway/src/listen/listen-limit.e2e.spec.ts',
+  'apps/webhook-dispatcher/src/e2e/noisy-neighbour.e2e.spec.ts',
+];
+
 /** Connections a shard's stack and tests hold at their busiest (the first-run test starts a stack of its own). */
 const CONNECTIONS_PER_SHARD = 90;
 
@@ -161,13 +174,26 @@ const shards = await shardCount(ADMIN_DATABASE_URL);
 const { ensureChromium } = await import('./chromium.mjs');
 ensureChromium();
 createRequire(import.meta.url)(path.join(ROOT, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR);
+// A run narrowed to some files (`npm test -- <pattern>`) keeps them in the shards.
+const narrowed = process.argv.slice(2).some((arg) => !arg.startsWith('-'));
+const solo = shards > 1 && !narrowed ? SOLO_TESTS.map((file) => file.replace(/[.]/g, '\\.')) : [];
 const statuses = await Promise.all(
   Array.from({ length: shards }, (_, i) => {
     const shard = `${i + 1}/${shards}`;
-    const args = ['--selectProjects', 'integration', '--runInBand', ...(shards > 1 ? [`--shard=${shard}`] : []), ...jestArgs];
+    const args = [
+      '--selectProjects',
+      'integration',
+      '--runInBand',
+      ...(shards > 1 ? [`--shard=${shard}`, '--testPathIgnorePatterns', '/node_modules/', '/dist/', ...solo] : []),
+      ...jestArgs,
+    ];
     const env = { ...process.env, TEST_BASE_PORT: String(TEST_BASE_PORT + 500 * i), TEST_DATABASE: i === 0 ? TEST_DATABASE : `${TEST_DATABASE}_${i + 1}` };
     return run(`jest: integration and e2e tests${shards > 1 ? `, shard ${shard}` : ''}`, bin('jest'), args, { prefix: shards > 1 ? `[${shard}] ` : '', env });
   }),
 );
 if (statuses.some((status) => status !== 0)) await finish(1);
+if (solo.length > 0) {
+  const args = ['--selectProjects', 'integration', '--runInBand', ...jestArgs, ...solo];
+  if ((await run('jest: integration tests that measure time, alone', bin('jest'), args)) !== 0) await finish(1);
+}
 await finish(0);
