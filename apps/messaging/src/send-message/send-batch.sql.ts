@@ -64,7 +64,8 @@ export function heldKeyStatement(request: { appId: string; idempotencyKey: strin
 
 /**
  * Everything D9 looks at, for every send, in one query over messaging's projections; a template
- * send's template (by app, name and language) comes in the same row (architecture section 13).
+ * send's template (by app, name and language) comes in the same row (architecture section 13), and
+ * only a template send looks for one.
  */
 export function factsStatement(addressed: Addressed[]): Statement {
   return {
@@ -73,8 +74,10 @@ export function factsStatement(addressed: Addressed[]): Statement {
               exists (select 1 from messaging.testers t where t.app_id = a.app_id and t.user_id = r.user_id) as tester,
               (select c.status from messaging.consents c where c.app_id = a.app_id and c.app_user_id = q.app_user_id) as consent,
               (select w.last_user_message_at from messaging.windows w where w.app_id = a.app_id and w.app_user_id = q.app_user_id) as last_user_message_at,
-              (select to_jsonb(tp) from (select template_id, app_id, name, language, category, components, variables, examples, status, rejected_reason, version
-                  from messaging.templates tpl where tpl.app_id = a.app_id and tpl.name = q.template_name and tpl.language = q.template_language) tp) as template
+              case when q.template_name is not null then
+                (select to_jsonb(tp) from (select template_id, app_id, name, language, category, components, variables, examples, status, rejected_reason, version
+                    from messaging.templates tpl where tpl.app_id = a.app_id and tpl.name = q.template_name and tpl.language = q.template_language) tp)
+              end as template
        from ${jsonRows('q', 'i int, app_id text, app_user_id text, user_id text, template_name text, template_language text', addressed.length)}
        join messaging.apps a on a.app_id = q.app_id
        left join messaging.recipients r on r.user_id = coalesce(q.user_id, (select u.user_id from messaging.app_users u where u.app_id = a.app_id and u.app_user_id = q.app_user_id))
