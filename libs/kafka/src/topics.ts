@@ -19,8 +19,10 @@ export async function ensureTopics(kafka: Kafka, specs: TopicSpec[]): Promise<vo
     const missing = specs.filter((s) => !existing.has(s.name));
     if (missing.length > 0) {
       try {
+        // Leaders are awaited below, where a topic the broker does not know yet is retried: kafkajs's own
+        // wait gives up on it (seen with two stacks creating their topics at once).
         await admin.createTopics({
-          waitForLeaders: true,
+          waitForLeaders: false,
           topics: missing.map((s) => ({
             topic: s.name,
             numPartitions: s.partitions,
