@@ -72,17 +72,20 @@ export function spawnApp(app, { port, env, logDir, tag, append = false }) {
 
 export async function waitReady(url, timeoutMs, child) {
   const deadline = Date.now() + timeoutMs;
+  // The last answer says which check held the app back (a consumer, Postgres, Kafka) when it never gets ready.
+  let last = 'no answer';
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       if (res.ok) return;
-    } catch {
-      // not up yet
+      last = `${res.status} ${(await res.text()).slice(0, 2000)}`;
+    } catch (error) {
+      last = `no answer (${/** @type {Error} */ (error).message})`;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`${url} did not become ready within ${timeoutMs / 1000} s`);
+  throw new Error(`${url} did not become ready within ${timeoutMs / 1000} s; its last answer: ${last}`);
 }
 
 /**
@@ -102,13 +105,18 @@ export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG
   for (const app of Object.keys(APPS)) children[app] = spawnApp(app, { port: ports[app], env: { ...env, ...appEnv[app] }, logDir, tag });
   onSpawned(children, ports);
   try {
-    await Promise.all(Object.keys(APPS).map((app) => waitReady(readyUrl(app, ports), timeoutMs, children[app])));
+    // Every app's outcome, so that a failure names each app that was not ready, not just the first.
+    const outcomes = await Promise.allSettled(Object.keys(APPS).map((app) => waitReady(readyUrl(app, ports), timeoutMs, children[app])));
+    const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [/** @type {Error} */ (outcome.reason).message] : []));
+    if (failures.length > 0) throw new Error(failures.join('\n'));
   } catch (error) {
     await stopChildren(Object.values(children));
     const tails = Object.keys(APPS)
       .map((app) => {
         const file = appLogFile(tag, app, logDir);
-        const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n') : '(no log)';
+        // Warnings, errors and crash traces: the request lines of a busy app would hide them.
+        const quiet = (line) => !line.includes('"level":"info"') && !line.includes('"level":"debug"');
+        const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(quiet).slice(-15).join('\n') : '(no log)';
         return `--- ${app} (${file})\n${lines}`;
       })
       .join('\n');

@@ -10,7 +10,7 @@ module.exports = async () => {
   require(path.join(root, 'dist/libs/kafka/src/kafka-client.js')).silenceKafkaJsTimeoutNegativeWarning();
   const infra = await import(path.join(root, 'tools/infra/infra.mjs'));
   const stack = await import(path.join(root, 'tools/dev/stack.mjs'));
-  const { resetDatabase, TEST_ENV, TEST_BASE_PORT, TEST_CERTS_DIR } = await import(path.join(root, 'tools/test/test-env.mjs'));
+  const { resetDatabase, TEST_ENV, TEST_BASE_PORT, TEST_CERTS_DIR, TEST_LOG_DIR } = await import(path.join(root, 'tools/test/test-env.mjs'));
   // The local CA the dispatcher trusts (WEBHOOK_CA_FILE) must exist before the stack starts.
   TEST_ENV.WEBHOOK_CA_FILE = require(path.join(root, 'dist/libs/testing/src/test-certificates.js')).testCertificates(TEST_CERTS_DIR).caFile;
   await infra.ensureInfra({ quiet: true });
@@ -27,7 +27,7 @@ module.exports = async () => {
   globalThis.__TEST_OTLP__ = await OtlpReceiver.start(otlpPort);
   TEST_ENV.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${otlpPort}`;
   const started = Date.now();
-  const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test' });
+  const { children, ports } = await stack.startStack({ basePort: TEST_BASE_PORT, env: TEST_ENV, tag: 'test', logDir: TEST_LOG_DIR });
   process.stdout.write(`\nstack up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   globalThis.__TEST_STACK__ = children;
   // Replacements recorded by an earlier run that did not end cleanly name processes that are gone.
@@ -40,6 +40,8 @@ module.exports = async () => {
     TEST_BASE_PORT: String(TEST_BASE_PORT),
     TEST_OTLP_URL: `http://127.0.0.1:${otlpPort}`,
     TEST_CERTS_DIR,
+    // Where the stack's apps and the replacements tests start write their logs.
+    TEST_LOG_DIR,
     // Tests that replace a stack process (crash tests) list the replacement here; teardown stops it.
     TEST_EXTRA_PIDS_FILE: extraPids,
     TEST_STACK_PIDS: JSON.stringify(Object.fromEntries(Object.entries(children).map(([app, child]) => [app, child.pid]))),

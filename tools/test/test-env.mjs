@@ -16,6 +16,8 @@ export const WEBHOOK_TEST_HOSTS = ['hooks.local.test', 'hooks2.local.test', 'hoo
 export const webhookReceiverPort = (index) => TEST_BASE_PORT + 71 + index;
 export const WEBHOOK_DNS_PORT = TEST_BASE_PORT + 80;
 export const TEST_CERTS_DIR = path.join(ROOT, '.data/test-certs');
+/** The test stack's app logs, one folder per stack (by its ports), so that shards running at once never share a file. */
+export const TEST_LOG_DIR = path.join(ROOT, '.data/logs', `test-${TEST_BASE_PORT}`);
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_ENV = {
   NODE_ENV: 'test',

@@ -28,12 +28,17 @@ export function healthOrigin(app: string, port: number): string {
   return `http://127.0.0.1:${SECOND_PORTS[app] ? port + 1 : port}`;
 }
 
+/** The test stack's log folder (TEST_LOG_DIR, set by global setup); `.data/logs` outside a test run. */
+export function testLogDir(): string {
+  return process.env.TEST_LOG_DIR ?? path.join(ROOT, '.data/logs');
+}
+
 /**
- * Starts an app from dist/ like the stack does, on its port, logging to .data/logs. With `replaces`
+ * Starts an app from dist/ like the stack does, on its port, logging to the test stack's log folder. With `replaces`
  * the process takes over from a stack process for the rest of the run (global teardown stops it).
  */
 export function spawnApp(app: string, port: number, options: { logName: string; env?: Record<string, string>; replaces?: boolean }): ChildProcess {
-  const logDir = path.join(ROOT, '.data/logs');
+  const logDir = testLogDir();
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, `${options.logName}.log`), { flags: 'a' });
   // Through the launcher every start path shares (its heap and malloc settings); it execs node, so the pid is the app's.

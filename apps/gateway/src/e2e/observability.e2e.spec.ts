@@ -15,23 +15,23 @@ import {
   sendMessage,
   simInbox,
   startWebhookReceiver,
+  testLogDir,
   unique,
   type HttpsReceiver,
   type ReceivedRequest,
 } from '#platform/testing';
 
-const ROOT = path.resolve(__dirname, '../../../..');
 const BASE_PORT = Number(process.env.TEST_BASE_PORT ?? 4000);
 
 type LogLine = Record<string, unknown> & { msg?: string; level?: string; service?: string; traceId?: string };
 
 /**
- * The JSON lines carrying `traceId` in one stack app's logs: `.data/logs/test-<app>.log` (see
+ * The JSON lines carrying `traceId` in one stack app's logs: `<TEST_LOG_DIR>/test-<app>.log` (see
  * tools/dev/stack.mjs) and the logs of replacements that crash tests start (`test-<app>-after-crash.log`),
  * which serve the app once those tests have run.
  */
 function linesWithTrace(app: string, traceId: string): LogLine[] {
-  const dir = path.join(ROOT, '.data/logs');
+  const dir = testLogDir();
   const files = readdirSync(dir).filter((name) => name === `test-${app}.log` || (name.startsWith(`test-${app}-`) && name.endsWith('.log')));
   const lines: LogLine[] = [];
   for (const text of files.flatMap((name) => readFileSync(path.join(dir, name), 'utf8').split('\n'))) {

@@ -12,12 +12,11 @@ import {
   requestsTo,
   startWebhookReceiver,
   TEST_WEBHOOK_HOSTS,
+  testLogDir,
   unique,
   verifiedSecrets,
   type HttpsReceiver,
 } from '#platform/testing';
-
-const ROOT = path.resolve(__dirname, '../../../..');
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {
@@ -138,9 +137,9 @@ describe('webhook secrets kept as secrets (e2e)', () => {
   });
 
   it('writes no secret or verify token to any app log of the stack', async () => {
-    const logs = readdirSync(path.join(ROOT, '.data/logs'))
+    const logs = readdirSync(testLogDir())
       .filter((name) => /^test-.*\.log$/.test(name))
-      .map((name) => readFileSync(path.join(ROOT, '.data/logs', name), 'utf8'));
+      .map((name) => readFileSync(path.join(testLogDir(), name), 'utf8'));
     expect(logs.length).toBeGreaterThanOrEqual(7);
     const leaks = created.filter((secret) => logs.some((text) => text.includes(secret)));
     expect(leaks).toEqual([]);
