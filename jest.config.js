@@ -20,6 +20,8 @@ const common = {
 };
 
 module.exports = {
+  // Shards balanced by the time their files take (npm test runs the integration tests in two).
+  testSequencer: '<rootDir>/tools/test/shard-sequencer.js',
   projects: [
     {
       ...common,

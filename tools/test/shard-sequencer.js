@@ -1,0 +1,29 @@
+/**
+ * Jest's sequencer, with shards balanced by time instead of by count: `--shard=i/n` hands the files,
+ * longest first, each to the shard with the least time so far, by the seconds a full run took
+ * (tools/test/test-durations.json; files not listed count as its `defaultSeconds`). Every shard
+ * computes the same split from the same list, so the shards together run each file once. Split by
+ * count, as Jest does, one shard of `npm test` got most of the slow files and ran 100 s longer.
+ */
+const path = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+const durations = require('./test-durations.json');
+
+const ROOT = path.resolve(__dirname, '../..');
+
+class ShardSequencer extends Sequencer {
+  shard(tests, { shardIndex, shardCount }) {
+    const seconds = (test) => durations.seconds[path.relative(ROOT, test.path).split(path.sep).join('/')] ?? durations.defaultSeconds;
+    const ordered = [...tests].sort((a, b) => seconds(b) - seconds(a) || (a.path < b.path ? -1 : 1));
+    const loads = Array.from({ length: shardCount }, () => 0);
+    const mine = [];
+    for (const test of ordered) {
+      const least = loads.indexOf(Math.min(...loads));
+      loads[least] += seconds(test);
+      if (least === shardIndex - 1) mine.push(test);
+    }
+    return mine;
+  }
+}
+
+module.exports = ShardSequencer;
