@@ -399,8 +399,11 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
       'the child relay to commit some batches and stall inside the next one',
       async () => {
         if (child.exitCode !== null) throw new Error(`child exited early: ${childLog.join('')}`);
+        // The stall is noted before counting: a count already under way when the stall is reported
+        // may have been read before the 5th batch's cursor move committed.
+        const hasStalled = stalled !== null;
         const remaining = await countUnpublished(db);
-        return remaining < total && stalled !== null ? remaining : false;
+        return remaining < total && hasStalled ? remaining : false;
       },
       { timeoutMs: 30000, intervalMs: 10, detail: () => ({ childPublished, stalled: stalled?.batch, log: childLog.join('').slice(-2000) }) },
     );
