@@ -81,7 +81,9 @@ export async function waitReady(url, timeoutMs, child) {
       if (res.ok) return;
       last = `${res.status} ${(await res.text()).slice(0, 2000)}`;
     } catch (error) {
-      last = `no answer (${/** @type {Error} */ (error).message})`;
+      // fetch's own message is "fetch failed"; the cause says why (refused, or a port fetch never calls, such as 5060).
+      const cause = /** @type {{ cause?: { message?: string } }} */ (error).cause?.message;
+      last = `no answer (${/** @type {Error} */ (error).message}${cause ? `: ${cause}` : ''})`;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
