@@ -2,7 +2,7 @@ import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { appUserIdFor, ID_PREFIX, newId, TOPICS, uuidv7, type DomainEvent, type MessageHandedOver } from '#platform/contracts';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client, loadS3Config } from '#platform/storage';
-import { admin, createTestApp, createTestUser, eventually, expectStatus, simAppAction, simSendText, type TestApp } from '#platform/testing';
+import { admin, createTestApp, createTestUser, eventually, expectStatus, queryDatabase, simAppAction, simSendText, type TestApp } from '#platform/testing';
 
 /**
  * chat-sim's side of the handoff (D3/D4), driven by putting MessageHandedOver on
@@ -88,6 +88,25 @@ describe('chat-sim: handoff from chat.outbound, user messages to chat.user-event
     expect((gone.data as { reason: string }).reason).toBe('recipient_unavailable');
     expect(await inbox(stopper.id)).toEqual([]);
     expect(await inbox(leaver.id)).toEqual([]);
+  });
+
+  it('refuses a message once however many copies of its handover come, and keeps no inbox row for them', async () => {
+    const stopper = await createTestUser(app.orgId);
+    await simSendText(stopper.id, app.appId);
+    expectStatus(await simAppAction(stopper.id, app.appId, 'stop'), 200);
+    const eventId = uuidv7(Date.now());
+    const messageId = await handOver(stopper.id, 'after stop', eventId);
+    // A duplicate on the topic (the same event), then a redrive (a new event id for the same message).
+    await handOver(stopper.id, 'after stop', eventId, messageId);
+    const redrive = uuidv7(Date.now());
+    await handOver(stopper.id, 'after stop', redrive, messageId);
+    // The same key, so the same partition: once this one is refused, every copy before it was applied.
+    const marker = await handOver(stopper.id, 'marker');
+    await eventually(async () => refusalOf(marker));
+    const refusals = seen.filter((e) => e.type === 'MessageDeliveryRefused' && (e.data as { messageId: string }).messageId === messageId);
+    expect(refusals).toHaveLength(1);
+    // The effect is its own inbox (ADR 0226): no inbox row per handover.
+    expect(await queryDatabase(`select event_id from chat_sim.inbox where event_id = any($1::text[])`, [[eventId, redrive]])).toEqual([]);
   });
 
   it('delivers again once the user allows the app after a stop', async () => {

@@ -15,6 +15,10 @@ import { relationshipStreamId } from './relationship.stream';
  * appends, with their outbox rows) and inbox messages are written with the commit. Another writer
  * appending to a stream meanwhile (the user stops the app) makes the append's version collide: the
  * slice rolls back and its events are applied again one by one, each deciding on the new stream.
+ *
+ * The effect is its own inbox (docs/adr/0226-an-effect-that-is-its-own-inbox.md): a message lands
+ * once by its id, and the relationship refuses a message once (a refusal is on its stream), so any
+ * copy of a handover writes nothing and the consumer writes no inbox row per handover.
  */
 export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec {
   // The consumer applies only this type (its one pipelined type), schema-checked.
@@ -28,6 +32,7 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
     paceMs: 10,
     pipelined: {
       types: ['MessageHandedOver'],
+      dedupedByEffect: true,
       read: (events) => {
         const handoffs = events.map(handoffOf);
         return [

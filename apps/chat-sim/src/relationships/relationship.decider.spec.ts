@@ -116,5 +116,21 @@ describe('Relationship decider (chat product side)', () => {
         .given([sent])
         .when(handOver('deleted'))
         .then([refused('recipient_unavailable')]));
+    // The handover consumer keeps no inbox: a copy of a handover (a duplicate on the topic, a replay) is passed over here.
+    it('refuses a message once: a copy of its handover changes nothing', () =>
+      spec
+        .given([sent, stopped, refused('consent_revoked')])
+        .when(handOver())
+        .then([]));
+    it('refuses once even when the account went away since the first refusal', () =>
+      spec
+        .given([sent, stopped, refused('consent_revoked')])
+        .when(handOver('deleted'))
+        .then([]));
+    it('refuses another message of the same pair', () =>
+      spec
+        .given([sent, stopped, refused('consent_revoked')])
+        .when({ ...handOver(), data: { ...handOver().data, messageId: 'msg_10' } } as RelationshipCommand)
+        .then([{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: 'msg_10', reason: 'consent_revoked' } }]));
   });
 });

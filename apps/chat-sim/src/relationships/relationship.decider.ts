@@ -31,6 +31,8 @@ export function decideRelationship(command: RelationshipCommand, state: Relation
 
   // The platform hands over whatever it decided; the chat product has the last word (D4).
   if (command.type === 'HandOverMessage') {
+    // A copy of a handover already refused (a duplicate on the topic, a replay): refused once is enough.
+    if (state.refusedMessageIds.includes(command.data.messageId)) return [];
     if (account !== 'active')
       return [{ type: 'MessageDeliveryRefused', data: { ...pair, messageId: command.data.messageId, reason: 'recipient_unavailable' } }];
     if (state.blocked || state.stopped)

@@ -15,9 +15,17 @@ export interface RelationshipState {
   /** The user stopped the app (or unblocked it, which leaves it stopped) and has not let it back in since. */
   stopped: boolean;
   invitation: 'none' | 'invited' | 'accepted';
+  /** Messages whose handover was refused: a copy of the handover is refused no more (the consumer keeps no inbox). */
+  refusedMessageIds: readonly string[];
 }
 
-export const initialRelationshipState = (): RelationshipState => ({ engaged: false, blocked: false, stopped: false, invitation: 'none' });
+export const initialRelationshipState = (): RelationshipState => ({
+  engaged: false,
+  blocked: false,
+  stopped: false,
+  invitation: 'none',
+  refusedMessageIds: [],
+});
 
 export function evolveRelationship(state: RelationshipState, event: RelationshipEvent): RelationshipState {
   switch (event.type) {
@@ -35,9 +43,10 @@ export function evolveRelationship(state: RelationshipState, event: Relationship
       return { ...state, blocked: true };
     case 'UserUnblockedApp':
       return { ...state, blocked: false, stopped: true };
+    case 'MessageDeliveryRefused':
+      return { ...state, refusedMessageIds: [...state.refusedMessageIds, event.data.messageId] };
     case 'OptInLinkOpened':
     case 'DeviceReceiptSent':
-    case 'MessageDeliveryRefused':
       return state;
   }
 }
