@@ -113,11 +113,11 @@ export async function startStack({ basePort, env, appEnv = {}, tag, logDir = LOG
     if (failures.length > 0) throw new Error(failures.join('\n'));
   } catch (error) {
     await stopChildren(Object.values(children));
+    // Warnings, errors and crash traces: the request lines of a busy app would hide them.
+    const quiet = (/** @type {string} */ line) => !line.includes('"level":"info"') && !line.includes('"level":"debug"');
     const tails = Object.keys(APPS)
       .map((app) => {
         const file = appLogFile(tag, app, logDir);
-        // Warnings, errors and crash traces: the request lines of a busy app would hide them.
-        const quiet = (line) => !line.includes('"level":"info"') && !line.includes('"level":"debug"');
         const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(quiet).slice(-15).join('\n') : '(no log)';
         return `--- ${app} (${file})\n${lines}`;
       })

@@ -13,13 +13,16 @@ const ROOT = path.resolve(__dirname, '../..');
 
 class ShardSequencer extends Sequencer {
   shard(tests, { shardIndex, shardCount }) {
-    const seconds = (test) => durations.seconds[path.relative(ROOT, test.path).split(path.sep).join('/')] ?? durations.defaultSeconds;
-    const ordered = [...tests].sort((a, b) => seconds(b) - seconds(a) || (a.path < b.path ? -1 : 1));
+    const timed = tests.map((test) => ({
+      test,
+      seconds: durations.seconds[path.relative(ROOT, test.path).split(path.sep).join('/')] ?? durations.defaultSeconds,
+    }));
+    timed.sort((a, b) => b.seconds - a.seconds || (a.test.path < b.test.path ? -1 : 1));
     const loads = Array.from({ length: shardCount }, () => 0);
     const mine = [];
-    for (const test of ordered) {
+    for (const { test, seconds } of timed) {
       const least = loads.indexOf(Math.min(...loads));
-      loads[least] += seconds(test);
+      loads[least] += seconds;
       if (least === shardIndex - 1) mine.push(test);
     }
     return mine;

@@ -137,9 +137,10 @@ describe('webhook secrets kept as secrets (e2e)', () => {
   });
 
   it('writes no secret or verify token to any app log of the stack', async () => {
-    const logs = readdirSync(testLogDir())
+    const dir = testLogDir();
+    const logs = readdirSync(dir)
       .filter((name) => /^test-.*\.log$/.test(name))
-      .map((name) => readFileSync(path.join(testLogDir(), name), 'utf8'));
+      .map((name) => readFileSync(path.join(dir, name), 'utf8'));
     expect(logs.length).toBeGreaterThanOrEqual(7);
     const leaks = created.filter((secret) => logs.some((text) => text.includes(secret)));
     expect(leaks).toEqual([]);
