@@ -7,7 +7,6 @@ import { loadMessagingConfig, MESSAGING_CONFIG } from './messaging.config';
 import { QuotaUsageHandler } from './quota-usage/quota-usage.handler';
 import { MessageCountsHandler } from './message-counts/message-counts.handler';
 import { SendMessageHandler } from './send-message/send-message.handler';
-import { SendRequestPruner } from './send-message/send-request.pruner';
 import { TemplateHandler } from './templates/template.handler';
 
 @Module({
@@ -19,7 +18,6 @@ import { TemplateHandler } from './templates/template.handler';
     QuotaUsageHandler,
     MessageCountsHandler,
     MessageExpirySweeper,
-    SendRequestPruner,
     TemplateHandler,
   ],
 })

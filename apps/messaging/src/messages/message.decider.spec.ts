@@ -33,6 +33,8 @@ const facts = (over: Partial<SendFacts> = {}): SendFacts => ({
 });
 const live = (status: 'internal_live' | 'public_live', over: Partial<SendFacts> = {}) =>
   facts({ keyEnvironment: 'live', app: { appId: 'app_1', orgId: APP_ORG, status, dailyQuota: 10_000 }, isAcceptedTester: false, ...over });
+/** The Idempotency-Key a send came with, carried by its MessageSent (ADR 0227). */
+const idempotency = { key: 'key-1', bodyHash: 'hash-1' };
 const send = (
   f: SendFacts,
   type: 'text' | 'image' | 'video' | 'audio' | 'file' = 'text',
@@ -40,14 +42,14 @@ const send = (
   now = metadata.now,
 ): MessageCommand => ({
   type: 'SendMessage',
-  data: { messageId: 'msg_1', type, text: type === 'text' ? 'Hello' : null, media: [], clientReference, facts: f },
+  data: { messageId: 'msg_1', type, text: type === 'text' ? 'Hello' : null, media: [], clientReference, idempotency, facts: f },
   metadata: { now },
 });
 const status = { messageId: 'msg_1', appUserId: recipient.appUserId, clientReference: 'order-1' };
 /** D3: a send handed over at once is one event, MessageSent carrying what acceptance carries. */
 const sent = (businessInitiated = false, type: 'text' | 'image' | 'file' = 'text'): MessageEvent => ({
   type: 'MessageSent',
-  data: { ...status, userId: 'usr_1', type, text: type === 'text' ? 'Hello' : null, media: [], businessInitiated },
+  data: { ...status, userId: 'usr_1', type, text: type === 'text' ? 'Hello' : null, media: [], businessInitiated, idempotency },
 });
 /** A send in a stream written before one event per send: MessageAccepted, then MessageSent with the status data alone. */
 const acceptedThenSent = (businessInitiated = false): MessageEvent[] => [
@@ -88,7 +90,15 @@ const template = (status: 'pending' | 'approved' | 'rejected'): TemplateState =>
 });
 const templateSend = (state: TemplateState, variables: Record<string, string>, over: Partial<SendFacts> = {}): MessageCommand => ({
   type: 'SendMessage',
-  data: { messageId: 'msg_1', type: 'template', text: null, media: [], clientReference: 'order-1', facts: facts({ template: { state, variables }, ...over }) },
+  data: {
+    messageId: 'msg_1',
+    type: 'template',
+    text: null,
+    media: [],
+    clientReference: 'order-1',
+    idempotency,
+    facts: facts({ template: { state, variables }, ...over }),
+  },
   metadata,
 });
 
@@ -109,6 +119,7 @@ describe('Message decider', () => {
               template: { id: 'tpl_1', name: 'order_shipped', language: 'en', version: 2 },
               media: [],
               businessInitiated: false,
+              idempotency,
             },
           },
         ]));
@@ -158,7 +169,7 @@ describe('Message decider', () => {
         .then([
           {
             type: 'MessageSent',
-            data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false },
+            data: { ...status, clientReference: null, userId: 'usr_1', type: 'text', text: 'Hello', media: [], businessInitiated: false, idempotency },
           },
         ]));
     it('an internal_live app with a live key reaches its own org', () =>

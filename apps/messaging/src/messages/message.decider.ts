@@ -1,4 +1,4 @@
-import type { SentMessageType, DeliveryRefusalReason, MessageReceived, SentMediaFile } from '#platform/contracts';
+import type { SentMessageType, DeliveryRefusalReason, MessageReceived, SendIdempotency, SentMediaFile } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { assertNever, type Command, type Decider } from '#platform/decider';
 import { evolveMessage, initialMessageState, type MessageEvent, type MessageState } from './message.state';
@@ -7,7 +7,15 @@ import { checkSend, type SendFacts } from './send-rules';
 export type MessageCommand =
   | Command<
       'SendMessage',
-      { messageId: string; type: SentMessageType; text: string | null; media: SentMediaFile[]; clientReference: string | null; facts: SendFacts }
+      {
+        messageId: string;
+        type: SentMessageType;
+        text: string | null;
+        media: SentMediaFile[];
+        clientReference: string | null;
+        idempotency: SendIdempotency;
+        facts: SendFacts;
+      }
     >
   | Command<'RecordReceipt', { status: 'delivered' | 'read' }>
   | Command<'RecordDeliveryRefusal', { reason: DeliveryRefusalReason }>
@@ -28,8 +36,14 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
       const status = { messageId: d.messageId, appUserId: recipient.appUserId, clientReference: d.clientReference };
       // A template send carries the rendered text and the version it came from (architecture section 13).
       const content = rendered ? { text: rendered.text, template: rendered.template } : { text: d.text };
-      // D3: accepted and handed over to the chat product at once, one event carrying both.
-      return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: d.type, ...content, media: d.media, businessInitiated } }];
+      // D3: accepted and handed over to the chat product at once, one event carrying both, and the
+      // key it was accepted under (a repeat within 24 hours is answered from the message).
+      return [
+        {
+          type: 'MessageSent',
+          data: { ...status, userId: recipient.userId, type: d.type, ...content, media: d.media, businessInitiated, idempotency: d.idempotency },
+        },
+      ];
     }
     case 'RecordInboundMessage':
       if (state.kind !== 'absent') return [];

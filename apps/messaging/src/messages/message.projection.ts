@@ -104,8 +104,9 @@ export function newOutboundMessages(events: DomainEvent[]): Statement | null {
   const opened = newOutbound(events);
   if (opened.length === 0) return null;
   return {
-    sql: `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated, created_at, version, template)
-       values ${opened.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb)").join(', ')}`,
+    sql: `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, client_reference, business_initiated,
+         created_at, version, template, idempotency_key, body_hash)
+       values ${opened.map(() => "(?, ?, 'outbound', ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)").join(', ')}`,
     params: opened.flatMap(({ event, acceptance: d, status, version }) => [
       d.messageId,
       event.appId,
@@ -120,6 +121,8 @@ export function newOutboundMessages(events: DomainEvent[]): Statement | null {
       new Date(event.occurredAt),
       version,
       d.template ? JSON.stringify(d.template) : null,
+      d.idempotency?.key ?? null,
+      d.idempotency?.bodyHash ?? null,
     ]),
   };
 }

@@ -19,7 +19,10 @@ const at = (streamVersion: number, type: string, data: Record<string, unknown>, 
 const fold = (events: RebuildEvent[]) => events.reduce<MessageRow | undefined>(applyMessageEvent, undefined);
 
 describe('message rows rebuilt (D3): one event per send, or two in streams written before', () => {
-  const oneEvent = [at(1, 'MessageSent', { ...acceptance, media: [{ ...listed, objectKey: 'app_1/med_1' }] })];
+  const idempotency = { key: 'key-1', bodyHash: 'hash-1' };
+  const oneEvent = [at(1, 'MessageSent', { ...acceptance, media: [{ ...listed, objectKey: 'app_1/med_1' }], idempotency })];
+  /** Streams written before one event per send carry no Idempotency-Key. */
+  const keyless = { idempotency_key: null, body_hash: null };
   const twoEvents = [at(1, 'MessageAccepted', { ...acceptance, media: [listed] }), at(2, 'MessageSent', status)];
 
   it('MessageSent alone opens the row sent, its files without their objects', () =>
@@ -42,6 +45,8 @@ describe('message rows rebuilt (D3): one event per send, or two in streams writt
       failed_at: null,
       version: 1,
       template: null,
+      idempotency_key: 'key-1',
+      body_hash: 'hash-1',
     }));
   it('a template message keeps the template version it was rendered from', () => {
     const ref = { id: 'tpl_1', name: 'order_shipped', language: 'en', version: 2 };
@@ -49,10 +54,10 @@ describe('message rows rebuilt (D3): one event per send, or two in streams writt
     expect(row).toMatchObject({ type: 'template', text: 'Hi Ann', template: JSON.stringify(ref) });
   });
   it('MessageAccepted then MessageSent gives the same row, at its own stream version', () =>
-    expect(fold(twoEvents)).toEqual({ ...fold(oneEvent), version: 2 }));
+    expect(fold(twoEvents)).toEqual({ ...fold(oneEvent), ...keyless, version: 2 }));
   it('MessageAccepted alone (not handed over yet) is accepted', () => expect(fold(twoEvents.slice(0, 1))?.status).toBe('accepted'));
   it('a receipt after either moves the row alike', () => {
     const read = (v: number) => at(v, 'MessageRead', status, '2026-11-01 10:01:00+00');
-    expect(fold([...twoEvents, read(3)])).toEqual({ ...fold([...oneEvent, read(2)]), version: 3 });
+    expect(fold([...twoEvents, read(3)])).toEqual({ ...fold([...oneEvent, read(2)]), ...keyless, version: 3 });
   });
 });

@@ -34,6 +34,9 @@ export interface MessageRow {
   version: number;
   /** jsonb as text: a template message's template, else null. */
   template: string | null;
+  /** The Idempotency-Key an outbound message was accepted under, and its body's hash (null in inbound messages and older events). */
+  idempotency_key: string | null;
+  body_hash: string | null;
 }
 
 const COLUMNS: [keyof MessageRow, string][] = [
@@ -55,6 +58,8 @@ const COLUMNS: [keyof MessageRow, string][] = [
   ['failed_at', 'timestamptz'],
   ['version', 'integer'],
   ['template', 'jsonb'],
+  ['idempotency_key', 'text'],
+  ['body_hash', 'text'],
 ];
 
 export const MESSAGE_EVENT_TYPES = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived'];
@@ -65,7 +70,8 @@ type D = Record<string, unknown>;
 function newRow(
   e: RebuildEvent,
   d: Pick<AcceptanceData, 'messageId' | 'appUserId' | 'userId' | 'text'> & { type: string },
-  own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'> & { template?: string | null },
+  own: Pick<MessageRow, 'direction' | 'media' | 'status' | 'client_reference' | 'business_initiated'> &
+    Partial<Pick<MessageRow, 'template' | 'idempotency_key' | 'body_hash'>>,
 ): MessageRow {
   return {
     message_id: d.messageId,
@@ -75,6 +81,8 @@ function newRow(
     type: d.type,
     text: d.text ?? null,
     template: null,
+    idempotency_key: null,
+    body_hash: null,
     ...own,
     failure_reason: null,
     created_at: e.occurredAt,
@@ -100,6 +108,8 @@ export function applyMessageEvent(row: MessageRow | undefined, e: RebuildEvent):
       client_reference: acceptance.clientReference,
       business_initiated: acceptance.businessInitiated,
       template: acceptance.template ? JSON.stringify(acceptance.template) : null,
+      idempotency_key: acceptance.idempotency?.key ?? null,
+      body_hash: acceptance.idempotency?.bodyHash ?? null,
     });
   }
   switch (e.type) {

@@ -61,14 +61,27 @@ const withQuota = (dailyQuota: number, over: Partial<SendFactsBeforeCounts> = {}
 let sequence = 0;
 const send = (f: SendFactsBeforeCounts, now = NOW, type: 'text' | 'image' = 'text'): SendCommand => ({
   type: 'SendMessage',
-  data: { messageId: `msg_${++sequence}`, type, text: type === 'text' ? 'Hello' : null, media: [], clientReference: null, facts: f },
+  data: {
+    messageId: `msg_${++sequence}`,
+    type,
+    text: type === 'text' ? 'Hello' : null,
+    media: [],
+    clientReference: null,
+    idempotency: { key: `key-${sequence}`, bodyHash: 'hash' },
+    facts: f,
+  },
   metadata: { now },
 });
 /** The events of an accepted send: one MessageSent carrying the acceptance (D3). */
 const accepted = (command: SendCommand, businessInitiated = false): MessageEvent[] => {
   const recipient = command.data.facts.recipient!;
   const status = { messageId: command.data.messageId, appUserId: recipient.appUserId, clientReference: null };
-  return [{ type: 'MessageSent', data: { ...status, userId: recipient.userId, type: 'text', text: 'Hello', media: [], businessInitiated } }];
+  return [
+    {
+      type: 'MessageSent',
+      data: { ...status, userId: recipient.userId, type: 'text', text: 'Hello', media: [], businessInitiated, idempotency: command.data.idempotency },
+    },
+  ];
 };
 const storedBusinessInitiated = (n: number, sentAt: Date[]) => ({ appId: APP, appUserId: user(n).appUserId, sentAt });
 

@@ -1,10 +1,9 @@
-import { IDEMPOTENCY_KEY_TTL_MS } from '#platform/contracts';
 import { jsonRows, jsonTexts, type Statement } from '#platform/postgres';
 import { utcDay } from '../messages/send-rules';
 import { compare, rowKey } from './send-keys';
 import type { Addressed, PendingSend } from './send-message.types';
 
-/** The statements of a send batch (the claims, the facts, the D7 and D8 counts), as the batch sends them, and of the held-key lookup. */
+/** The statements of a send batch (the key locks, the held keys, the facts, the D7 and D8 counts), as the batch sends them, and of the held-key lookup. */
 
 /** The users with these email addresses (lowercase), for sends addressed by email. */
 export function recipientsByEmailStatement(emails: string[]): Statement {
@@ -12,54 +11,39 @@ export function recipientsByEmailStatement(emails: string[]): Statement {
 }
 
 /**
- * Claims (app, key) for each send, in key order so that two batches never wait on each other in a
- * circle (a concurrent twin elsewhere waits here for the first to commit). A claim older than the
- * records' 24 hours is taken over.
+ * Takes each send's Idempotency-Key, one transaction-scoped lock per (app, key) in key order, so
+ * that two batches never wait on each other in a circle: a twin in another process waits here for
+ * the first to commit, and its heldStatement (a later statement, so a later snapshot) then sees the
+ * first's message. The keys live on the message rows (ADR 0227); a refused send writes none.
  */
-export function claimStatement(sends: PendingSend[]): Statement {
-  const claims = sends
-    .map(({ request, messageId, now }) => ({
-      app_id: request.appId,
-      idempotency_key: request.idempotencyKey,
-      body_hash: request.bodyHash,
-      message_id: messageId,
-      created_at: now,
-    }))
-    .sort((a, b) => compare(a.app_id, b.app_id) || compare(a.idempotency_key, b.idempotency_key));
+export function keyLocksStatement(sends: PendingSend[]): Statement {
+  const keys = [...new Set(sends.map(({ request }) => `idem:${request.appId}:${request.idempotencyKey}`))].sort(compare);
   return {
-    sql: `insert into messaging.send_requests (app_id, idempotency_key, body_hash, message_id, created_at)
-       select app_id, idempotency_key, body_hash, message_id, created_at
-         from jsonb_to_recordset(?::jsonb) as c(app_id text, idempotency_key text, body_hash text, message_id text, created_at timestamptz)
-       on conflict (app_id, idempotency_key) do update set body_hash = excluded.body_hash, message_id = excluded.message_id, created_at = excluded.created_at
-         where messaging.send_requests.created_at < excluded.created_at - ?::int * interval '1 millisecond'
-       returning 1`,
-    params: [JSON.stringify(claims), IDEMPOTENCY_KEY_TTL_MS],
+    sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
+    params: [JSON.stringify(keys)],
   };
 }
 
-/** A HeldRow's columns, from a claim `s` and its message (`HOLDER_MESSAGE`). */
-const HELD_COLUMNS = 's.app_id, s.idempotency_key, s.body_hash, s.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
-const HOLDER_MESSAGE = 'left join messaging.messages m on m.message_id = s.message_id and m.app_id = s.app_id';
+/** A HeldRow's columns, from a message `m` that holds a key. */
+const HELD_COLUMNS = 'm.app_id, m.idempotency_key, m.body_hash, m.message_id, m.app_user_id, m.type, m.created_at, m.client_reference';
 
-/** After the claims: the keys another send holds, with that send's body hash and message (for the replay or the 422). */
-export function heldStatement(sends: PendingSend[]): Statement {
+/** The newest message of an app holding a key recorded since `since` (architecture section 3: 24 hours). */
+const HOLDER = (appId: string, key: string, since: string) => `(select ${HELD_COLUMNS} from messaging.messages m
+    where m.app_id = ${appId} and m.idempotency_key = ${key} and m.idempotency_key is not null and m.created_at >= ${since}
+    order by m.created_at desc limit 1)`;
+
+/** After the locks: the keys a send accepted within their 24 hours holds, with its body hash and message (for the replay or the 422). */
+export function heldStatement(sends: PendingSend[], since: Date): Statement {
   return {
-    sql: `select ${HELD_COLUMNS}
-       from ${jsonRows('c', 'app_id text, idempotency_key text, message_id text', sends.length)}
-       join messaging.send_requests s using (app_id, idempotency_key)
-       ${HOLDER_MESSAGE}
-      where s.message_id <> c.message_id`,
-    params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId })))],
+    sql: `select h.* from ${jsonRows('c', 'app_id text, idempotency_key text', sends.length)}
+       cross join lateral ${HOLDER('c.app_id', 'c.idempotency_key', '?')} h`,
+    params: [JSON.stringify(sends.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey }))), since],
   };
 }
 
 /** Who holds a key recorded since `since` (at most one row), for a request refused before it reaches a batch. */
 export function heldKeyStatement(request: { appId: string; idempotencyKey: string }, since: Date): Statement {
-  return {
-    sql: `select ${HELD_COLUMNS} from messaging.send_requests s ${HOLDER_MESSAGE}
-        where s.app_id = ? and s.idempotency_key = ? and s.created_at >= ?`,
-    params: [request.appId, request.idempotencyKey, since],
-  };
+  return { sql: `select * from ${HOLDER('?', '?', '?')} h`, params: [request.appId, request.idempotencyKey, since] };
 }
 
 /**
@@ -191,20 +175,6 @@ export function settleStatements(
                       on conflict (app_id, day) do update set accepted = d.accepted + excluded.accepted, quota = excluded.quota returning 1)
        delete from messaging.daily_counts d using counts c where c.n = 0 and d.accepted = 0 and d.app_id = c.app_id and d.day = c.day`,
       params: [JSON.stringify(counts)],
-    },
-  ];
-}
-
-/** A refused send leaves no trace: its key is free for a corrected retry. */
-export function releaseStatements(refused: PendingSend[]): Statement[] {
-  if (refused.length === 0) return [];
-  return [
-    {
-      sql: `delete from messaging.send_requests s using ${jsonRows('r', 'app_id text, idempotency_key text, message_id text', refused.length)}
-        where s.app_id = r.app_id and s.idempotency_key = r.idempotency_key and s.message_id = r.message_id`,
-      params: [
-        JSON.stringify(refused.map((send) => ({ app_id: send.request.appId, idempotency_key: send.request.idempotencyKey, message_id: send.messageId }))),
-      ],
     },
   ];
 }

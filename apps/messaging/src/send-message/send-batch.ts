@@ -1,4 +1,4 @@
-import { appUserIdFor, type SendMessageOutcome } from '#platform/contracts';
+import { appUserIdFor, IDEMPOTENCY_KEY_TTL_MS, type SendMessageOutcome } from '#platform/contracts';
 import { DomainError } from '#platform/errors';
 import { PipelinedTransaction, type GroupOutcome } from '#platform/postgres';
 import type { ServiceRuntime } from '#platform/service-kit';
@@ -8,16 +8,15 @@ import type { MessageEvent } from '../messages/message.state';
 import type { MessagingConfig } from '../messaging.config';
 import {
   businessInitiatedStatements,
-  claimStatement,
   countersStatement,
   dayCounters,
   factsStatement,
   heldStatement,
+  keyLocksStatement,
   mediaStatement,
   mediaWanted,
   QUOTA_GUARD,
   recipientsByEmailStatement,
-  releaseStatements,
   settleStatements,
 } from './send-batch.sql';
 import { businessInitiatedCountsWanted, decideSendBatch } from './send-batch.decider';
@@ -56,13 +55,13 @@ async function runBatch(
   const sends = batch.map((send, at) => ({ ...send, at }));
   await PipelinedTransaction.run(runtime.em(), async (tx) => {
     const addressed = await address(config, tx, sends);
-    // One round trip: the claims, whoever else holds a key, every send's D9 facts and media, and the
-    // D8 counters (when locked, to commit; claims, then counters, each in key order: batches never wait in a circle).
+    // One round trip: the key locks, whoever holds a key already, every send's D9 facts and media, and the
+    // D8 counters (when locked, to commit; keys, then counters, each in key order: batches never wait in a circle).
     const counters = dayCounters(sends);
     const media = mediaWanted(sends);
     const [, heldRows, factRows, counterRows, mediaRows] = await tx.query([
-      claimStatement(sends),
-      heldStatement(sends),
+      keyLocksStatement(sends),
+      heldStatement(sends, new Date(Math.min(...sends.map((send) => send.now.getTime())) - IDEMPOTENCY_KEY_TTL_MS)),
       factsStatement(addressed),
       countersStatement(counters, lockCounters),
       ...(media.length > 0 ? [mediaStatement(media)] : []),
@@ -74,10 +73,9 @@ async function runBatch(
     }
     const claimed = sends.filter((send) => !held.has(claimKey(send.request)));
 
-    const refused: PendingSend[] = [];
+    // A refused send writes nothing: its key stays free for a corrected retry.
     const refuse = (send: PendingSend & { at: number }, error: unknown) => {
       outcomes[send.at] = { ok: false, error };
-      refused.push(send);
     };
     const found = withFacts(claimed, addressed, factRows as FactsRow[], mediaFiles(mediaRows ?? []));
     const withFactsAt = new Set(found.map((send) => send.at));
@@ -96,7 +94,7 @@ async function runBatch(
       else refuse(send, decision.refusal);
     });
 
-    // One more round trip writes everything and commits: events, message rows, counts, released keys.
+    // One more round trip writes everything and commits: events, message rows (with their keys), counts.
     const { stored, statements: appended } = runtime.eventStore.appendStatements(
       accepted.map((send) => ({
         streamId: `message-${send.messageId}`,
@@ -114,7 +112,6 @@ async function runBatch(
       ...(messages ? [messages] : []),
       ...settleStatements(counters, consumed.acceptedOnDay, lockCounters),
       ...messageCountsStatements(stored.flat()),
-      ...releaseStatements(refused),
     ]);
     accepted.forEach((send) => {
       const body = send.request.body;

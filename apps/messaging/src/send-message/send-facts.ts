@@ -96,6 +96,7 @@ export function sendCommand(send: ClaimedSend): SendCommand {
       text: body.text ?? null,
       media: send.file?.files ?? [],
       clientReference: body.clientReference ?? null,
+      idempotency: { key: send.request.idempotencyKey, bodyHash: send.request.bodyHash },
       facts: send.facts,
     },
     metadata: { now: send.now },

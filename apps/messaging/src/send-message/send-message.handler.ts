@@ -17,11 +17,11 @@ const MAX_SENDS_PER_BATCH = 100;
 
 /**
  * POST /messages behind the gateway. Concurrent sends are decided in shared batches (group commit):
- * one transaction claims every Idempotency-Key, reads the facts of all sends (D9), locks the D8
+ * one transaction locks every Idempotency-Key, reads the facts of all sends (D9), locks the D8
  * (and, for business-initiated sends, D7) counters they need, decides each send in arrival order,
- * then appends one MessageSent per send (D3), writes the message rows, the handoffs to
- * the chat product (chat.outbound, via the outbox) and the counts, a statement for each kind of
- * row. A refused send writes nothing and releases its key. The statements go out in two round
+ * then appends one MessageSent per send (D3), writes the message rows (holding their keys, ADR
+ * 0227), the handoffs to the chat product (chat.outbound, via the outbox) and the counts, a
+ * statement for each kind of row. A refused send writes nothing, so its key stays free. The statements go out in two round
  * trips (three with a business-initiated send, one more with an email address), not one each
  * (PipelinedTransaction). On an idle service a batch is one send, so nothing waits for a batch to
  * fill; under load a send costs a share of one commit and of those round trips.
@@ -40,8 +40,8 @@ export class SendMessageHandler implements OnModuleInit {
    * meanwhile is 409 idempotency_in_progress (422 with another body), as architecture section 3 answers a
    * running request, and no batch ever holds two sends of one key. The same request again (a
    * redelivery: its offset was not committed when a server stopped) is answered by the run under
-   * way, as a replay. A twin in another process waits in the claim statement for the first to
-   * commit, then replays it.
+   * way, as a replay. A twin in another process waits on the key's lock for the first to commit,
+   * then replays it.
    */
   private readonly running = new Map<string, { bodyHash: string; requestId: string; answer: Promise<SendMessageOutcome> }>();
 

@@ -38,7 +38,18 @@ export type AcceptanceData = StatusData & {
   template?: TemplateRef;
   /** Sent while the reply window was closed (counts towards D7's cap). */
   businessInitiated: boolean;
+  /**
+   * The Idempotency-Key the send was accepted under and its body's hash (architecture section 3):
+   * the message's projection answers a repeat from them for 24 hours. Absent in MessageAccepted and
+   * in events written before they were carried.
+   */
+  idempotency?: SendIdempotency;
 };
+/** An accepted send's Idempotency-Key and the SHA-256 (hex) of the body it came with. */
+export interface SendIdempotency {
+  key: string;
+  bodyHash: string;
+}
 /** A file handed over with a send: the Message resource's file and its object in the media bucket. */
 export type SentMediaFile = MessageMediaFile & { objectKey: string };
 /** A MessageSent that is the send itself (handed over at once): its acceptance, with the objects of its files. */
@@ -119,9 +130,13 @@ const acceptanceData = {
     version: int('The version rendered.', { minimum: 1 }),
   }),
   businessInitiated: bool('Sent while the reply window was closed (D7).'),
+  idempotency: record({
+    key: str('The Idempotency-Key the send was accepted under.'),
+    bodyHash: str("SHA-256 (hex) of the send's body."),
+  }),
 };
 /** acceptanceData's fields that older events and non-template sends leave out. */
-const ACCEPTANCE_OPTIONAL = ['template'];
+const ACCEPTANCE_OPTIONAL = ['template', 'idempotency'];
 
 /** The acceptance a MessageSent carries (a send handed over at once, D3), or null when it carries the status data alone. */
 export function carriedAcceptance(data: MessageSent['data']): SentAtOnceData | null {

@@ -9,6 +9,7 @@ import { Migration20261127000700DailyCountQuota } from './migration-20261127-000
 import { Migration20261204000800MessagingEventTableOutbox } from './migration-20261204-0008-event-table-outbox';
 import { Migration20261205000900MessageDailyCounts } from './migration-20261205-0009-message-daily-counts';
 import { Migration20261205001000MessagingTemplates } from './migration-20261205-0010-templates';
+import { Migration20261205001100IdempotencyOnMessages } from './migration-20261205-0011-idempotency-on-messages';
 
 /** Applied in order at startup (and by the migrations Job in Kubernetes). */
 export const messagingMigrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const messagingMigrations: MigrationObject[] = [
   { name: 'Migration20261204000800MessagingEventTableOutbox', class: Migration20261204000800MessagingEventTableOutbox },
   { name: 'Migration20261205000900MessageDailyCounts', class: Migration20261205000900MessageDailyCounts },
   { name: 'Migration20261205001000MessagingTemplates', class: Migration20261205001000MessagingTemplates },
+  { name: 'Migration20261205001100IdempotencyOnMessages', class: Migration20261205001100IdempotencyOnMessages },
 ];
