@@ -77,6 +77,9 @@ describe('Kafka over SASL_SSL with SCRAM-SHA-512 (a real broker)', () => {
           { key: 'k2', value: 'and SCRAM' },
         ],
       });
+      // A broker just started loads its group coordinator a while after it serves topics; this client
+      // gives up after one retry (as the refusals below need), so its consumer would crash on it for good.
+      await untilCoordinatorServes(admin, `${topic}-group`);
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       const received: string[] = [];
@@ -99,7 +102,7 @@ describe('Kafka over SASL_SSL with SCRAM-SHA-512 (a real broker)', () => {
       await producer.disconnect();
       await admin.disconnect();
     }
-  });
+  }, 90_000);
 
   it('refuses a wrong password', async () => {
     const producer = clientFor({ ...goodEnv(), KAFKA_SASL_PASSWORD: 'not-the-password' }, 'wrong-password').producer();
@@ -128,3 +131,16 @@ describe('Kafka over SASL_SSL with SCRAM-SHA-512 (a real broker)', () => {
     await producer.disconnect();
   });
 });
+
+async function untilCoordinatorServes(admin: ReturnType<Kafka['admin']>, groupId: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await admin.describeGroups([groupId]);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}

@@ -138,16 +138,24 @@ describe('messaging when things go wrong (e2e)', () => {
 
     const port = Number(process.env.TEST_BASE_PORT ?? 4000) + 10;
     const pid = stackPid('messaging');
-    let killed = false;
+    // Some sends answered before the kill, some in flight during it and some after it: the kill waits
+    // for a first acceptance (a loaded machine may answer none of the first thirty within their 240 ms),
+    // and the sends after the thirtieth wait for the kill.
+    let acceptedOnce = (): void => undefined;
+    const firstAccepted = new Promise<void>((resolve) => (acceptedOnce = resolve));
+    let killedNow = (): void => undefined;
+    const killed = new Promise<void>((resolve) => (killedNow = resolve));
     const results = await Promise.all(
       sends.map(async (s, i) => {
-        // Spread the requests so some are before, some during and some after the kill.
         await new Promise((resolve) => setTimeout(resolve, i * 8));
-        if (i === 30 && !killed) {
-          killed = true;
+        if (i === 30) {
+          await firstAccepted;
           process.kill(pid, 'SIGKILL');
-        }
-        return sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key);
+          killedNow();
+        } else if (i > 30) await killed;
+        const result = await sendMessage(s.tester.app.sandboxKey, { to: { appUserId: s.tester.appUserId }, type: 'text', text: s.text }, s.key);
+        if (result.status === 202) acceptedOnce();
+        return result;
       }),
     );
     await waitForExit(pid);
