@@ -9,6 +9,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { EVENT_HEADERS, type DomainEvent } from '#platform/contracts';
 import { type AppendMeta, EventStore, eventTableOutboxSql, OutboxRelay, type OutboxRelayOptions, outboxRowFor, type StreamAppend } from '#platform/event-store';
+import { queryStatement } from '#platform/postgres';
 import {
   adminQuery,
   byKey,
@@ -40,16 +41,10 @@ async function session(db: TestSchema): Promise<Client> {
   return client;
 }
 
-/** Runs the store's append statements on a raw session (its `?` placeholders numbered for pg). */
+/** Runs the store's append statements on a raw session. */
 async function appendOn(client: Client, store: EventStore, appends: StreamAppend[]): Promise<DomainEvent[]> {
   const { stored, statements } = store.appendStatements(appends);
-  for (const { sql, params } of statements) {
-    let n = 0;
-    await client.query(
-      sql.replace(/\?/g, () => `$${++n}`),
-      params as unknown[],
-    );
-  }
+  for (const statement of statements) await queryStatement(client, statement);
   return stored.flat();
 }
 

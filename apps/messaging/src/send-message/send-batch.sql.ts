@@ -11,17 +11,23 @@ export function recipientsByEmailStatement(emails: string[]): Statement {
 }
 
 /**
- * Takes each send's Idempotency-Key, one transaction-scoped lock per (app, key) in key order, so
- * that two batches never wait on each other in a circle: a twin in another process waits here for
- * the first to commit, and its heldStatement (a later statement, so a later snapshot) then sees the
- * first's message. The keys live on the message rows (ADR 0227); a refused send writes none.
+ * Transaction-scoped locks on these names, taken one by one in the names' order, so that two
+ * batches taking some of the same ones never wait on each other in a circle.
  */
-export function keyLocksStatement(sends: PendingSend[]): Statement {
-  const keys = [...new Set(sends.map(({ request }) => `idem:${request.appId}:${request.idempotencyKey}`))].sort(compare);
+function locksInOrder(names: string[]): Statement {
   return {
     sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
-    params: [JSON.stringify(keys)],
+    params: [JSON.stringify([...new Set(names)].sort(compare))],
   };
+}
+
+/**
+ * Takes each send's Idempotency-Key, a lock per (app, key): a twin in another process waits here
+ * for the first to commit, and its heldStatement (a later statement, so a later snapshot) then sees
+ * the first's message. The keys live on the message rows (ADR 0227); a refused send writes none.
+ */
+export function keyLocksStatement(sends: PendingSend[]): Statement {
+  return locksInOrder(sends.map(({ request }) => `idem:${request.appId}:${request.idempotencyKey}`));
 }
 
 /** A HeldRow's columns, from a message `m` that holds a key. */
@@ -29,7 +35,7 @@ const HELD_COLUMNS = 'm.app_id, m.idempotency_key, m.body_hash, m.message_id, m.
 
 /** The newest message of an app holding a key recorded since `since` (architecture section 3: 24 hours). */
 const HOLDER = (appId: string, key: string, since: string) => `(select ${HELD_COLUMNS} from messaging.messages m
-    where m.app_id = ${appId} and m.idempotency_key = ${key} and m.idempotency_key is not null and m.created_at >= ${since}
+    where m.app_id = ${appId} and m.idempotency_key = ${key} and m.created_at >= ${since}
     order by m.created_at desc limit 1)`;
 
 /** After the locks: the keys a send accepted within their 24 hours holds, with its body hash and message (for the replay or the 422). */
@@ -109,12 +115,8 @@ export function dayCounters(sends: PendingSend[]): { app_id: string; day: string
  * each user since `since`.
  */
 export function businessInitiatedStatements(users: { appId: string; appUserId: string; since: Date }[]): Statement[] {
-  const locks = [...new Set(users.map((user) => `bi:${user.appId}:${user.appUserId}`))].sort(compare);
   return [
-    {
-      sql: `select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) with ordinality as l(k, n) order by n`,
-      params: [JSON.stringify(locks)],
-    },
+    locksInOrder(users.map((user) => `bi:${user.appId}:${user.appUserId}`)),
     {
       sql: `select q.app_id, q.app_user_id, (select coalesce(jsonb_agg((extract(epoch from m.created_at) * 1000)::bigint), '[]'::jsonb) from messaging.messages m
                       where m.app_id = q.app_id and m.app_user_id = q.app_user_id and m.business_initiated and m.created_at > q.since) as sent_at

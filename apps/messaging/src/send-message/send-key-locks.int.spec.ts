@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { SendMessageCall } from '#platform/contracts';
-import type { Statement } from '#platform/postgres';
+import { queryStatement } from '#platform/postgres';
 import { eventually } from '#platform/testing';
 import { heldStatement, keyLocksStatement } from './send-batch.sql';
 import type { PendingSend } from './send-message.types';
@@ -22,16 +22,6 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.end()));
 });
 
-async function run(client: Client, statement: Statement): Promise<Record<string, unknown>[]> {
-  let n = 0;
-  return (
-    await client.query(
-      statement.sql.replace(/\?/g, () => `$${++n}`),
-      statement.params as unknown[],
-    )
-  ).rows;
-}
-
 function pending(appId: string, idempotencyKey: string, messageId: string, now: Date): PendingSend {
   const request = { appId, idempotencyKey, bodyHash: 'hash-1' } as SendMessageCall;
   return { request, caller: { requestId: `req-${messageId}` } as PendingSend['caller'], now, messageId, trace: {} };
@@ -48,8 +38,8 @@ describe('send batches of one Idempotency-Key in two processes (integration)', (
     const b = pending(appId, key, `msg_locks_b_${now.getTime()}`, now);
 
     await first.query('begin');
-    await run(first, keyLocksStatement([a]));
-    expect(await run(first, heldStatement([a], since))).toEqual([]);
+    await queryStatement(first, keyLocksStatement([a]));
+    expect(await queryStatement(first, heldStatement([a], since))).toEqual([]);
     await first.query(
       `insert into messaging.messages (message_id, app_id, direction, app_user_id, user_id, type, text, media, status, created_at, version, idempotency_key, body_hash)
        values ($1, $2, 'outbound', 'u_locks', 'usr_locks', 'text', 'hi', '[]', 'sent', $3, 1, $4, 'hash-1')`,
@@ -58,23 +48,23 @@ describe('send batches of one Idempotency-Key in two processes (integration)', (
 
     await second.query('begin');
     const secondPid = Number((await second.query('select pg_backend_pid() as pid')).rows[0].pid);
-    const secondLocked = run(second, keyLocksStatement([b]));
+    const secondLocked = queryStatement(second, keyLocksStatement([b]));
     // The second batch waits on the key's lock...
     await eventually(async () => {
       const { rows } = await onlooker.query(`select wait_event from pg_stat_activity where pid = $1`, [secondPid]);
       return rows[0]?.wait_event === 'advisory';
     });
     // ...which is what keeps it from accepting the key again: a read without it sees nothing yet.
-    expect(await run(onlooker, heldStatement([b], since))).toEqual([]);
+    expect(await queryStatement(onlooker, heldStatement([b], since))).toEqual([]);
 
     await first.query('commit');
     await secondLocked;
-    const held = await run(second, heldStatement([b], since));
+    const held = await queryStatement(second, heldStatement([b], since));
     expect(held).toEqual([expect.objectContaining({ app_id: appId, idempotency_key: key, message_id: a.messageId, body_hash: 'hash-1' })]);
     await second.query('rollback');
 
     // A key recorded before its 24 hours is free again.
-    expect(await run(onlooker, heldStatement([b], new Date(now.getTime() + 1)))).toEqual([]);
+    expect(await queryStatement(onlooker, heldStatement([b], new Date(now.getTime() + 1)))).toEqual([]);
     await onlooker.query('delete from messaging.messages where message_id = $1', [a.messageId]);
   });
 });

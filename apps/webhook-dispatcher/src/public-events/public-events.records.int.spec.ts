@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { derivedId, ID_PREFIX } from '#platform/contracts';
-import type { Statement } from '#platform/postgres';
+import { queryStatement, type Statement } from '#platform/postgres';
 import { publicEventsSliceStatement, type DecidedPublicEvent } from './public-events.records';
 
 /**
@@ -20,16 +20,8 @@ afterAll(async () => {
   await client?.end();
 });
 
-/** Runs a statement written with `?` placeholders; returns its rows. */
-async function run(statement: Statement): Promise<Record<string, unknown>[]> {
-  let n = 0;
-  return (
-    await client.query(
-      statement.sql.replace(/\?/g, () => `$${++n}`),
-      statement.params as unknown[],
-    )
-  ).rows;
-}
+/** Runs a statement on the test's transaction; returns its rows. */
+const run = (statement: Statement) => queryStatement(client, statement);
 
 const count = async (table: string, eventId: string): Promise<number> =>
   Number((await client.query(`select count(*) from webhook_dispatcher.${table} where event_id = $1`, [eventId])).rows[0].count);
