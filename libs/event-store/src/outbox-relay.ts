@@ -4,7 +4,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type 
 import type { DomainEvent } from '#platform/contracts';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient } from 'pg';
-import { handlePoolErrors, PgListener, queryEach, quoteText } from '#platform/postgres';
+import { handlePoolErrors, PgListener, PreparedStatements, queryEach, quoteText } from '#platform/postgres';
 import { publishedEvent, publishedHeaders, routesOf, storedEvent, type EventRow, type OutboxRoutes } from './event-store';
 import { outboxChannel, quoteIdent, RELAY_SHARDS } from './schema.sql';
 
@@ -92,6 +92,8 @@ export class OutboxRelay {
    */
   private lockWasBusy = false;
   private busyRetries = 0;
+  /** Each pooled connection's prepared statements (gone with the connection). */
+  private readonly preparedOn = new WeakMap<PoolClient, PreparedStatements>();
 
   constructor(private readonly options: OutboxRelayOptions) {
     // A relay whose host vanishes must not hold its locks for hours.
@@ -205,10 +207,10 @@ export class OutboxRelay {
     const client: PoolClient = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const read = await queryEach(client, this.readSql(Math.trunc(batchSize)));
-      const lease = read[1].rows[0] as { mine: string; waiting: number; queue_mine: boolean; queue_waiting: boolean; held_back: boolean };
-      const queued = read[2].rows as QueueRow[];
-      const tail = read[3].rows as TailRow[];
+      const read = await this.readBatch(client, Math.trunc(batchSize));
+      const lease = read.lease[0] as { mine: string; waiting: number; queue_mine: boolean; queue_waiting: boolean; held_back: boolean };
+      const queued = read.queued as QueueRow[];
+      const tail = read.tail as TailRow[];
       const taken = lease.mine === '' ? 0 : lease.mine.split(',').length;
       // Shards with events that another relay holds, or a queue it holds, or events behind the horizon.
       this.lockWasBusy = taken < lease.waiting || (lease.queue_waiting && !lease.queue_mine) || lease.held_back;
@@ -256,22 +258,48 @@ export class OutboxRelay {
   }
 
   /**
+   * `begin`, the leases and the reads in one round trip. The three statements are prepared on their
+   * connection the first time it runs them and executed by name after that: their text never changes
+   * for a relay (its values are literals), and planning the tail's read took Postgres longer than
+   * running it, on every batch. Any failure drops what the connection holds (PreparedStatements).
+   */
+  private async readBatch(client: PoolClient, limit: number): Promise<{ lease: unknown[]; queued: unknown[]; tail: unknown[] }> {
+    let prepared = this.preparedOn.get(client);
+    if (!prepared) this.preparedOn.set(client, (prepared = new PreparedStatements()));
+    const parts = [...prepared.preamble(), 'begin'];
+    const at = this.readStatements(limit).map((text) => {
+      parts.push(...prepared.sqlFor({ text, values: [] }, (value) => quoteText(String(value))));
+      return parts.length - 1;
+    });
+    let results;
+    try {
+      results = await queryEach(client, parts.join(';\n'));
+    } catch (error) {
+      prepared.failed();
+      throw error;
+    }
+    prepared.succeeded();
+    const [lease, queued, tail] = at.map((i) => results[i].rows);
+    return { lease, queued, tail };
+  }
+
+  /**
+   * The leases, the queue's read and the tail's read, in that order.
    * Every lookup of the events is a lateral subquery with a limit or an aggregate, which the planner
    * cannot pull up into a join: each runs as an index scan from its shard's cursor (or its key), never
    * as a join that reads every published event.
-   * Simple-protocol text (several statements in one message), so the values are literals. The leases
+   * The values are literals, so a relay's statements are the same text every batch. The leases
    * are taken in a statement of their own and named in a transaction-local setting, so the reads'
    * snapshot is taken once they are held: it sees the cursors the last holder committed.
    * Relays of the earlier design take the relay key exclusively for every batch; this one takes it
    * shared, so both never publish at once while replicas of the two versions run side by side.
    */
-  private readSql(limit: number): string {
+  private readStatements(limit: number): [lease: string, queue: string, tail: string] {
     const key = quoteText(this.lockKey);
     const horizon = `pg_snapshot_xmin(pg_current_snapshot())`;
     const after = (shard: string) => `(c.tx_ids[${shard} + 1], c.positions[${shard} + 1])`;
     const columns = `e.stream_id, e.stream_version, e.event_id, e.type, e.data, e.metadata, e.occurred_at, e.tx_id::text as tx_id, e.position::text as position, e.shard`;
-    return `begin;
-      select set_config('platform.relay_shards', coalesce(string_agg(shard::text, ',') filter (where locked and shard >= 0), ''), true) as mine,
+    const lease = `select set_config('platform.relay_shards', coalesce(string_agg(shard::text, ',') filter (where locked and shard >= 0), ''), true) as mine,
              (count(*) filter (where shard >= 0 and ready))::int as waiting,
              coalesce(bool_or(locked) filter (where shard < 0), false) as queue_mine,
              coalesce(bool_or(shard < 0), false) as queue_waiting,
@@ -287,11 +315,11 @@ export class OutboxRelay {
                                        order by e.tx_id, e.position limit 1) e on true
                       union all
                       select -1, true where exists (select 1 from ${this.queue})) waiting
-               order by random()) shards;
-      select id, aggregate_id, topic, payload, headers from ${this.queue}
+               order by random()) shards`;
+    const queue = `select id, aggregate_id, topic, payload, headers from ${this.queue}
        where pg_try_advisory_xact_lock(hashtext(${key} || '.tail'), -1)
-       order by seq limit ${limit} for update skip locked;
-      with recursive mine as (
+       order by seq limit ${limit} for update skip locked`;
+    const tail = `with recursive mine as (
         select unnest(string_to_array(nullif(current_setting('platform.relay_shards'), ''), ',')::int[]) as shard
          where not exists (select 1 from ${this.queue})
       ),
@@ -323,6 +351,7 @@ export class OutboxRelay {
       select stream_id, stream_version, event_id, type, data, metadata, occurred_at, tx_id, position, shard, false as early from batch
       union all
       select *, true from early`;
+    return [lease, queue, tail];
   }
 
   /** Moves each shard's cursor to its last event in the batch (predecessors read early do not move it): one row write. */

@@ -206,6 +206,43 @@ describe('OutboxRelay (Postgres + Kafka)', () => {
     return { db, store, relay, collector, relayIsIdle };
   }
 
+  it('prepares its leases and reads on its connection once and executes them by name in later batches', async () => {
+    const topic = await newTopic();
+    const db = await newSchema();
+    const store = new EventStore(db.schema, (e) => ({ topic, key: e.streamId, aggregateType: 'thing' }));
+    // The read round trips the relay's connection sends (they begin its batches), seen on their way to Postgres.
+    const reads: string[] = [];
+    const application = `${db.schema}-outbox-relay`;
+    const query = Client.prototype.query;
+    Client.prototype.query = function (this: Client & { connectionParameters?: { application_name?: string } }, ...args: unknown[]) {
+      const text = args[0];
+      if (this.connectionParameters?.application_name === application && typeof text === 'string' && /\bbegin\b/.test(text)) reads.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const appended: DomainEvent[] = [];
+    try {
+      // A short poll: a read round trip every few milliseconds, with or without events.
+      const relay = await newRelay(db, store, { pollIntervalMs: 10 });
+      const collector = await collect([topic]);
+      await relay.start();
+      for (let i = 0; i < 4; i++) {
+        appended.push(await appendOne(db, store, { wakeAfterCommit: false }));
+        await waitFor(`${appended.length} published`, () => collector.messages.length >= appended.length, { detail: () => collector.messages.length });
+      }
+      await waitFor('twenty read round trips', () => reads.length >= 20, { detail: () => reads.length });
+    } finally {
+      Client.prototype.query = query;
+    }
+    expect(await countUnpublished(db)).toBe(0);
+    const prepares = (text: string) => (text.match(/\bprepare ps_\d+ as /g) ?? []).length;
+    const executes = (text: string) => (text.match(/\bexecute ps_\d+\b/g) ?? []).length;
+    // The first prepares all three; Postgres plans a statement only when it is prepared (again, on the
+    // schedule PreparedStatements keeps), so most round trips are three executes and nothing to plan.
+    expect(prepares(reads[0])).toBe(3);
+    for (const text of reads) expect([prepares(text), executes(text)]).toEqual(prepares(text) === 0 ? [0, 3] : [3, 3]);
+    expect(reads.filter((text) => prepares(text) === 0).length).toBeGreaterThan(reads.length / 2);
+  });
+
   it('is woken by NOTIFY: events go out immediately although the poll is 60 s', async () => {
     const { db, store, collector, relayIsIdle } = await relayWithoutPoll();
 
