@@ -1,5 +1,5 @@
 import { pgTextArray } from '#platform/event-store';
-import { type Statement } from '#platform/postgres';
+import { jsonTexts, type Statement } from '#platform/postgres';
 
 /** Channel a commit that records events for listen sessions notifies, with the session id as payload. */
 export const LISTEN_CHANNEL = 'webhook_dispatcher_listen';
@@ -10,11 +10,11 @@ export const LISTEN_SESSION_PREFIX = 'ls_';
 /** A session lives this long after its last connection, keeping what happened while nobody listened. */
 export const LISTEN_SESSION_TTL_MS = 24 * 3600 * 1000;
 
-/** The apps' live listen sessions (for the public-events consumer's read). */
+/** The apps' live listen sessions (for the public-events consumer's read; the ids as enabledEndpointsStatement sends them, for a generic plan). */
 export function liveSessionsStatement(appIds: string[], now: Date): Statement {
   return {
-    sql: `select app_id, session_id, events from webhook_dispatcher.listen_sessions where app_id = any(?::text[]) and expires_at > ? order by session_id`,
-    params: [pgTextArray(appIds), now],
+    sql: `select app_id, session_id, events from webhook_dispatcher.listen_sessions where app_id in ${jsonTexts(appIds.length)} and expires_at > ? order by session_id`,
+    params: [JSON.stringify(appIds), now],
   };
 }
 

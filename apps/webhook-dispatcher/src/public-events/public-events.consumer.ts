@@ -1,11 +1,10 @@
 import { DOMAIN_TOPIC_PARTITIONS, TOPICS, type DomainEvent } from '#platform/contracts';
-import { pgTextArray } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
 import { currentTraceparent, type ConsumerSpec, type PipelinedConsumerSpec, type ServiceRuntime } from '#platform/service-kit';
 import { DELIVERIES_CHANNEL } from '../deliveries/delivery.records';
 import { liveSessionsStatement } from '../listen/listen-session.records';
 import { keptForEventsApi, PUBLIC_SOURCE_TYPES, toPublicEvent } from './public-event.mapper';
-import { publicEventsSliceStatement, type DecidedPublicEvent } from './public-events.records';
+import { enabledEndpointsStatement, publicEventsSliceStatement, type DecidedPublicEvent } from './public-events.records';
 
 export const PUBLIC_EVENTS_CONSUMER = 'public-events';
 export const MEDIA_REGISTRY_CONSUMER = 'media-registry';
@@ -30,13 +29,7 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
       dedupedByEffect: true,
       read: (events) => {
         const appIds = [...new Set(events.flatMap((event) => (event.appId ? [event.appId] : [])))];
-        return [
-          {
-            sql: `select app_id, endpoint_id, events from webhook_dispatcher.endpoints where app_id = any(?::text[]) and state = 'enabled' order by endpoint_id`,
-            params: [pgTextArray(appIds)],
-          },
-          liveSessionsStatement(appIds, runtime.clock.now()),
-        ];
+        return [enabledEndpointsStatement(appIds), liveSessionsStatement(appIds, runtime.clock.now())];
       },
       decide: ([endpoints, sessions]) => {
         const decided = new Map<string, DecidedPublicEvent>();

@@ -1,5 +1,5 @@
 import { derivedId, ID_PREFIX } from '#platform/contracts';
-import { type Statement } from '#platform/postgres';
+import { jsonTexts, type Statement } from '#platform/postgres';
 import { DELIVERIES_CHANNEL, type PublicEventRecord } from '../deliveries/delivery.records';
 import { LISTEN_CHANNEL } from '../listen/listen-session.records';
 
@@ -21,6 +21,18 @@ export interface DecidedPublicEvent extends PublicEventRecord {
  * during a rebalance) creates nothing: the table is the consumer's inbox (ADR 0226). The workers and
  * listen readers are woken at commit, once per channel and payload.
  */
+/**
+ * The apps' enabled endpoints (for the public-events consumer's read). The ids go as a jsonb array
+ * under a limit of their count, so Postgres settles on a generic plan: as `= any(text[])` the
+ * custom plan always looked cheaper and every slice was planned afresh.
+ */
+export function enabledEndpointsStatement(appIds: string[]): Statement {
+  return {
+    sql: `select app_id, endpoint_id, events from webhook_dispatcher.endpoints where app_id in ${jsonTexts(appIds.length)} and state = 'enabled' order by endpoint_id`,
+    params: [JSON.stringify(appIds)],
+  };
+}
+
 export function publicEventsSliceStatement(events: DecidedPublicEvent[]): Statement {
   const kept = events.map((e) => ({
     event_id: e.eventId,
