@@ -20,6 +20,7 @@ import { ApiKeyView } from './persistence/api-key.entity';
 import { AppAccessView } from './persistence/app-access.entity';
 import { gatewayMigrations } from './persistence/migrations';
 import { answerParserRefusals } from './http/client-error.handler';
+import { rememberValidationMetadatas } from './http/validation-metadata.patch';
 import { RouteNotFoundFilter } from './http/not-found.filter';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { referenceRoutes } from './openapi/reference-routes';
@@ -45,6 +46,8 @@ export function gatewayOutboxRoute(event: DomainEvent): OutboxRoute {
 }
 
 export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
+  // Every DTO's decorators have run (their modules are imported above): from now on a class's rules are worked out once.
+  rememberValidationMetadatas();
   const config = loadGatewayConfig(env);
   const runtime = new ServiceRuntime({
     config,
