@@ -14,14 +14,6 @@ export interface DecidedPublicEvent extends PublicEventRecord {
 }
 
 /**
- * A slice's public events, their deliveries and listen records in one statement, the public event
- * first: its insert (`on conflict (event_id) do nothing`) returns only the events new to the table,
- * and only those get deliveries and listen records. The `evt_` id is derived from the domain event,
- * so any copy of an event already kept (a redrive, a duplicate message, a replay, two replicas
- * during a rebalance) creates nothing: the table is the consumer's inbox (ADR 0226). The workers and
- * listen readers are woken at commit, once per channel and payload.
- */
-/**
  * The apps' enabled endpoints (for the public-events consumer's read). The ids go as a jsonb array
  * under a limit of their count, so Postgres settles on a generic plan: as `= any(text[])` the
  * custom plan always looked cheaper and every slice was planned afresh.
@@ -33,6 +25,14 @@ export function enabledEndpointsStatement(appIds: string[]): Statement {
   };
 }
 
+/**
+ * A slice's public events, their deliveries and listen records in one statement, the public event
+ * first: its insert (`on conflict (event_id) do nothing`) returns only the events new to the table,
+ * and only those get deliveries and listen records. The `evt_` id is derived from the domain event,
+ * so any copy of an event already kept (a redrive, a duplicate message, a replay, two replicas
+ * during a rebalance) creates nothing: the table is the consumer's inbox (ADR 0226). The workers and
+ * listen readers are woken at commit, once per channel and payload.
+ */
 export function publicEventsSliceStatement(events: DecidedPublicEvent[]): Statement {
   const kept = events.map((e) => ({
     event_id: e.eventId,
