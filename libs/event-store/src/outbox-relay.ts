@@ -4,7 +4,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type 
 import type { DomainEvent } from '#platform/contracts';
 import type { Producer } from 'kafkajs';
 import { Pool, type PoolClient } from 'pg';
-import { handlePoolErrors, PgListener, PreparedStatements, queryEach, quoteText } from '#platform/postgres';
+import { handlePoolErrors, PgListener, queryPrepared, quoteText, type Row } from '#platform/postgres';
 import { publishedEvent, publishedHeaders, routesOf, storedEvent, type EventRow, type OutboxRoutes } from './event-store';
 import { outboxChannel, quoteIdent, RELAY_SHARDS } from './schema.sql';
 
@@ -92,8 +92,6 @@ export class OutboxRelay {
    */
   private lockWasBusy = false;
   private busyRetries = 0;
-  /** Each pooled connection's prepared statements (gone with the connection). */
-  private readonly preparedOn = new WeakMap<PoolClient, PreparedStatements>();
 
   constructor(private readonly options: OutboxRelayOptions) {
     // A relay whose host vanishes must not hold its locks for hours.
@@ -259,27 +257,13 @@ export class OutboxRelay {
 
   /**
    * `begin`, the leases and the reads in one round trip. The three statements are prepared on their
-   * connection the first time it runs them and executed by name after that: their text never changes
-   * for a relay (its values are literals), and planning the tail's read took Postgres longer than
-   * running it, on every batch. Any failure drops what the connection holds (PreparedStatements).
+   * connection the first time it runs them and executed by name after that (queryPrepared): their
+   * text never changes for a relay (its values are literals), and planning the tail's read took
+   * Postgres longer than running it, on every batch.
    */
-  private async readBatch(client: PoolClient, limit: number): Promise<{ lease: unknown[]; queued: unknown[]; tail: unknown[] }> {
-    let prepared = this.preparedOn.get(client);
-    if (!prepared) this.preparedOn.set(client, (prepared = new PreparedStatements()));
-    const parts = [...prepared.preamble(), 'begin'];
-    const at = this.readStatements(limit).map((text) => {
-      parts.push(...prepared.sqlFor({ text, values: [] }, (value) => quoteText(String(value))));
-      return parts.length - 1;
-    });
-    let results;
-    try {
-      results = await queryEach(client, parts.join(';\n'));
-    } catch (error) {
-      prepared.failed();
-      throw error;
-    }
-    prepared.succeeded();
-    const [lease, queued, tail] = at.map((i) => results[i].rows);
+  private async readBatch(client: PoolClient, limit: number): Promise<{ lease: Row[]; queued: Row[]; tail: Row[] }> {
+    const reads = this.readStatements(limit).map((text) => ({ text, values: [] }));
+    const [, lease, queued, tail] = await queryPrepared(client, ['begin', ...reads], (value) => quoteText(String(value)));
     return { lease, queued, tail };
   }
 

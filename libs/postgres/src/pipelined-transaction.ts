@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedForm, PreparedStatements } from './prepared-statements';
+import type { QueryResult } from 'pg';
+import { preparedForm, queryPrepared, type RoundTripPart } from './prepared-statements';
 import { quoteText } from './sql-literal';
 
 /** A statement with `?` placeholders and their values, formatted exactly as `em.execute` formats them. */
@@ -15,12 +16,8 @@ export function runStatement<R extends object = Row>(em: EntityManager, { sql, p
   return em.execute<R[]>(sql, params);
 }
 
-interface PgResult {
-  rows: Row[];
-}
-
 interface PgConnection {
-  query(text: string): Promise<PgResult | PgResult[]>;
+  query(text: string): Promise<QueryResult>;
   /** Set on a connection the pool must not hand out again (knex's own mark). */
   __knex__disposed?: unknown;
 }
@@ -29,9 +26,6 @@ interface SqlPlatform {
   formatQuery(sql: string, params: unknown[]): string;
   quoteValue(value: unknown): string;
 }
-
-/** Each pooled connection's prepared statements (gone with the connection). */
-const preparedOn = new WeakMap<PgConnection, PreparedStatements>();
 
 interface KnexClient {
   acquireConnection(): Promise<PgConnection>;
@@ -59,7 +53,6 @@ export class PipelinedTransaction {
   private constructor(
     private readonly connection: PgConnection,
     private readonly platform: SqlPlatform,
-    private readonly prepared: PreparedStatements,
   ) {}
 
   static async run<T>(em: EntityManager, body: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
@@ -92,10 +85,8 @@ export class PipelinedTransaction {
     // knex types its client `any`: the two calls this needs, typed.
     const client: KnexClient = em.getConnection().getKnex().client;
     const connection = await client.acquireConnection();
-    let prepared = preparedOn.get(connection);
-    if (!prepared) preparedOn.set(connection, (prepared = new PreparedStatements()));
     try {
-      return await body(new PipelinedTransaction(connection, em.getPlatform(), prepared), connection);
+      return await body(new PipelinedTransaction(connection, em.getPlatform()), connection);
     } finally {
       await client.releaseConnection(connection);
     }
@@ -124,29 +115,15 @@ export class PipelinedTransaction {
   private async send(statements: Statement[], commit: boolean): Promise<Row[][]> {
     if (this.finished) throw new Error('The transaction is already committed.');
     if (statements.length === 0 && !commit) return [];
-    const parts = this.prepared.preamble();
-    if (!this.begun) parts.push('begin');
-    // Where each statement's own result is among the round trip's results.
-    const at = statements.map(({ sql, params }) => {
-      const form = preparedForm(sql, params ?? []);
-      if (form) parts.push(...this.prepared.sqlFor(form, (value) => (typeof value === 'string' ? quoteText(value) : this.platform.quoteValue(value))));
-      else parts.push(this.platform.formatQuery(sql, params ?? []));
-      return parts.length - 1;
-    });
+    const parts: RoundTripPart[] = this.begun ? [] : ['begin'];
+    const first = parts.length;
+    for (const { sql, params } of statements) parts.push(preparedForm(sql, params ?? []) ?? this.platform.formatQuery(sql, params ?? []));
     if (commit) parts.push('commit');
     this.begun = true;
     if (commit) this.finished = true;
     if (parts.length === 0) return [];
-    let result: PgResult | PgResult[];
-    try {
-      result = await this.connection.query(parts.join(';\n'));
-    } catch (error) {
-      this.prepared.failed();
-      throw error;
-    }
-    this.prepared.succeeded();
+    const rows = await queryPrepared(this.connection, parts, (value) => (typeof value === 'string' ? quoteText(value) : this.platform.quoteValue(value)));
     if (commit) for (const hook of this.onCommitted.splice(0)) hook();
-    const results = Array.isArray(result) ? result : [result];
-    return at.map((i) => results[i].rows);
+    return rows.slice(first, first + statements.length);
   }
 }

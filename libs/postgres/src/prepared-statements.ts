@@ -1,6 +1,10 @@
+import type { QueryResult } from 'pg';
+import type { Row } from './pipelined-transaction';
+import { queryEach } from './query-each';
+
 /**
  * Server-side prepared statements for statements sent several to a simple-protocol round trip
- * (PipelinedTransaction). Postgres parses, analyses and plans every statement it receives as text;
+ * (PipelinedTransaction, the outbox relay: queryPrepared). Postgres parses, analyses and plans every statement it receives as text;
  * for the short statements of a send that is about as much of its CPU as running them. Prepared
  * once per connection (`prepare` riding in the same round trip as the first use), a statement is
  * afterwards `execute name(literals…)`: only the literals are parsed, and once Postgres settles on
@@ -162,4 +166,41 @@ export class PreparedStatements {
     this.pending.clear();
     this.deallocate = true;
   }
+}
+
+/** A part of a round trip: SQL sent as it is (one statement), or a statement prepared on its connection once and executed by name. */
+export type RoundTripPart = string | PreparedForm;
+
+/** Each connection's prepared statements (gone with the connection). */
+const preparedOn = new WeakMap<object, PreparedStatements>();
+
+/**
+ * One simple-protocol round trip on a pg connection: the parts in order, a PreparedForm prepared
+ * the first time this connection runs it (its `prepare` in the same round trip) and executed by name
+ * after that. `literal` writes a value as a SQL literal. The rows of each part, in order. A failure
+ * leaves the connection to drop its prepared statements on its next round trip.
+ */
+export async function queryPrepared(
+  connection: { query(text: string): Promise<QueryResult> },
+  parts: RoundTripPart[],
+  literal: (value: unknown) => string,
+): Promise<Row[][]> {
+  let prepared = preparedOn.get(connection);
+  if (!prepared) preparedOn.set(connection, (prepared = new PreparedStatements()));
+  const texts = prepared.preamble();
+  // Where each part's own result is among the round trip's results.
+  const at = parts.map((part) => {
+    if (typeof part === 'string') texts.push(part);
+    else texts.push(...prepared.sqlFor(part, literal));
+    return texts.length - 1;
+  });
+  let results: QueryResult[];
+  try {
+    results = await queryEach(connection, texts.join(';\n'));
+  } catch (error) {
+    prepared.failed();
+    throw error;
+  }
+  prepared.succeeded();
+  return at.map((i) => results[i].rows);
 }
