@@ -1,7 +1,7 @@
 // Over 300 lines because a call is one job end to end: the request record, its timer, the reply
 // matched by header and decoded, the trace span and the metrics; split, each piece would serve one caller.
 import { randomUUID } from 'node:crypto';
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { ClientKafka, KafkaHeaders } from '@nestjs/microservices';
 import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import {
@@ -99,6 +99,13 @@ class RepliesClientKafka extends ClientKafka {
     this.waiting.delete(id);
     answer(readReply(message));
   }
+}
+
+/** The tracer spans are recorded with, or null while no tracer provider is registered (trace export off). */
+function exportingTracer(): Tracer | null {
+  const provider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider) return provider.getDelegateTracer('platform') ?? null;
+  return provider.getTracer('platform');
 }
 
 /** The request did not get an answer in time; safe to retry (500 internal_error). */
@@ -220,8 +227,9 @@ export class RpcClient {
   /**
    * Calls `op` on a service; resolves with the result or throws the service's DomainError. The
    * operation's request and reply types come from the operation map in libs/contracts
-   * (rpc-operations.ts). The call is a client span (recorded when the process exports traces;
-   * otherwise the API's no-op span, which keeps the caller's context as it is).
+   * (rpc-operations.ts). The call is a client span when the process exports traces (a tracer
+   * provider is registered). Otherwise there is no span and no context of its own: the API's no-op
+   * span would only carry the caller's span context, which the request carries anyway.
    */
   call<S extends RpcService, O extends RpcOperationName<S>>(
     service: S,
@@ -230,8 +238,10 @@ export class RpcClient {
     payload: NoInfer<RpcRequestOf<S, O>>,
     timeoutMs = this.options.timeoutMs,
   ): Promise<RpcReplyOf<S, O>> {
+    const tracer = exportingTracer();
+    if (!tracer) return this.send<RpcReplyOf<S, O>>(service, op, caller, payload, timeoutMs);
     const attributes = { 'rpc.system': 'kafka', 'rpc.service': service, 'rpc.method': op };
-    return trace.getTracer('platform').startActiveSpan(`${service} ${op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    return tracer.startActiveSpan(`${service} ${op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
         return await this.send<RpcReplyOf<S, O>>(service, op, caller, payload, timeoutMs);
       } catch (error) {
