@@ -3,6 +3,7 @@ import { kafkaNamespace } from '#platform/contracts';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
 import { groupSession, restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
 import { InboxBatchApplier, type InboxBatchOptions } from './inbox-batch';
+import { FetchPacer } from './fetch-pacer';
 import { OffsetCommitter } from './offset-committer';
 
 export interface InboxConsumerOptions extends InboxBatchOptions {
@@ -19,11 +20,12 @@ export interface InboxConsumerOptions extends InboxBatchOptions {
    */
   partitionsConcurrently?: number;
   /**
-   * After a batch smaller than a transaction's worth, the partition waits this long before its next
-   * fetch (default 0): under load the next fetch then brings several events, applied with one
-   * transaction and one inbox statement, instead of one event per fetch and transaction. An idle
-   * partition never waits; an event arriving meanwhile waits at most this long. With
-   * `partitionsConcurrently` at least the partitions of the topics, a fetch waits once.
+   * After a batch smaller than a transaction's worth, a busy partition waits this long before its
+   * next fetch (default 0; fetch-pacer.ts): under load the next fetch then brings several events,
+   * applied with one transaction and one inbox statement, instead of an event or two per fetch and
+   * transaction. An idle or lightly loaded partition never waits; an event arriving during a wait
+   * waits at most this long. With `partitionsConcurrently` at least the partitions of the topics, a
+   * fetch waits once.
    */
   paceMs?: number;
   /** The group session (default GROUP_SESSION_TIMEOUT_MS); heartbeats every third of it. */
@@ -105,6 +107,7 @@ export class InboxConsumer implements LagSource {
     this.consumer = consumer;
     const committer = OffsetCommitter.forConsumer(consumer, COMMIT_EVERY_MS, (error) => o.onError?.(error, { consumer: o.consumerName, committing: true }));
     this.committer = committer;
+    const pacer = o.paceMs ? new FetchPacer(o.paceMs, MAX_EVENTS_PER_TRANSACTION) : null;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       this.joined = true;
       this.restarts = 0;
@@ -124,6 +127,7 @@ export class InboxConsumer implements LagSource {
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const startedAt = Date.now();
         for (let from = 0; from < batch.messages.length; from += MAX_EVENTS_PER_TRANSACTION) {
           if (!isRunning() || isStale()) return;
           const slice = batch.messages.slice(from, from + MAX_EVENTS_PER_TRANSACTION);
@@ -133,7 +137,8 @@ export class InboxConsumer implements LagSource {
           await heartbeat();
         }
         o.onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.offsetLag())));
-        if (o.paceMs && batch.messages.length < MAX_EVENTS_PER_TRANSACTION && isRunning()) await new Promise((resolve) => setTimeout(resolve, o.paceMs));
+        const wait = pacer?.afterBatch(`${batch.topic}:${batch.partition}`, batch.messages.length, startedAt, Date.now()) ?? 0;
+        if (wait > 0 && isRunning()) await new Promise((resolve) => setTimeout(resolve, wait));
       },
     });
   }

@@ -1,4 +1,4 @@
-import { isEventOf, TOPICS, type DomainEvent, type UserStatus } from '#platform/contracts';
+import { DOMAIN_TOPIC_PARTITIONS, isEventOf, TOPICS, type DomainEvent, type UserStatus } from '#platform/contracts';
 import { foldStoredEvents, pgTextArray } from '#platform/event-store';
 import { type Statement } from '#platform/postgres';
 import type { PipelinedConsumerSpec, ServiceRuntime } from '#platform/service-kit';
@@ -29,7 +29,9 @@ export function handoverConsumer(runtime: ServiceRuntime): PipelinedConsumerSpec
   return {
     name: 'handover',
     topics: [TOPICS.chatOutbound],
-    paceMs: 10,
+    // Partitions at once, so that a busy one's pause (ADR 0020) holds one fetch, not each partition's in turn.
+    partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
+    paceMs: 50,
     pipelined: {
       types: ['MessageHandedOver'],
       dedupedByEffect: true,

@@ -68,7 +68,8 @@ export function publicEventsConsumer(runtime: ServiceRuntime): PipelinedConsumer
     },
     // Partitions in parallel keep the webhook latency low while one slice waits on Postgres.
     partitionsConcurrently: DOMAIN_TOPIC_PARTITIONS,
-    paceMs: 10,
+    // Busy partitions only (ADR 0020): a webhook waits at most this long more, and only under load.
+    paceMs: 50,
   };
 }
 
