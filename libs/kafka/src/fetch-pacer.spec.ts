@@ -53,7 +53,5 @@ describe('FetchPacer', () => {
     for (let i = 0; i < 40; i++) now += pacer.afterBatch('busy', 2, now, now + 2) + 2;
     expect(pacer.afterBatch('busy', 2, now, now + 2)).toBe(50);
     expect(pacer.afterBatch('quiet', 2, now, now + 2)).toBe(0);
-    pacer.forget('busy');
-    expect(pacer.afterBatch('busy', 2, now + 100, now + 102)).toBe(0);
   });
 });

@@ -14,6 +14,7 @@
  * partition wait.
  */
 export class FetchPacer {
+  /** Per partition handled (a topic's partitions at most); a consumer makes a new pacer each time it starts. */
   private readonly partitions = new Map<string, { readyAt: number; averageGapMs: number }>();
 
   constructor(
@@ -35,11 +36,6 @@ export class FetchPacer {
     const wait = size < this.fullBatch && averageGapMs < this.busyGapMs ? this.paceMs : 0;
     this.partitions.set(partition, { readyAt: endedAt + wait, averageGapMs });
     return wait;
-  }
-
-  /** Forgets a partition (taken away by a rebalance, or the consumer stopped). */
-  forget(partition: string): void {
-    this.partitions.delete(partition);
   }
 }
 
