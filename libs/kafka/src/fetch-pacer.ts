@@ -19,7 +19,7 @@ export class FetchPacer {
 
   constructor(
     private readonly paceMs: number,
-    /** Batches larger than this are a transaction's worth: never followed by a wait. */
+    /** A batch of this many events or more is a transaction's worth: never followed by a wait. */
     private readonly fullBatch: number,
     /** A partition whose average gap is below this is busy. */
     private readonly busyGapMs = paceMs / 2,

@@ -2,8 +2,8 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { kafkaNamespace } from '#platform/contracts';
 import type { LagSource, PartitionAssignment } from './consumer-lag';
 import { groupSession, restartWhenCrashed, trackMembership, waitBeforeRestart } from './consumer-restarts';
-import { InboxBatchApplier, type InboxBatchOptions } from './inbox-batch';
 import { FetchPacer } from './fetch-pacer';
+import { InboxBatchApplier, type InboxBatchOptions } from './inbox-batch';
 import { OffsetCommitter } from './offset-committer';
 
 export interface InboxConsumerOptions extends InboxBatchOptions {
